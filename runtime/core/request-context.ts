@@ -1,0 +1,40 @@
+/**
+ * Per-call context shared by every transport and by generated handlers
+ * (spec 2.3 `RequestContext`). The gRPC server, the in-process test client
+ * and every gateway transport fill the same object.
+ */
+
+export type Protocol = 'http' | 'websocket' | 'grpc' | 'udp' | 'tcp';
+
+export interface ClientInfo {
+  id: string;
+  address: string;
+  port: number;
+  userAgent?: string;
+  version?: string;
+}
+
+export interface AuthenticationInfo {
+  /** Provider that accepted the credentials: `jwt`, `apikey`, `oauth`, … */
+  provider: string;
+  /** The verified principal (JWT claims, API-key owner, …). */
+  user: Record<string, unknown>;
+  token?: string;
+}
+
+export interface TracingInfo {
+  traceId: string;
+  spanId?: string;
+  parentSpanId?: string;
+}
+
+export interface RequestContext {
+  protocol: Protocol;
+  client: ClientInfo;
+  headers: Record<string, string>;
+  metadata: Record<string, unknown>;
+  authentication?: AuthenticationInfo;
+  tracing: TracingInfo;
+  /** Aborted when the caller cancels or its deadline passes. */
+  signal: AbortSignal;
+}

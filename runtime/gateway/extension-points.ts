@@ -1,0 +1,50 @@
+/**
+ * The seams between the gateway core (registry, dispatch, transports) and the
+ * features that plug into it: monitoring (metrics, tracing, logging) and
+ * service discovery. The core calls these; monitoring/ and discovery/ implement
+ * them. Neither side imports the other's internals.
+ */
+import type { Middleware } from '../core/compose';
+import type { Protocol, RequestContext } from '../core/request-context';
+import type { StreamingMode } from '../grpc/descriptor';
+
+/** One call as dispatch sees it, after the transport decoded it. */
+export interface DispatchCall {
+  service: string;
+  method: string;
+  streaming: StreamingMode;
+  /** Decoded request, or an async iterable of requests for client/bidi streaming. */
+  request: unknown;
+  context: RequestContext;
+}
+
+/**
+ * Wraps dispatch in onion order (core/compose). The result is the handler's
+ * result: a value, or an async iterable for server/bidi streaming. A failing
+ * call rejects with the error the transport will translate.
+ */
+export type DispatchInterceptor = Middleware<DispatchCall, unknown>;
+
+/** Transport-level happenings that no single call sees. */
+export type GatewayEvent =
+  | { type: 'connection-open'; protocol: Protocol; connectionId: string }
+  | { type: 'connection-close'; protocol: Protocol; connectionId: string; durationMs: number }
+  | { type: 'message'; protocol: Protocol; direction: 'in' | 'out'; bytes: number; connectionId?: string }
+  | { type: 'buffer'; protocol: Protocol; connectionId: string; bufferedBytes: number; limitBytes: number };
+
+export interface GatewayEventSink {
+  onEvent(event: GatewayEvent): void;
+}
+
+/** A remote handler found through discovery, called exactly like a local one. */
+export interface RemoteMethod {
+  streaming: StreamingMode;
+  handler: (request: unknown, context: RequestContext) => unknown;
+}
+
+/** Looks up services the gateway does not host itself (service discovery). */
+export interface RemoteServiceResolver {
+  /** The method, or undefined when the service/method is not discovered. */
+  resolve(service: string, method: string): RemoteMethod | undefined;
+  close(): Promise<void>;
+}
