@@ -3,8 +3,15 @@
  * `app.withOptions()` (spec 4.2) into the same middleware `fw/middleware`
  * exports, installed globally ahead of every route.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bodyLimit } from './body-limit';
+import { compression } from './compression';
+import { cors } from './cors';
+import { rateLimit } from './rate-limit';
+import type { ConnectHandler } from './types';
 
+export type { ConnectHandler } from './types';
+
+/** The `withOptions` keys this module handles. */
 export interface GlobalMiddlewareOptions {
   cors?: { origin?: string | string[]; methods?: string[]; credentials?: boolean };
   compression?: { threshold?: number; level?: number };
@@ -12,11 +19,20 @@ export interface GlobalMiddlewareOptions {
   maxRequestBodySize?: string;
 }
 
-/** Connect-style handler: what Express middleware is. */
-export type ConnectHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
-
-/** The middleware the options ask for, in the order they must run. */
-export function globalMiddleware(_options: GlobalMiddlewareOptions): ConnectHandler[] {
-  // Filled in by the middleware work (issue 3); until then the keys are accepted and stored.
-  return [];
+/**
+ * The middleware the options ask for, in the order they must run: CORS first
+ * (preflights and refusals still carry CORS headers), then compression (it
+ * must wrap the response before anything writes), then the rate limit, then
+ * the body-size guard.
+ *
+ * @example
+ * for (const handler of globalMiddleware({ cors: { origin: '*' }, maxRequestBodySize: '10mb' })) app.use(handler);
+ */
+export function globalMiddleware(options: GlobalMiddlewareOptions): ConnectHandler[] {
+  const handlers: ConnectHandler[] = [];
+  if (options.cors !== undefined) handlers.push(cors(options.cors));
+  if (options.compression !== undefined) handlers.push(compression(options.compression));
+  if (options.rateLimit !== undefined) handlers.push(rateLimit(options.rateLimit));
+  if (options.maxRequestBodySize !== undefined) handlers.push(bodyLimit(options.maxRequestBodySize));
+  return handlers;
 }
