@@ -1,0 +1,31 @@
+/**
+ * The `status` label of a finished call: `OK`, or the failure's own code —
+ * a ServiceError's string code (`USER_NOT_FOUND`), a gRPC error's numeric code
+ * by name (`NOT_FOUND`), otherwise `INTERNAL`. Also the HTTP status a failure
+ * is shown with, for the `http.status_codes` metric.
+ */
+import { GrpcStatus, grpcStatusName, grpcStatusToHttp } from '../../core/status';
+
+/** Label of a call that ended because its consumer stopped listening. */
+export const CANCELLED_STATUS = 'CANCELLED';
+
+/** Status label of a failure. */
+export function statusOfError(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusName(code);
+  }
+  return 'INTERNAL';
+}
+
+/** HTTP status a failure is answered with: its `statusCode`, the mapped gRPC code, else 500. */
+export function httpStatusOfError(error: unknown): number {
+  if (typeof error === 'object' && error !== null) {
+    const statusCode = (error as { statusCode?: unknown }).statusCode;
+    if (typeof statusCode === 'number' && statusCode >= 100 && statusCode < 600) return statusCode;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusToHttp(code);
+  }
+  return 500;
+}

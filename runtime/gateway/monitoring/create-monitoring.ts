@@ -1,0 +1,136 @@
+/**
+ * `createMonitoring(config)`: the object behind `gateway.configureMonitoring`.
+ * Its `interceptor` wraps every dispatched call (times it, counts it, spans
+ * it, logs it); its `onEvent` takes transport happenings (connections,
+ * message sizes, buffers). Streaming results are wrapped so a call is
+ * recorded when its stream ends, fails or is abandoned, not when it starts.
+ */
+import type { Span } from '@opentelemetry/api';
+import type { DispatchCall, DispatchInterceptor, GatewayEvent, GatewayEventSink } from '../extension-points';
+import { CallLogger } from './call-logger';
+import { CallRecord } from './call-record';
+import { CANCELLED_STATUS, httpStatusOfError, statusOfError } from './call-status';
+import { CallTracer } from './call-tracer';
+import { MetricsSnapshot, type GatewayMetrics } from './metrics-snapshot';
+import { normalizeMonitoringConfig, type MonitoringConfig } from './monitoring-config';
+import { PrometheusMetrics } from './prometheus-metrics';
+
+export interface Monitoring extends GatewayEventSink {
+  /** Wraps dispatch; install it as the outermost interceptor so it times everything inside. */
+  readonly interceptor: DispatchInterceptor;
+  /** `{requests_total, avg_response_time, …}` per spec 4.10 (see GatewayMetrics). */
+  getMetrics(): GatewayMetrics;
+  /** Prometheus text exposition (serve it at `GET /metrics`). */
+  metricsText(): Promise<string>;
+  /** Content-Type of `metricsText()`. */
+  readonly metricsContentType: string;
+  /** Header name carrying the trace id (config.tracing.correlationHeader, default `X-Trace-ID`). */
+  readonly correlationHeader: string;
+  /** Exports pending spans and flushes pending log lines. */
+  flush(): Promise<void>;
+  /** Flushes, then shuts the tracer down. */
+  close(): Promise<void>;
+}
+
+/** Stands for "the consumer abandoned the stream" in `finish`. */
+const CANCELLED: unique symbol = Symbol('cancelled');
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * Builds the monitoring of one gateway.
+ *
+ * @example
+ * const monitoring = createMonitoring({
+ *   metrics: { enabled: true, collectors: ['request_count', 'request_duration'] },
+ *   tracing: { enabled: true, provider: 'otlp', correlationHeader: 'X-Trace-ID' },
+ *   logging: { level: 'info', format: 'json', fields: ['timestamp', 'protocol', 'service', 'method', 'duration', 'status'] },
+ * });
+ * // gateway core: dispatch = compose([monitoring.interceptor, ...], callHandler)
+ * monitoring.getMetrics().requests_total.http; // → number of HTTP calls so far
+ */
+export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
+  const normalized = normalizeMonitoringConfig(config);
+  const snapshot = new MetricsSnapshot(normalized);
+  const prometheus = new PrometheusMetrics(normalized, snapshot);
+  const tracer = normalized.tracing.enabled ? new CallTracer(normalized.tracing) : undefined;
+  const logger = normalized.logging.enabled ? new CallLogger(normalized.logging) : undefined;
+  const metricsOn = normalized.metricsEnabled;
+
+  function finish(call: DispatchCall, record: CallRecord, started: number, span: Span | undefined, error: unknown, failed: boolean): void {
+    record.durationMs = performance.now() - started;
+    if (failed) {
+      record.failed = true;
+      record.error = error;
+      record.status = error === CANCELLED ? CANCELLED_STATUS : statusOfError(error);
+      record.httpStatus = error === CANCELLED ? 499 : httpStatusOfError(error);
+    }
+    if (metricsOn) {
+      snapshot.recordCall(record);
+      prometheus.recordCall(record);
+    }
+    if (span !== undefined) tracer?.end(span, record);
+    logger?.log(record, call.context, Date.now());
+  }
+
+  async function* observeStream(call: DispatchCall, stream: AsyncIterable<unknown>, record: CallRecord, started: number, span: Span | undefined): AsyncGenerator<unknown> {
+    let done = false;
+    try {
+      for await (const item of stream) yield item;
+      done = true;
+      finish(call, record, started, span, undefined, false);
+    } catch (error) {
+      done = true;
+      finish(call, record, started, span, error, true);
+      throw error;
+    } finally {
+      // The consumer stopped early (client went away): the call ends as cancelled.
+      if (!done) finish(call, record, started, span, CANCELLED, true);
+    }
+  }
+
+  const interceptor: DispatchInterceptor = async (call, next) => {
+    const started = performance.now();
+    const ctx = call.context;
+    const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent']);
+    const span = tracer?.start(call);
+    if (metricsOn && call.streaming !== 'none') {
+      snapshot.streamStarted(ctx.protocol);
+      prometheus.streamStarted(ctx.protocol);
+    }
+    let result: unknown;
+    try {
+      result = await next();
+    } catch (error) {
+      finish(call, record, started, span, error, true);
+      throw error;
+    }
+    if ((call.streaming === 'server' || call.streaming === 'bidirectional') && isAsyncIterable(result)) {
+      return observeStream(call, result, record, started, span);
+    }
+    finish(call, record, started, span, undefined, false);
+    return result;
+  };
+
+  return {
+    interceptor,
+    getMetrics: () => snapshot.snapshot(),
+    metricsText: () => prometheus.text(),
+    metricsContentType: prometheus.contentType,
+    correlationHeader: normalized.tracing.correlationHeader,
+    onEvent(event: GatewayEvent): void {
+      if (!metricsOn) return;
+      snapshot.recordEvent(event);
+      prometheus.recordEvent(event);
+    },
+    async flush(): Promise<void> {
+      await Promise.all([tracer?.flush(), logger?.flush()]);
+    },
+    async close(): Promise<void> {
+      await logger?.flush();
+      await tracer?.close();
+    },
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * The same figures as `getMetrics()`, as Prometheus text through prom-client.
+ * Each gateway owns a private Registry, so two gateways in one process (or a
+ * gateway and the application's own metrics) never collide in the global one.
+ * Label children are cached per label tuple: prom-client's label hashing is
+ * the costly part of an increment.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GatewayEvent } from '../extension-points';
+import type { CallRecord } from './call-record';
+import type { MetricsSnapshot } from './metrics-snapshot';
+import { PROTOCOLS } from './metrics-snapshot';
+import type { NormalizedMonitoringConfig } from './monitoring-config';
+
+const PREFIX = 'fw_gateway_';
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const SIZE_BUCKETS = [64, 256, 1024, 4096, 16384, 65536];
+const CALL_LABELS = ['protocol', 'service', 'method', 'status'] as const;
+
+type CallLabel = (typeof CALL_LABELS)[number];
+
+interface CallChildren {
+  count: { inc(): void };
+  duration: { observe(v: number): void } | undefined;
+  errors: { inc(): void } | undefined;
+}
+
+export class PrometheusMetrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<CallLabel>;
+  readonly #duration: Histogram<CallLabel> | undefined;
+  readonly #errors: Counter<CallLabel> | undefined;
+  readonly #children = new Map<string, CallChildren>();
+  readonly #messages: Counter<'protocol' | 'direction'> | undefined;
+  readonly #bytes: Counter<'protocol' | 'direction'> | undefined;
+  readonly #httpStatus: Counter<'status_code'> | undefined;
+  readonly #userAgents: Counter<'user_agent'> | undefined;
+  readonly #userAgentSeen = new Set<string>();
+  readonly #wsConnDuration: Histogram | undefined;
+  readonly #grpcStreams: Counter | undefined;
+  readonly #grpcLatency: Histogram<'service' | 'method'> | undefined;
+  readonly #udpSize: Histogram<'direction'> | undefined;
+  readonly #tcpBuffer: Histogram | undefined;
+
+  constructor(config: NormalizedMonitoringConfig, snapshot: MetricsSnapshot) {
+    const registers = [this.registry];
+    const c = config.collectors;
+    const pm = config.protocolMetrics;
+    this.#requests = new Counter({ name: `${PREFIX}requests_total`, help: 'Finished gateway calls', labelNames: CALL_LABELS, registers });
+    new Gauge({
+      name: `${PREFIX}avg_response_time_ms`,
+      help: 'Mean call duration per protocol in milliseconds (getMetrics().avg_response_time)',
+      labelNames: ['protocol'],
+      registers,
+      collect() {
+        const avg = snapshot.snapshot().avg_response_time;
+        for (const p of PROTOCOLS) this.set({ protocol: p }, avg[p]);
+      },
+    });
+    if (c.has('request_duration')) {
+      this.#duration = new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Gateway call duration', labelNames: CALL_LABELS, buckets: LATENCY_BUCKETS, registers });
+    }
+    if (c.has('error_rate')) {
+      this.#errors = new Counter({ name: `${PREFIX}errors_total`, help: 'Failed gateway calls', labelNames: CALL_LABELS, registers });
+      new Gauge({
+        name: `${PREFIX}error_rate`,
+        help: 'Failed calls / finished calls per protocol',
+        labelNames: ['protocol'],
+        registers,
+        collect() {
+          const rate = snapshot.snapshot().error_rate;
+          if (rate !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, rate[p]);
+        },
+      });
+    }
+    if (c.has('active_connections')) {
+      new Gauge({
+        name: `${PREFIX}active_connections`,
+        help: 'Open client connections per protocol',
+        labelNames: ['protocol'],
+        registers,
+        collect() {
+          const active = snapshot.snapshot().active_connections;
+          if (active !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, active[p]);
+        },
+      });
+    }
+    if (c.has('throughput')) {
+      this.#messages = new Counter({ name: `${PREFIX}messages_total`, help: 'Messages in and out', labelNames: ['protocol', 'direction'], registers });
+      this.#bytes = new Counter({ name: `${PREFIX}bytes_total`, help: 'Bytes in and out', labelNames: ['protocol', 'direction'], registers });
+      new Gauge({
+        name: `${PREFIX}throughput_requests_per_second`,
+        help: 'Calls finished per second over the last minute',
+        labelNames: ['protocol'],
+        registers,
+        collect() {
+          const t = snapshot.snapshot().throughput;
+          if (t !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, t[p]);
+        },
+      });
+    }
+    if (pm.has('http.status_codes')) this.#httpStatus = new Counter({ name: `${PREFIX}http_responses_total`, help: 'HTTP calls by status code', labelNames: ['status_code'], registers });
+    if (pm.has('http.user_agents')) this.#userAgents = new Counter({ name: `${PREFIX}http_user_agent_requests_total`, help: 'HTTP calls by user agent (first 100 distinct, then "other")', labelNames: ['user_agent'], registers });
+    if (pm.has('websocket.connection_duration')) {
+      this.#wsConnDuration = new Histogram({ name: `${PREFIX}websocket_connection_duration_seconds`, help: 'WebSocket connection lifetimes', buckets: [1, 10, 60, 300, 1800, 3600], registers });
+    }
+    if (pm.has('websocket.message_frequency')) {
+      new Gauge({
+        name: `${PREFIX}websocket_messages_per_second`,
+        help: 'WebSocket messages per second over the last minute',
+        registers,
+        collect() {
+          this.set(snapshot.snapshot().protocol_metrics?.websocket?.message_frequency?.per_second ?? 0);
+        },
+      });
+    }
+    if (pm.has('grpc.stream_count')) {
+      this.#grpcStreams = new Counter({ name: `${PREFIX}grpc_streams_total`, help: 'Streaming gRPC calls started', registers });
+      new Gauge({
+        name: `${PREFIX}grpc_streams_active`,
+        help: 'Streaming gRPC calls in progress',
+        registers,
+        collect() {
+          this.set(snapshot.snapshot().protocol_metrics?.grpc?.stream_count?.active ?? 0);
+        },
+      });
+    }
+    if (pm.has('grpc.rpc_latency')) {
+      this.#grpcLatency = new Histogram({ name: `${PREFIX}grpc_rpc_latency_seconds`, help: 'gRPC call latency', labelNames: ['service', 'method'], buckets: LATENCY_BUCKETS, registers });
+    }
+    if (pm.has('udp.packet_loss')) {
+      new Gauge({
+        name: `${PREFIX}udp_packets_lost`,
+        help: 'UDP datagrams received that got no reply',
+        registers,
+        collect() {
+          this.set(snapshot.snapshot().protocol_metrics?.udp?.packet_loss?.lost ?? 0);
+        },
+      });
+    }
+    if (pm.has('udp.packet_size')) {
+      this.#udpSize = new Histogram({ name: `${PREFIX}udp_packet_size_bytes`, help: 'UDP datagram sizes', labelNames: ['direction'], buckets: SIZE_BUCKETS, registers });
+    }
+    if (pm.has('tcp.connection_pool')) {
+      new Gauge({
+        name: `${PREFIX}tcp_connections`,
+        help: 'TCP connections: active now, opened and closed since start',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const pool = snapshot.snapshot().protocol_metrics?.tcp?.connection_pool;
+          this.set({ state: 'active' }, pool?.active ?? 0);
+          this.set({ state: 'opened' }, pool?.opened ?? 0);
+          this.set({ state: 'closed' }, pool?.closed ?? 0);
+        },
+      });
+    }
+    if (pm.has('tcp.buffer_utilization')) {
+      this.#tcpBuffer = new Histogram({ name: `${PREFIX}tcp_buffer_utilization_ratio`, help: 'TCP write buffer fill (buffered / limit)', buckets: [0.1, 0.25, 0.5, 0.75, 0.9, 1], registers });
+    }
+  }
+
+  streamStarted(protocol: string): void {
+    if (protocol === 'grpc') this.#grpcStreams?.inc();
+  }
+
+  recordCall(r: CallRecord): void {
+    const key = `${r.protocol}\u0000${r.service}\u0000${r.method}\u0000${r.status}`;
+    let children = this.#children.get(key);
+    if (children === undefined) {
+      const labels = { protocol: r.protocol, service: r.service, method: r.method, status: r.status };
+      children = {
+        count: this.#requests.labels(labels),
+        duration: this.#duration?.labels(labels),
+        errors: this.#errors?.labels(labels),
+      };
+      this.#children.set(key, children);
+    }
+    children.count.inc();
+    children.duration?.observe(r.durationMs / 1000);
+    if (r.failed) children.errors?.inc();
+    if (r.protocol === 'http') {
+      this.#httpStatus?.inc({ status_code: String(r.httpStatus) });
+      if (this.#userAgents !== undefined) {
+        let ua = r.userAgent ?? 'unknown';
+        if (!this.#userAgentSeen.has(ua)) {
+          if (this.#userAgentSeen.size < 100) this.#userAgentSeen.add(ua);
+          else ua = 'other';
+        }
+        this.#userAgents.inc({ user_agent: ua });
+      }
+    } else if (r.protocol === 'grpc') {
+      this.#grpcLatency?.observe({ service: r.service, method: r.method }, r.durationMs / 1000);
+    }
+  }
+
+  recordEvent(event: GatewayEvent): void {
+    switch (event.type) {
+      case 'connection-close':
+        if (event.protocol === 'websocket') this.#wsConnDuration?.observe(event.durationMs / 1000);
+        break;
+      case 'message':
+        this.#messages?.inc({ protocol: event.protocol, direction: event.direction });
+        this.#bytes?.inc({ protocol: event.protocol, direction: event.direction }, event.bytes);
+        if (event.protocol === 'udp') this.#udpSize?.observe({ direction: event.direction }, event.bytes);
+        break;
+      case 'buffer':
+        if (event.protocol === 'tcp' && event.limitBytes > 0) this.#tcpBuffer?.observe(event.bufferedBytes / event.limitBytes);
+        break;
+      case 'connection-open':
+        break;
+    }
+  }
+
+  /** Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
