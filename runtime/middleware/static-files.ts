@@ -36,9 +36,14 @@ export interface StaticFilesOptions {
 const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 const UP_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
+// fw's req.url is a full URL (spec 4.4); Node's and Express's are path-only.
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i;
+
 function pathnameOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const origin = ORIGIN.exec(url);
+  const path = origin === null ? url : url.slice(origin[0].length);
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
 }
 
 /** Why a request path must not reach the file system, or undefined when it may. */

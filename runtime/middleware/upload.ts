@@ -50,7 +50,7 @@ export interface UploadLimits {
   parts?: number;
   /** Files [10]. */
   files?: number;
-  /** Non-file fields [1000]. */
+  /** Non-file fields [bounded by `parts`]. */
   fields?: number;
   /** Bytes per field value [1 MiB]. */
   fieldSize?: number;
@@ -91,14 +91,15 @@ export interface Upload {
 }
 
 /** fw's upload limits (DESIGN.md "Defaults that keep users safe"). */
-export const DEFAULT_UPLOAD_LIMITS: Readonly<Required<UploadLimits>> = Object.freeze({
+export const DEFAULT_UPLOAD_LIMITS: Readonly<Required<Omit<UploadLimits, 'fields'>>> = Object.freeze({
   fileSize: 10 * 1024 * 1024,
   parts: 1000,
   files: 10,
-  fields: 1000,
   fieldSize: 1024 * 1024,
   fieldNameSize: 100,
 });
+
+type EffectiveLimits = typeof DEFAULT_UPLOAD_LIMITS & UploadLimits;
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   LIMIT_PART_COUNT: 413,
@@ -115,19 +116,33 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   STREAM_DESTROYED: 400,
 };
 
-function uploadError(error: unknown, limits: Required<UploadLimits>): MiddlewareError {
+function limitMessage(code: string, limits: EffectiveLimits): string | undefined {
+  switch (code) {
+    case 'LIMIT_FILE_SIZE':
+      return `Uploaded file is larger than the ${limits.fileSize}-byte limit`;
+    case 'LIMIT_PART_COUNT':
+      return `Upload has more than ${limits.parts} parts`;
+    case 'LIMIT_FILE_COUNT':
+      return `Upload has more than ${limits.files} files`;
+    case 'LIMIT_FIELD_COUNT':
+      return `Upload has more than ${String(limits.fields)} fields`;
+    case 'LIMIT_FIELD_VALUE':
+      return `A form field value is larger than the ${limits.fieldSize}-byte limit`;
+    case 'LIMIT_FIELD_KEY':
+      return `A form field name is longer than ${limits.fieldNameSize} bytes`;
+    default:
+      return undefined;
+  }
+}
+
+function uploadError(error: unknown, limits: EffectiveLimits): MiddlewareError {
   if (error instanceof MiddlewareError) return error;
   const cause = { cause: error };
   if (error instanceof multerPackage.MulterError) {
     const status = STATUS_BY_CODE[error.code] ?? 400;
     const field = error.field === undefined ? '' : ` (field "${error.field}")`;
-    const message =
-      error.code === 'LIMIT_FILE_SIZE'
-        ? `Uploaded file is larger than the ${limits.fileSize}-byte limit${field}`
-        : error.code === 'LIMIT_PART_COUNT'
-          ? `Upload has more than ${limits.parts} parts`
-          : `${error.message}${field}`;
-    return new MiddlewareError(status, message, status === 413 ? 'upload.limit' : 'upload.malformed', cause);
+    const message = limitMessage(error.code, limits) ?? error.message;
+    return new MiddlewareError(status, `${message}${field}`, status === 413 ? 'upload.limit' : 'upload.malformed', cause);
   }
   // Storage failures (disk full, permissions) are ours, not the client's.
   if (error !== null && typeof error === 'object' && 'syscall' in error) {
@@ -161,7 +176,7 @@ interface BodyRequest extends IncomingMessage {
  * });
  */
 export function multer(options: UploadOptions = {}): Upload {
-  const limits: Required<UploadLimits> = { ...DEFAULT_UPLOAD_LIMITS, ...options.limits };
+  const limits: EffectiveLimits = { ...DEFAULT_UPLOAD_LIMITS, ...options.limits };
   const instance = multerPackage({
     storage: options.storage ?? (options.dest === undefined ? multerPackage.memoryStorage() : multerPackage.diskStorage({ destination: options.dest })),
     limits,

@@ -3,8 +3,10 @@
  * 1000 parameters at most, and prototype keys refused.
  */
 import type { IncomingMessage } from 'node:http';
+import { unescape } from 'node:querystring';
 import bodyParser from 'body-parser';
 import { createBodyReader, type BodyOptions } from './body-reader';
+import { MiddlewareError } from './middleware-error';
 import { assertNoPrototypeKeys } from './prototype-guard';
 import type { ConnectHandler } from './types';
 
@@ -22,6 +24,9 @@ interface ParsedRequest extends IncomingMessage {
   body?: unknown;
 }
 
+// qs silently drops `__proto__` keys; fw refuses them like JSON ones, so look at the decoded text.
+const FORBIDDEN_FORM_KEY = /__proto__|constructor\s*(?:\[\s*prototype\s*\]|\.\s*prototype)/;
+
 /**
  * Parses `application/x-www-form-urlencoded` bodies into `req.body`.
  *
@@ -30,6 +35,10 @@ interface ParsedRequest extends IncomingMessage {
  * app.post('/login', urlencoded({ extended: false }), (req, res) => res.json({ user: req.body.username }));
  */
 export function urlencoded(options: UrlencodedOptions = {}): ConnectHandler {
+  const suspects = new WeakSet<IncomingMessage>();
+  const verify = (req: IncomingMessage, _res: unknown, raw: Buffer): void => {
+    if (FORBIDDEN_FORM_KEY.test(unescape(raw.toString('latin1')))) suspects.add(req);
+  };
   const factory = (limit: number): ConnectHandler =>
     bodyParser.urlencoded({
       limit,
@@ -38,7 +47,14 @@ export function urlencoded(options: UrlencodedOptions = {}): ConnectHandler {
       depth: options.depth ?? 32,
       inflate: options.inflate ?? true,
       type: options.type ?? 'application/x-www-form-urlencoded',
+      verify,
     } as bodyParser.OptionsUrlencoded) as ConnectHandler;
-  // Forms are small and their keys may be percent-encoded, so always scan.
-  return createBodyReader('form', options.limit, factory, (req) => assertNoPrototypeKeys((req as ParsedRequest).body, 'form body'));
+  return createBodyReader('form', options.limit, factory, (req) => {
+    if (suspects.has(req)) {
+      suspects.delete(req);
+      throw new MiddlewareError(400, 'The form body contains a forbidden key (__proto__ or constructor.prototype)', 'entity.forbidden.key');
+    }
+    // Forms are small: scan what qs built as well.
+    assertNoPrototypeKeys((req as ParsedRequest).body, 'form body');
+  });
 }
