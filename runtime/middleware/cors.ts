@@ -36,15 +36,17 @@ const mutable = <T>(value: T | readonly T[] | undefined): T | T[] | undefined =>
  * app.use(cors({ origin: ['https://app.example.com'], credentials: true }));
  */
 export function cors(options: CorsOptions = {}): ConnectHandler {
+  // cors merges options over its defaults with Object.assign: an explicit
+  // undefined would erase a default, so only set keys are passed.
+  const settings: corsPackage.CorsOptions = {};
   const origin = options.origin;
-  return corsPackage({
-    origin: Array.isArray(origin) ? [...(origin as ReadonlyArray<string | RegExp>)] : (origin as string | RegExp | boolean | undefined),
-    methods: mutable(options.methods),
-    credentials: options.credentials,
-    allowedHeaders: mutable(options.allowedHeaders),
-    exposedHeaders: mutable(options.exposedHeaders),
-    maxAge: options.maxAge,
-    preflightContinue: options.preflightContinue,
-    optionsSuccessStatus: options.optionsSuccessStatus,
-  }) as ConnectHandler;
+  if (origin !== undefined) settings.origin = Array.isArray(origin) ? [...(origin as ReadonlyArray<string | RegExp>)] : (origin as string | RegExp | boolean);
+  if (options.methods !== undefined) settings.methods = mutable(options.methods);
+  if (options.credentials !== undefined) settings.credentials = options.credentials;
+  if (options.allowedHeaders !== undefined) settings.allowedHeaders = mutable(options.allowedHeaders);
+  if (options.exposedHeaders !== undefined) settings.exposedHeaders = mutable(options.exposedHeaders);
+  if (options.maxAge !== undefined) settings.maxAge = options.maxAge;
+  if (options.preflightContinue !== undefined) settings.preflightContinue = options.preflightContinue;
+  if (options.optionsSuccessStatus !== undefined) settings.optionsSuccessStatus = options.optionsSuccessStatus;
+  return corsPackage(settings) as ConnectHandler;
 }
