@@ -1,3 +1,236 @@
-// Placeholder until the gRPC runtime lands (issue 4).
-export interface GrpcApplication { readonly kind: 'grpc' }
-export function createGrpcApplication(): GrpcApplication { throw new Error('gRPC runtime not built yet'); }
+/**
+ * The gRPC application behind `server.grpc()` (spec 4.1, 4.6–4.8): register
+ * services in any of the three forms, add middleware, configure, listen on
+ * grpc-js, and shut down gracefully.
+ */
+import { Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { advertiseGzip, compressingSerializer } from './compression';
+import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
+import type { UnexpectedErrorListener } from './errors';
+import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
+import type { MethodBinding, ServiceBinding } from './method-binding';
+import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions } from './options';
+import { CallPipeline, type GrpcMiddleware } from './pipeline';
+import { findHostedService, hostService, registerHostedService, type HostedService } from './registry';
+import { createHandler } from './server-handlers';
+import {
+  bindDescriptor,
+  bindInline,
+  bindProto,
+  isProtoRegistration,
+  type DescriptorHandlers,
+  type InlineServiceDefinition,
+  type ProtoServiceRegistration,
+} from './service-forms';
+
+/** Where `listen()` bound. */
+export interface GrpcListenAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * A gRPC server application.
+ *
+ * @example
+ * import { server } from 'fw';
+ * import { GrpcError, GrpcStatus } from 'fw/grpc';
+ * const app = server.grpc().withOptions({ grpc: { maxReceiveMessageLength: 4 * 1024 * 1024 } });
+ * app.addService({
+ *   name: 'Greeter',
+ *   methods: {
+ *     SayHello: { handler: async (request: { name?: string }) => {
+ *       if (!request.name) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, 'name is required');
+ *       return { message: `Hello ${request.name}` };
+ *     } },
+ *   },
+ * });
+ * const { port } = await app.listen(50051);
+ */
+export interface GrpcApplication {
+  /** Merges options (spec 4.8); throws a RangeError naming a bad option. */
+  withOptions(options: GrpcApplicationOptions): GrpcApplication;
+  /** Inline `{name, methods}` (JSON codec) or `{definition, implementation}` (loadProtoDefinition). */
+  addService(definition: InlineServiceDefinition | ProtoServiceRegistration): GrpcApplication;
+  /** A generated descriptor (`UserServiceDescriptor`) with its camelCase handlers. */
+  addService(descriptor: ServiceDescriptor, handlers: DescriptorHandlers): GrpcApplication;
+  /** Adds middleware, run in registration order around every call except health checks. */
+  use(middleware: GrpcMiddleware): GrpcApplication;
+  /** Starts serving; the port argument wins over `withOptions({port})`; 0 picks a free port. */
+  listen(port?: number, hostname?: string): Promise<GrpcListenAddress>;
+  /** Stops accepting calls, waits up to `timeoutMs` (default `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest. */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+  /** Sets the health status of one service (full or short name), or of the whole server with `''`. */
+  setServingStatus(service: string, status: ServingStatus): GrpcApplication;
+  /** Serves grpc.reflection for every proto-defined service (same as `withOptions({grpc: {reflection: true}})`). */
+  enableReflection(): GrpcApplication;
+  /** Receives errors that reached callers as a generic INTERNAL; default logs them to stderr. */
+  onUnexpectedError(listener: UnexpectedErrorListener): GrpcApplication;
+  /** Bound port once listening, else undefined. */
+  readonly port: number | undefined;
+  /** Fully-qualified names of the registered services (health included). */
+  serviceNames(): string[];
+  /** The registered service called `name`, for the in-process test client. */
+  findService(name: string): HostedService | undefined;
+}
+
+const defaultUnexpected: UnexpectedErrorListener = (error, method) => {
+  console.error(`[fw/grpc] ${method} failed with an unexpected error (sent INTERNAL):`, error);
+};
+
+class GrpcApplicationImpl implements GrpcApplication {
+  #options: GrpcApplicationOptions = {};
+  readonly #pipeline = new CallPipeline(defaultUnexpected);
+  readonly #services = new Map<string, HostedService>();
+  readonly #health = new HealthState();
+  #server: Server | undefined;
+  #port: number | undefined;
+  #listening = false;
+
+  constructor() {
+    const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
+    this.#services.set(HEALTH_SERVICE_NAME, health);
+    registerHostedService(health);
+  }
+
+  withOptions(options: GrpcApplicationOptions): GrpcApplication {
+    const merged: GrpcApplicationOptions = { ...this.#options, ...options, grpc: { ...this.#options.grpc, ...options.grpc } };
+    toChannelOptions(merged.grpc);
+    toCompressionSettings(merged.grpc);
+    this.#options = merged;
+    return this;
+  }
+
+  addService(definition: InlineServiceDefinition | ProtoServiceRegistration | ServiceDescriptor, handlers?: DescriptorHandlers): GrpcApplication {
+    let binding: ServiceBinding;
+    if (isServiceDescriptor(definition)) binding = bindDescriptor(definition, handlers ?? {});
+    else if (isProtoRegistration(definition)) binding = bindProto(definition);
+    else if (typeof definition === 'object' && definition !== null && 'methods' in definition) binding = bindInline(definition);
+    else throw new TypeError('addService expects {name, methods}, {definition, implementation} or a service descriptor with handlers');
+    if (this.#services.has(binding.name)) throw new Error(`addService: service ${binding.name} is already registered`);
+    if (this.#server !== undefined) throw new Error(`addService(${binding.name}): register services before listen()`);
+    const entry = hostService(binding, this.#pipeline);
+    this.#services.set(binding.name, entry);
+    registerHostedService(entry);
+    this.#health.set(binding.name, 'SERVING');
+    return this;
+  }
+
+  use(middleware: GrpcMiddleware): GrpcApplication {
+    this.#pipeline.use(middleware);
+    return this;
+  }
+
+  async listen(port?: number, hostname?: string): Promise<GrpcListenAddress> {
+    if (this.#server !== undefined) throw new Error('listen(): already listening');
+    const grpcOptions = this.#options.grpc ?? {};
+    const compression = toCompressionSettings(grpcOptions);
+    const server = new Server(toChannelOptions(grpcOptions));
+    this.#server = server;
+    for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
+    const host = hostname ?? this.#options.hostname ?? '0.0.0.0';
+    const requested = port ?? this.#options.port ?? 0;
+    const target = host.includes(':') ? `[${host}]:${requested}` : `${host}:${requested}`;
+    try {
+      this.#port = await new Promise<number>((resolve, reject) => {
+        server.bindAsync(target, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+      });
+    } catch (error) {
+      this.#server = undefined;
+      server.forceShutdown();
+      throw error;
+    }
+    this.#listening = true;
+    return { host, port: this.#port };
+  }
+
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return;
+    this.#health.shutdown();
+    const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, timeoutMs);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.#server = undefined;
+    this.#listening = false;
+  }
+
+  setServingStatus(service: string, status: ServingStatus): GrpcApplication {
+    const entry = service === '' ? undefined : (this.#services.get(service) ?? [...this.#services.values()].find((s) => s.service.name.endsWith(`.${service}`)));
+    this.#health.set(entry?.service.name ?? service, status);
+    return this;
+  }
+
+  enableReflection(): GrpcApplication {
+    return this.withOptions({ grpc: { reflection: true } });
+  }
+
+  onUnexpectedError(listener: UnexpectedErrorListener): GrpcApplication {
+    this.#pipeline.onUnexpected = listener;
+    return this;
+  }
+
+  get port(): number | undefined {
+    return this.#listening ? this.#port : undefined;
+  }
+
+  serviceNames(): string[] {
+    return [...this.#services.keys()];
+  }
+
+  findService(name: string): HostedService | undefined {
+    return this.#services.get(name) ?? [...this.#services.values()].find((s) => s.service.name.endsWith(`.${name}`));
+  }
+}
+
+function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
+  const definition: Record<string, unknown> = {};
+  const implementation: UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    definition[method.method] = {
+      path: method.path,
+      requestStream: method.streaming === 'client' || method.streaming === 'bidirectional',
+      responseStream: method.streaming === 'server' || method.streaming === 'bidirectional',
+      requestSerialize: method.requestSerialize,
+      requestDeserialize: method.requestDeserialize,
+      responseSerialize: compression === undefined ? method.responseSerialize : compressingSerializer(method.responseSerialize, compression),
+      responseDeserialize: method.responseDeserialize,
+      originalName: method.method,
+    };
+    implementation[method.method] = compression === undefined ? createHandler(method, pipeline) : withGzip(createHandler(method, pipeline));
+  }
+  server.addService(definition as Parameters<Server['addService']>[0], implementation);
+}
+
+function withGzip(handler: UntypedHandleCall): UntypedHandleCall {
+  const run = handler as (call: Parameters<typeof advertiseGzip>[0], callback?: unknown) => void;
+  return ((call: Parameters<typeof advertiseGzip>[0], callback?: unknown) => {
+    advertiseGzip(call);
+    run(call, callback);
+  }) as UntypedHandleCall;
+}
+
+function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {
+  const merged: PackageDefinition = {};
+  for (const entry of services) if (entry.service.packageDefinition !== undefined) Object.assign(merged, entry.service.packageDefinition);
+  return merged;
+}
+
+/** A new gRPC application; what `server.grpc()` returns. */
+export function createGrpcApplication(): GrpcApplication {
+  return new GrpcApplicationImpl();
+}
+
+export { findHostedService };
+export type { MethodBinding };

@@ -1,1 +1,4 @@
-export {};
+/**
+ * `fw/testing`: in-process clients for tests.
+ */
+export { createGrpcTestClient, type GrpcTestCallOptions, type GrpcTestClientOptions, type UntypedGrpcTestClient } from './grpc-test-client';

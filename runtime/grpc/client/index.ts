@@ -1,1 +1,13 @@
-export {};
+/**
+ * `fw/grpc-client`: the typed gRPC client (spec 4.9).
+ */
+export {
+  createGrpcClient,
+  type GrpcCallOptions,
+  type GrpcClientOptions,
+  type GrpcClientControls,
+  type InlineClientService,
+  type UntypedGrpcClient,
+} from './create-grpc-client';
+export { GrpcError } from '../errors';
+export { GrpcStatus } from '../../core/status';

@@ -1,0 +1,252 @@
+/**
+ * `GrpcCall`: what middleware (spec 4.6) and proto-defined handlers receive
+ * for one call — method, metadata, assignable `user`, `getPeer()`, the request
+ * (or the request stream), and a lazily built `RequestContext`. Fields are
+ * declared up front (fixed shape); the context, its AbortSignal and the
+ * metadata view are only built when something reads them, so a plain unary
+ * call pays for none of it.
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
+import type { StreamingMode } from './descriptor';
+import { metadataToRecord } from './errors';
+
+/** The call's request metadata as spec 4.6 shows it. */
+export interface CallMetadata {
+  /** Every value of `name` (lowercase); empty when absent. */
+  get(name: string): (string | Buffer)[];
+  /** One value per key (the first), as a plain object. */
+  getMap(): Record<string, string | Buffer>;
+}
+
+/** Where a call came from and how it can end early: grpc-js or the in-process test client. */
+export interface CallSource {
+  readonly metadata: Metadata;
+  getPeer(): string;
+  /** Absolute deadline in ms since the epoch, or Infinity. */
+  getDeadline(): number;
+  /** Registers `listener` for cancellation by the caller. */
+  onCancelled(listener: () => void): void;
+  isCancelled(): boolean;
+}
+
+/** Identity of the method a call targets. */
+export interface CallTarget {
+  /** Fully-qualified service name: `user.UserService`. */
+  readonly service: string;
+  /** PascalCase method name: `GetUser`. */
+  readonly method: string;
+  /** `/user.UserService/GetUser` */
+  readonly path: string;
+  readonly streaming: StreamingMode;
+}
+
+/**
+ * One gRPC call as middleware and `{definition, implementation}` handlers see it.
+ *
+ * @example
+ * app.use(async (call, next) => {
+ *   const [token] = call.metadata.get('authorization');
+ *   if (call.method !== 'GetPublicInfo' && token === undefined) throw new GrpcError(GrpcStatus.UNAUTHENTICATED, 'Missing token');
+ *   return next();
+ * });
+ */
+export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
+  /** PascalCase method name (`GetUser`), as spec 5.2's public-method lists use it. */
+  readonly method: string;
+  /** Fully-qualified service name (`user.UserService`). */
+  readonly service: string;
+  /** gRPC path (`/user.UserService/GetUser`). */
+  readonly path: string;
+  readonly streaming: StreamingMode;
+  /** The request, for unary and server-streaming calls. */
+  request: Req;
+  /** Set by authentication middleware; handlers read it back. */
+  user: unknown;
+  readonly #source: CallSource;
+  readonly #requests: AsyncIterable<Req> | undefined;
+  #metadata: CallMetadata | undefined;
+  #context: RequestContext | undefined;
+  #abort: AbortController | undefined;
+  #deadlineTimer: NodeJS.Timeout | undefined;
+
+  constructor(target: CallTarget, source: CallSource, request: Req, requests: AsyncIterable<Req> | undefined) {
+    this.method = target.method;
+    this.service = target.service;
+    this.path = target.path;
+    this.streaming = target.streaming;
+    this.request = request;
+    this.user = undefined;
+    this.#source = source;
+    this.#requests = requests;
+    this.#metadata = undefined;
+    this.#context = undefined;
+    this.#abort = undefined;
+    this.#deadlineTimer = undefined;
+  }
+
+  get metadata(): CallMetadata {
+    if (this.#metadata === undefined) this.#metadata = new MetadataView(this.#source.metadata);
+    return this.#metadata;
+  }
+
+  /** The caller's address, `ip:port` (`in-process` for the test client). */
+  getPeer(): string {
+    return this.#source.getPeer();
+  }
+
+  /** True once the caller cancelled or the deadline passed. */
+  get cancelled(): boolean {
+    return this.#source.isCancelled() || (this.#abort !== undefined && this.#abort.signal.aborted);
+  }
+
+  /** Aborted when the caller cancels or the call's deadline passes. */
+  get signal(): AbortSignal {
+    if (this.#abort === undefined) this.#abort = this.#startAbort();
+    return this.#abort.signal;
+  }
+
+  /** The incoming messages of a client-streaming or bidirectional call. */
+  [Symbol.asyncIterator](): AsyncIterator<Req> {
+    if (this.#requests === undefined) throw new TypeError(`${this.method} is not a client-streaming method; read call.request`);
+    return this.#requests[Symbol.asyncIterator]();
+  }
+
+  /** The request stream (client-streaming and bidirectional calls). */
+  get requests(): AsyncIterable<Req> | undefined {
+    return this.#requests;
+  }
+
+  /** The spec 2.3 RequestContext handed to descriptor-form and inline handlers. */
+  get context(): RequestContext {
+    if (this.#context === undefined) this.#context = new GrpcRequestContext(this);
+    return this.#context;
+  }
+
+  /** Releases the deadline timer; called by the server when the call is over. */
+  finish(): void {
+    if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+  }
+
+  #startAbort(): AbortController {
+    const controller = new AbortController();
+    const abortCancelled = (): void => controller.abort(new Error('Call cancelled by the client'));
+    if (this.#source.isCancelled()) abortCancelled();
+    else this.#source.onCancelled(abortCancelled);
+    const deadline = this.#source.getDeadline();
+    if (Number.isFinite(deadline)) {
+      const remaining = Math.max(0, deadline - Date.now());
+      this.#deadlineTimer = setTimeout(() => controller.abort(new Error('Deadline exceeded')), remaining);
+      this.#deadlineTimer.unref();
+    }
+    return controller;
+  }
+}
+
+class MetadataView implements CallMetadata {
+  readonly #metadata: Metadata;
+  constructor(metadata: Metadata) {
+    this.#metadata = metadata;
+  }
+  get(name: string): (string | Buffer)[] {
+    return this.#metadata.get(name.toLowerCase());
+  }
+  getMap(): Record<string, string | Buffer> {
+    return this.#metadata.getMap() as Record<string, string | Buffer>;
+  }
+}
+
+/** RequestContext over a GrpcCall: every field computed on first read. */
+class GrpcRequestContext implements RequestContext {
+  readonly protocol = 'grpc' as const;
+  readonly #call: GrpcCall;
+  #client: ClientInfo | undefined;
+  #headers: Record<string, string> | undefined;
+  #metadata: Record<string, unknown> | undefined;
+  #tracing: TracingInfo | undefined;
+  #authentication: AuthenticationInfo | undefined;
+
+  constructor(call: GrpcCall) {
+    this.#call = call;
+    this.#client = undefined;
+    this.#headers = undefined;
+    this.#metadata = undefined;
+    this.#tracing = undefined;
+    this.#authentication = undefined;
+  }
+
+  get client(): ClientInfo {
+    if (this.#client === undefined) this.#client = clientInfo(this.#call);
+    return this.#client;
+  }
+  get headers(): Record<string, string> {
+    if (this.#headers === undefined) {
+      const headers: Record<string, string> = {};
+      const map = this.#call.metadata.getMap();
+      for (const key of Object.keys(map)) {
+        const value = map[key];
+        headers[key] = typeof value === 'string' ? value : (value as Buffer).toString('base64');
+      }
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+  get metadata(): Record<string, unknown> {
+    if (this.#metadata === undefined) this.#metadata = { ...metadataFromCall(this.#call), service: this.#call.service, method: this.#call.method };
+    return this.#metadata;
+  }
+  get tracing(): TracingInfo {
+    if (this.#tracing === undefined) {
+      const [traceId] = this.#call.metadata.get('x-trace-id');
+      this.#tracing = { traceId: typeof traceId === 'string' ? traceId : randomTraceId() };
+    }
+    return this.#tracing;
+  }
+  /** Filled from `call.user` when middleware authenticated the caller. */
+  get authentication(): AuthenticationInfo | undefined {
+    if (this.#authentication === undefined && this.#call.user !== undefined && this.#call.user !== null) {
+      const user = typeof this.#call.user === 'object' ? (this.#call.user as Record<string, unknown>) : { id: this.#call.user };
+      this.#authentication = { provider: 'grpc-middleware', user };
+    }
+    return this.#authentication;
+  }
+  set authentication(value: AuthenticationInfo | undefined) {
+    this.#authentication = value;
+  }
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+}
+
+function metadataFromCall(call: GrpcCall): Record<string, unknown> {
+  const map = call.metadata.getMap();
+  return { ...map };
+}
+
+function clientInfo(call: GrpcCall): ClientInfo {
+  const peer = call.getPeer();
+  const { address, port } = splitPeer(peer);
+  const [userAgent] = call.metadata.get('user-agent');
+  return {
+    id: peer,
+    address,
+    port,
+    userAgent: typeof userAgent === 'string' ? userAgent : undefined,
+  };
+}
+
+/** `127.0.0.1:5000` / `[::1]:5000` / `ipv6:[::1]:5000` → address and port. */
+export function splitPeer(peer: string): { address: string; port: number } {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const colon = bare.lastIndexOf(':');
+  if (colon < 0) return { address: bare, port: 0 };
+  const port = Number(bare.slice(colon + 1));
+  if (!Number.isInteger(port)) return { address: bare, port: 0 };
+  return { address: bare.slice(0, colon).replace(/^\[|\]$/g, ''), port };
+}
+
+function randomTraceId(): string {
+  // 16 random bytes in hex: the W3C trace-id shape, cheap enough per call when asked for.
+  return globalThis.crypto.randomUUID().replace(/-/g, '');
+}

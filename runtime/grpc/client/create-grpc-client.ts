@@ -1,0 +1,220 @@
+/**
+ * `createGrpcClient` (spec 4.9): a camelCase client over grpc-js for a
+ * generated descriptor, a service from `loadProtoDefinition()`, or an inline
+ * JSON service described as `{name, methods: {Method: streamingMode}}`.
+ * Unary → Promise; server streaming → AsyncIterable; client streaming takes
+ * an AsyncIterable → Promise; bidirectional takes an AsyncIterable →
+ * AsyncIterable. Every failure is a GrpcError.
+ */
+import { Client, credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../descriptor';
+import { GrpcError, recordToMetadata } from '../errors';
+import { isStreamingMode } from '../handler-kind';
+import type { MethodBinding } from '../method-binding';
+import { resolveProtoService, type ProtoServiceSource } from '../proto-definition';
+import { descriptorMethodBinding, jsonBinding, modeOf } from '../service-forms';
+
+/** Per-call options, always the last argument. */
+export interface GrpcCallOptions {
+  /** Request metadata. */
+  metadata?: Record<string, string | string[]>;
+  /** Absolute deadline, or milliseconds from now. */
+  deadline?: Date | number;
+  /** Aborting cancels the call; the caller sees GrpcError CANCELLED. */
+  signal?: AbortSignal;
+}
+
+/** An inline JSON service as a client sees it: method name → streaming mode. */
+export interface InlineClientService {
+  name: string;
+  methods: Record<string, StreamingMode>;
+}
+
+export interface GrpcClientOptions {
+  /** `host:port` */
+  address: string;
+  /** `'insecure'` (default; non-production) or grpc-js ChannelCredentials. */
+  credentials?: 'insecure' | ChannelCredentials;
+  service: ServiceDescriptor | ProtoServiceSource | InlineClientService;
+  /** Request compression (grpc-js `grpc.default_compression_algorithm`). */
+  compression?: 'gzip' | 'none';
+  /** Any grpc-js channel option (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, …). */
+  channelOptions?: ChannelOptions;
+}
+
+/** What every client has besides its methods. */
+export interface GrpcClientControls {
+  /** Closes the channel; calls in flight fail with UNAVAILABLE/CANCELLED. */
+  close(): void;
+}
+
+/** An untyped client: any method name, `unknown` in and out. */
+export type UntypedGrpcClient = Record<string, (input: unknown, options?: GrpcCallOptions) => unknown>;
+
+/**
+ * @example
+ * import { createGrpcClient } from 'fw/grpc-client';
+ * import { UserServiceDescriptor, type UserServiceClient } from './generated/user.fw';
+ * const client = createGrpcClient<UserServiceClient>({ address: '127.0.0.1:50051', credentials: 'insecure', service: UserServiceDescriptor });
+ * const user = await client.getUser({ id: '1' }, { deadline: 2000 });
+ * for await (const u of client.listUsers({ page: 1, limit: 10 })) console.log(u.name);
+ */
+export function createGrpcClient<T extends object = UntypedGrpcClient>(options: GrpcClientOptions): T & GrpcClientControls {
+  if (typeof options.address !== 'string' || options.address === '') throw new TypeError('createGrpcClient: address is required (host:port)');
+  const channelOptions: ChannelOptions = { ...options.channelOptions };
+  if (options.compression === 'gzip') channelOptions['grpc.default_compression_algorithm'] = 2;
+  const channel = new Client(options.address, toCredentials(options.credentials), channelOptions);
+  const client: Record<string, unknown> = { close: () => channel.close() };
+  for (const binding of bindingsOf(options.service)) {
+    const name = binding.method.charAt(0).toLowerCase() + binding.method.slice(1);
+    client[name] = methodCaller(channel, binding);
+  }
+  return client as T & GrpcClientControls;
+}
+
+function toCredentials(credentials: GrpcClientOptions['credentials']): ChannelCredentials {
+  if (credentials === undefined || credentials === 'insecure') return grpcCredentials.createInsecure();
+  return credentials;
+}
+
+/** Method bindings (codecs + paths) for any of the three service shapes. */
+export function bindingsOf(service: GrpcClientOptions['service']): MethodBinding[] {
+  const noInvoke = (): never => {
+    throw new Error('client bindings are not invocable');
+  };
+  if (isServiceDescriptor(service)) {
+    return Object.values(service.methods).map((method) => descriptorMethodBinding(service, method, noInvoke));
+  }
+  if (isInlineClientService(service)) {
+    return Object.keys(service.methods).map((method) => {
+      const mode = service.methods[method];
+      if (!isStreamingMode(mode)) throw new TypeError(`createGrpcClient: ${service.name}.${method} must be none, server, client or bidirectional`);
+      return jsonBinding(service.name, method, mode, noInvoke);
+    });
+  }
+  const resolved = resolveProtoService(service as ProtoServiceSource);
+  return Object.values(resolved.methods).map((def) => ({
+    service: resolved.name,
+    method: def.path.slice(def.path.lastIndexOf('/') + 1),
+    path: def.path,
+    streaming: modeOf(def.requestStream, def.responseStream),
+    requestDeserialize: def.requestDeserialize,
+    requestSerialize: def.requestSerialize,
+    responseSerialize: def.responseSerialize,
+    responseDeserialize: def.responseDeserialize,
+    invoke: noInvoke,
+    skipMiddleware: false,
+  }));
+}
+
+function isInlineClientService(value: unknown): value is InlineClientService {
+  if (typeof value !== 'object' || value === null || typeof (value as InlineClientService).name !== 'string') return false;
+  const methods = (value as InlineClientService).methods;
+  return typeof methods === 'object' && methods !== null && Object.values(methods).every((m) => typeof m === 'string');
+}
+
+type Caller = (input: unknown, options?: GrpcCallOptions) => unknown;
+
+function methodCaller(channel: Client, binding: MethodBinding): Caller {
+  const { path, requestSerialize: serialize, responseDeserialize: deserialize } = binding;
+  switch (binding.streaming) {
+    case 'none':
+      return (request, options = {}) =>
+        new Promise((resolve, reject) => {
+          const call = channel.makeUnaryRequest(path, serialize, deserialize, request, metadataOf(options), callOptionsOf(options), (error, value) =>
+            error ? reject(GrpcError.fromServiceError(error)) : resolve(value),
+          );
+          cancelOnAbort(call, options.signal);
+        });
+    case 'server':
+      return (request, options = {}) => {
+        const call = channel.makeServerStreamRequest(path, serialize, deserialize, request, metadataOf(options), callOptionsOf(options));
+        cancelOnAbort(call, options.signal);
+        return responses(call);
+      };
+    case 'client':
+      return (requests, options = {}) =>
+        new Promise((resolve, reject) => {
+          const call = channel.makeClientStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options), (error, value) =>
+            error ? reject(GrpcError.fromServiceError(error)) : resolve(value),
+          );
+          cancelOnAbort(call, options.signal);
+          void pump(asIterable(requests), call);
+        });
+    default:
+      return (requests, options = {}) => {
+        const call = channel.makeBidiStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options));
+        cancelOnAbort(call, options.signal);
+        void pump(asIterable(requests), call);
+        return responses(call);
+      };
+  }
+}
+
+function metadataOf(options: GrpcCallOptions): Metadata {
+  return options.metadata === undefined ? new Metadata() : recordToMetadata(options.metadata);
+}
+
+function callOptionsOf(options: GrpcCallOptions): { deadline?: Date } {
+  if (options.deadline === undefined) return {};
+  return { deadline: typeof options.deadline === 'number' ? new Date(Date.now() + options.deadline) : options.deadline };
+}
+
+function cancelOnAbort(call: { cancel(): void; once(event: 'status', listener: () => void): unknown }, signal: AbortSignal | undefined): void {
+  if (signal === undefined) return;
+  if (signal.aborted) {
+    call.cancel();
+    return;
+  }
+  const cancel = (): void => call.cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  call.once('status', () => signal.removeEventListener('abort', cancel));
+}
+
+function asIterable(value: unknown): AsyncIterable<unknown> | Iterable<unknown> {
+  if (typeof value === 'object' && value !== null && (Symbol.asyncIterator in value || Symbol.iterator in value)) {
+    return value as AsyncIterable<unknown>;
+  }
+  throw new TypeError('a client-streaming method takes an (async) iterable of requests');
+}
+
+/** Writes each request with back-pressure, then half-closes; a failing source cancels the call. */
+async function pump(requests: AsyncIterable<unknown> | Iterable<unknown>, call: ClientWritableStream<unknown> | ClientDuplexStream<unknown, unknown>): Promise<void> {
+  let ended = false;
+  call.once('status', () => {
+    ended = true;
+  });
+  try {
+    for await (const request of requests) {
+      if (ended) return;
+      if (!call.write(request)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            call.removeListener('drain', done);
+            call.removeListener('status', done);
+            resolve();
+          };
+          call.once('drain', done);
+          call.once('status', done);
+        });
+      }
+    }
+    if (!ended) call.end();
+  } catch {
+    call.cancel();
+  }
+}
+
+/** The response stream as an AsyncIterable whose failures are GrpcErrors; leaving early cancels the call. */
+async function* responses(call: ClientReadableStream<unknown> | ClientDuplexStream<unknown, unknown>): AsyncGenerator<unknown> {
+  let finished = false;
+  try {
+    for await (const message of call) yield message;
+    finished = true;
+  } catch (error) {
+    finished = true;
+    throw GrpcError.fromServiceError(error as ServiceError);
+  } finally {
+    if (!finished) call.cancel();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * `GrpcError`, the one error a gRPC handler or middleware throws to choose the
+ * status the caller sees, and the translation of anything else thrown into a
+ * status: a `GrpcError` passes unchanged; every other error becomes INTERNAL
+ * with a generic message so internals never leak to callers (spec 7.1).
+ */
+import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { GrpcStatus, grpcStatusName } from '../core/status';
+
+/**
+ * A failure with a gRPC status code (spec 7.1). Thrown by handlers and
+ * middleware on the server; raised by `createGrpcClient` and
+ * `createGrpcTestClient` on the caller's side.
+ *
+ * @example
+ * import { GrpcError, GrpcStatus } from 'fw/grpc';
+ * throw new GrpcError(GrpcStatus.NOT_FOUND, 'User not found');
+ */
+export class GrpcError extends Error {
+  override readonly name = 'GrpcError';
+  /** The gRPC status code. */
+  readonly code: GrpcStatus;
+  /** Extra detail carried to the caller as the `grpc-status-details` text; defaults to `message`. */
+  readonly details: string;
+  /** Trailing metadata sent with (or received with) the status. */
+  readonly metadata: Record<string, string | string[]>;
+
+  constructor(code: GrpcStatus, message: string, metadata: Record<string, string | string[]> = {}) {
+    super(message);
+    this.code = code;
+    this.details = message;
+    this.metadata = metadata;
+  }
+
+  /** `'NOT_FOUND'` for `GrpcStatus.NOT_FOUND`. */
+  get codeName(): string {
+    return grpcStatusName(this.code);
+  }
+
+  /** The status a client sees for `error`: a GrpcError keeps its code; anything else is INTERNAL. */
+  static from(error: unknown): GrpcError {
+    if (error instanceof GrpcError) return error;
+    return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
+  }
+
+  /** Rebuilds a GrpcError from a grpc-js client failure. */
+  static fromServiceError(error: Partial<ServiceError>): GrpcError {
+    const code = typeof error.code === 'number' ? (Number(error.code) as GrpcStatus) : GrpcStatus.UNKNOWN;
+    const message = typeof error.details === 'string' ? error.details : (error.message ?? 'Unknown error');
+    return new GrpcError(code, message, error.metadata instanceof Metadata ? metadataToRecord(error.metadata) : {});
+  }
+}
+
+/** The message callers see for a failure the server did not classify. */
+export const GENERIC_INTERNAL_MESSAGE = 'Internal server error';
+
+/** Receives errors that were turned into a generic INTERNAL, so they are not lost. */
+export type UnexpectedErrorListener = (error: unknown, method: string) => void;
+
+/** grpc-js's status object for a thrown value, reporting unclassified errors to `onUnexpected`. */
+export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener): Partial<StatusObject> {
+  if (!(error instanceof GrpcError)) onUnexpected(error, method);
+  const grpcError = GrpcError.from(error);
+  return { code: grpcError.code as number, details: grpcError.details, metadata: recordToMetadata(grpcError.metadata) };
+}
+
+/** Plain record → grpc-js Metadata (keys lowercased by grpc-js). */
+export function recordToMetadata(record: Record<string, string | string[]> | undefined): Metadata {
+  const metadata = new Metadata();
+  if (record === undefined) return metadata;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (Array.isArray(value)) for (const item of value) metadata.add(key, item);
+    else if (value !== undefined) metadata.set(key, value);
+  }
+  return metadata;
+}
+
+/** grpc-js Metadata → plain record; binary (`-bin`) values become base64 text. */
+export function metadataToRecord(metadata: Metadata): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const map = metadata.toJSON() as Record<string, (string | Buffer)[]>;
+  for (const key of Object.keys(map)) {
+    const values = (map[key] ?? []).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
+    out[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * The standard `grpc.health.v1.Health` service (spec 4.7): `Check` answers the
+ * status of a named service, or of the whole server for `''`; `Watch` sends
+ * the current status at once, again on every change, and every
+ * `healthWatchIntervalMs` (spec: 5000 ms) until the caller goes away.
+ * Unknown services follow the standard protocol: `Check` fails NOT_FOUND,
+ * `Watch` reports SERVICE_UNKNOWN. Health bypasses middleware so probes need
+ * no credentials.
+ */
+import { EventEmitter, once } from 'node:events';
+import { GrpcStatus } from '../core/status';
+import type { GrpcCall } from './call';
+import { GrpcError } from './errors';
+import type { ServiceBinding } from './method-binding';
+import { fromJSON } from '@grpc/proto-loader';
+import { loadPackageDefinition } from '@grpc/grpc-js';
+import { bindProto, type Message } from './service-forms';
+
+/** What `setServingStatus` accepts (spec 3: SERVING / NOT_SERVING). */
+export type ServingStatus = 'SERVING' | 'NOT_SERVING';
+
+/** Fully-qualified name of the health service. */
+export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
+
+/** Per-service serving status, observable by Watch. */
+export class HealthState {
+  readonly #statuses = new Map<string, ServingStatus>([['', 'SERVING']]);
+  readonly #changes = new EventEmitter();
+  readonly #closing = new AbortController();
+
+  constructor() {
+    this.#changes.setMaxListeners(0);
+  }
+
+  set(service: string, status: ServingStatus): void {
+    if (status !== 'SERVING' && status !== 'NOT_SERVING') throw new TypeError(`serving status must be SERVING or NOT_SERVING, got ${String(status)}`);
+    if (this.#statuses.get(service) === status) return;
+    this.#statuses.set(service, status);
+    this.#changes.emit('change', service);
+  }
+
+  /** Status of `service` (full name, or the short name of a registered service); undefined when unknown. */
+  get(service: string): ServingStatus | undefined {
+    const exact = this.#statuses.get(service);
+    if (exact !== undefined) return exact;
+    for (const [name, status] of this.#statuses) if (name.endsWith(`.${service}`)) return status;
+    return undefined;
+  }
+
+  /** Every service NOT_SERVING and all Watch streams ended (server shutdown). */
+  shutdown(): void {
+    for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
+    this.#closing.abort();
+  }
+
+  get closingSignal(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  get changes(): EventEmitter {
+    return this.#changes;
+  }
+}
+
+// grpc/health/v1/health.proto in protobufjs JSON form: no .proto file to ship next to dist/.
+const HEALTH_PROTO = {
+  nested: { grpc: { nested: { health: { nested: { v1: { nested: {
+    HealthCheckRequest: { fields: { service: { type: 'string', id: 1 } } },
+    HealthCheckResponse: {
+      fields: { status: { type: 'ServingStatus', id: 1 } },
+      nested: { ServingStatus: { values: { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } } },
+    },
+    Health: {
+      methods: {
+        Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
+        Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
+      },
+    },
+  } } } } } } },
+};
+
+/** The health service binding over `state`. */
+export function bindHealth(state: HealthState, watchIntervalMs: () => number): ServiceBinding {
+  const packageDefinition = fromJSON(HEALTH_PROTO as unknown as Parameters<typeof fromJSON>[0], { enums: String, defaults: true });
+  const proto = loadPackageDefinition(packageDefinition);
+  const binding = bindProto({
+    definition: proto,
+    implementation: {
+      Check: (call: GrpcCall<Message>) => {
+        const service = String(call.request.service ?? '');
+        const status = state.get(service);
+        if (status === undefined) throw new GrpcError(GrpcStatus.NOT_FOUND, `Unknown service ${service}`);
+        return { status };
+      },
+      Watch: (call: GrpcCall<Message>) => watch(state, String(call.request.service ?? ''), watchIntervalMs(), call.signal),
+    },
+  });
+  return { ...binding, packageDefinition, methods: binding.methods.map((m) => ({ ...m, skipMiddleware: true })) };
+}
+
+async function* watch(state: HealthState, service: string, intervalMs: number, signal: AbortSignal): AsyncGenerator<{ status: string }> {
+  const stop = AbortSignal.any([signal, state.closingSignal]);
+  yield { status: state.get(service) ?? 'SERVICE_UNKNOWN' };
+  while (!stop.aborted) {
+    const timer = AbortSignal.any([stop, AbortSignal.timeout(intervalMs)]);
+    try {
+      // Wake on a change to this service, on the interval, or when the call or server ends.
+      for (;;) {
+        const [changed] = (await once(state.changes, 'change', { signal: timer })) as [string];
+        if (changed === service || changed.endsWith(`.${service}`)) break;
+      }
+    } catch {
+      if (stop.aborted) return;
+    }
+    yield { status: state.get(service) ?? 'SERVICE_UNKNOWN' };
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * grpc-js handler functions for a MethodBinding, one per call kind. They wrap
+ * the grpc-js call in a GrpcCall, run the pipeline, and carry the result back:
+ * a unary/client-streaming result through the callback, a streaming result by
+ * writing each item with back-pressure. Cancellation (client or deadline)
+ * ends the handler's iterator so its `finally` blocks run.
+ */
+import type {
+  handleBidiStreamingCall,
+  handleClientStreamingCall,
+  handleServerStreamingCall,
+  handleUnaryCall,
+  Metadata,
+  ServerDuplexStream,
+  ServerReadableStream,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedHandleCall,
+} from '@grpc/grpc-js';
+import { GrpcStatus } from '../core/status';
+import { GrpcCall, type CallSource } from './call';
+import { GrpcError, toStatusObject } from './errors';
+import type { MethodBinding } from './method-binding';
+import type { CallPipeline } from './pipeline';
+
+type AnyServerCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
+
+/** CallSource over a grpc-js server call. */
+class GrpcJsSource implements CallSource {
+  readonly #call: AnyServerCall;
+  constructor(call: AnyServerCall) {
+    this.#call = call;
+  }
+  get metadata(): Metadata {
+    return this.#call.metadata;
+  }
+  getPeer(): string {
+    return this.#call.getPeer();
+  }
+  getDeadline(): number {
+    const deadline = this.#call.getDeadline();
+    return deadline instanceof Date ? deadline.getTime() : deadline;
+  }
+  onCancelled(listener: () => void): void {
+    (this.#call as NodeJS.EventEmitter).once('cancelled', listener);
+  }
+  isCancelled(): boolean {
+    return this.#call.cancelled;
+  }
+}
+
+/** The grpc-js handler serving `binding` through `pipeline`. */
+export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandleCall {
+  switch (binding.streaming) {
+    case 'none': return unary(binding, pipeline);
+    case 'server': return serverStreaming(binding, pipeline);
+    case 'client': return clientStreaming(binding, pipeline);
+    default: return bidiStreaming(binding, pipeline);
+  }
+}
+
+function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
+  return (grpcCall, callback) => {
+    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), grpcCall.request, undefined);
+    respond(binding, pipeline, call, callback);
+  };
+}
+
+function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
+  return (grpcCall, callback) => {
+    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    respond(binding, pipeline, call, callback);
+  };
+}
+
+function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
+  return (grpcCall) => {
+    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), grpcCall.request, undefined);
+    void streamOut(binding, pipeline, call, grpcCall);
+  };
+}
+
+function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
+  return (grpcCall) => {
+    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    void streamOut(binding, pipeline, call, grpcCall);
+  };
+}
+
+type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown) => void;
+
+function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
+  let result: unknown;
+  try {
+    result = pipeline.run(binding, call);
+  } catch (error) {
+    call.finish();
+    callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
+    return;
+  }
+  if (isThenable(result)) {
+    result.then(
+      (value) => {
+        call.finish();
+        callback(null, value);
+      },
+      (error: unknown) => {
+        call.finish();
+        callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
+      },
+    );
+    return;
+  }
+  call.finish();
+  callback(null, result);
+}
+
+async function streamOut(
+  binding: MethodBinding,
+  pipeline: CallPipeline,
+  call: GrpcCall,
+  stream: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
+): Promise<void> {
+  let iterator: AsyncIterator<unknown> | undefined;
+  const stop = (): void => {
+    // Ends a generator at its next `yield` (running its finally); handlers blocked elsewhere see call.signal.
+    iterator?.return?.()?.then(undefined, () => undefined);
+  };
+  stream.once('cancelled', stop);
+  try {
+    const produced = await pipeline.run(binding, call);
+    if (!isAsyncIterable(produced)) {
+      throw new TypeError(`${binding.path}: a streaming handler must return an async iterable (use async function*)`);
+    }
+    iterator = produced[Symbol.asyncIterator]();
+    if (call.cancelled) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true || call.cancelled) break;
+      if (!stream.write(next.value)) await drained(stream);
+    }
+    if (!call.cancelled) stream.end();
+  } catch (error) {
+    if (!call.cancelled) stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected));
+  } finally {
+    stream.removeListener('cancelled', stop);
+    if (call.cancelled) stop();
+    call.finish();
+  }
+}
+
+/** Resolves when the stream can take more, or when the call ends. */
+function drained(stream: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.removeListener('drain', done);
+      stream.removeListener('cancelled', done);
+      stream.removeListener('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('cancelled', done);
+    stream.once('close', done);
+  });
+}
+
+/**
+ * The request stream as an AsyncIterable. Breaking out of `for await` must not
+ * destroy a duplex (that would kill the response side too); a cancelled call
+ * makes the iteration throw CANCELLED instead of waiting forever.
+ */
+function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): AsyncIterable<unknown> {
+  stream.once('cancelled', () => {
+    if (!stream.readableEnded) stream.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
+  });
+  return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** True when `value` can be iterated with `for await`. */
+export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+}

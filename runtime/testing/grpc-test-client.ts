@@ -1,0 +1,171 @@
+/**
+ * `createGrpcTestClient(serviceName)` (spec 4.9): calls a registered gRPC
+ * service in process — no socket — through the same middleware, the same
+ * codecs (every message is encoded and decoded, so what a handler sees is what
+ * it would see over the wire) and the same error translation as the server.
+ *
+ * Which app: by default the application the service was most recently
+ * registered on (`addService` records it process-wide, under its full and
+ * short name); pass `{app}` to pick one explicitly.
+ */
+import { EventEmitter } from 'node:events';
+import { Metadata } from '@grpc/grpc-js';
+import type { GrpcApplication } from '../grpc/application';
+import { GrpcCall, type CallSource } from '../grpc/call';
+import { GrpcError, GENERIC_INTERNAL_MESSAGE, recordToMetadata } from '../grpc/errors';
+import { GrpcStatus } from '../core/status';
+import type { MethodBinding } from '../grpc/method-binding';
+import type { CallPipeline } from '../grpc/pipeline';
+import { findHostedService, type HostedService } from '../grpc/registry';
+import { isAsyncIterable } from '../grpc/server-handlers';
+
+/** Per-call options of the test client (same as the network client's). */
+export interface GrpcTestCallOptions {
+  metadata?: Record<string, string | string[]>;
+  /** Absolute deadline, or milliseconds from now: reaches the handler as `signal`. */
+  deadline?: Date | number;
+  signal?: AbortSignal;
+}
+
+export interface GrpcTestClientOptions {
+  /** The application to call; default: where `serviceName` was last registered. */
+  app?: GrpcApplication;
+  /** What `call.getPeer()` returns; default `127.0.0.1:0`. */
+  peer?: string;
+  /** Metadata sent with every call (per-call metadata is added to it). */
+  metadata?: Record<string, string | string[]>;
+}
+
+/** An untyped test client: PascalCase method names, `unknown` in and out. */
+export type UntypedGrpcTestClient = Record<string, (input: unknown, options?: GrpcTestCallOptions) => unknown>;
+
+/**
+ * @example
+ * import { createGrpcTestClient } from 'fw/testing';
+ * const client = createGrpcTestClient<{ GetUser(req: { id: string }): Promise<{ id: string }> }>('UserService');
+ * await expect(client.GetUser({ id: 'missing' })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+ */
+export function createGrpcTestClient<T extends object = UntypedGrpcTestClient>(serviceName: string, options: GrpcTestClientOptions = {}): T {
+  const hosted: HostedService | undefined = options.app !== undefined ? options.app.findService(serviceName) : findHostedService(serviceName);
+  if (hosted === undefined) throw new Error(`createGrpcTestClient: no registered service named ${serviceName}`);
+  const client: Record<string, unknown> = {};
+  for (const binding of hosted.service.methods) client[binding.method] = caller(binding, hosted.pipeline, options);
+  return client as T;
+}
+
+class InProcessSource implements CallSource {
+  readonly metadata: Metadata;
+  readonly #peer: string;
+  readonly #deadline: number;
+  readonly #events = new EventEmitter();
+  #cancelled = false;
+
+  constructor(metadata: Metadata, peer: string, deadline: number) {
+    this.metadata = metadata;
+    this.#peer = peer;
+    this.#deadline = deadline;
+  }
+  getPeer(): string {
+    return this.#peer;
+  }
+  getDeadline(): number {
+    return this.#deadline;
+  }
+  onCancelled(listener: () => void): void {
+    this.#events.once('cancelled', listener);
+  }
+  isCancelled(): boolean {
+    return this.#cancelled;
+  }
+  cancel(): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#events.emit('cancelled');
+  }
+}
+
+type Caller = (input: unknown, options?: GrpcTestCallOptions) => unknown;
+
+function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTestClientOptions): Caller {
+  const start = (input: unknown, options: GrpcTestCallOptions): { call: GrpcCall; source: InProcessSource } => {
+    const metadata = recordToMetadata({ ...defaults.metadata, ...options.metadata });
+    const deadline = options.deadline === undefined ? Infinity : typeof options.deadline === 'number' ? Date.now() + options.deadline : options.deadline.getTime();
+    const source = new InProcessSource(metadata, defaults.peer ?? '127.0.0.1:0', deadline);
+    options.signal?.addEventListener('abort', () => source.cancel(), { once: true });
+    const streamIn = binding.streaming === 'client' || binding.streaming === 'bidirectional';
+    const call = streamIn
+      ? new GrpcCall(binding, source, undefined, requestStream(binding, input))
+      : new GrpcCall(binding, source, wire(binding.requestSerialize, binding.requestDeserialize, input), undefined);
+    return { call, source };
+  };
+  const translate = (error: unknown): GrpcError => {
+    if (error instanceof GrpcError) return new GrpcError(error.code, error.message, error.metadata);
+    pipeline.onUnexpected(error, binding.path);
+    return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
+  };
+
+  if (binding.streaming === 'none' || binding.streaming === 'client') {
+    return async (input, options = {}) => {
+      const { call } = start(input, options);
+      try {
+        const result = await pipeline.run(binding, call);
+        return wire(binding.responseSerialize, binding.responseDeserialize, result);
+      } catch (error) {
+        throw translate(error);
+      } finally {
+        call.finish();
+      }
+    };
+  }
+  return (input, options = {}) => {
+    const { call, source } = start(input, options);
+    return (async function* responses(): AsyncGenerator<unknown> {
+      let iterator: AsyncIterator<unknown> | undefined;
+      let done = false;
+      try {
+        const produced = await pipeline.run(binding, call);
+        if (!isAsyncIterable(produced)) throw new TypeError(`${binding.path}: a streaming handler must return an async iterable`);
+        iterator = produced[Symbol.asyncIterator]();
+        for (;;) {
+          if (source.isCancelled()) throw new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled');
+          const next = await iterator.next();
+          if (next.done === true) break;
+          yield wire(binding.responseSerialize, binding.responseDeserialize, next.value);
+        }
+        done = true;
+      } catch (error) {
+        done = true;
+        throw translate(error);
+      } finally {
+        if (!done) {
+          // The caller stopped reading: cancel like a network client would.
+          source.cancel();
+          await iterator?.return?.();
+        }
+        call.finish();
+      }
+    })();
+  };
+}
+
+/** Encodes and decodes `value`, so handlers see exactly what the wire would give them. */
+function wire(serialize: (v: unknown) => Buffer, deserialize: (b: Buffer) => unknown, value: unknown): unknown {
+  let bytes: Buffer;
+  try {
+    bytes = serialize(value);
+  } catch {
+    throw new GrpcError(GrpcStatus.INTERNAL, 'Error serializing message');
+  }
+  try {
+    return deserialize(bytes);
+  } catch {
+    throw new GrpcError(GrpcStatus.INTERNAL, 'Error deserializing message');
+  }
+}
+
+async function* requestStream(binding: MethodBinding, input: unknown): AsyncGenerator<unknown> {
+  if (typeof input !== 'object' || input === null || !(Symbol.asyncIterator in input || Symbol.iterator in input)) {
+    throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, `${binding.method} takes an (async) iterable of requests`);
+  }
+  for await (const request of input as AsyncIterable<unknown>) yield wire(binding.requestSerialize, binding.requestDeserialize, request);
+}
