@@ -1,0 +1,179 @@
+/**
+ * Stage 3: @bufbuild/protobuf's registry over buf's descriptors → the plain
+ * model of services, methods, `google.api.http` rules and `buf.validate`
+ * schemas that the templates render.
+ */
+import * as path from 'node:path';
+import {
+  createFileRegistry,
+  getOption,
+  hasOption,
+  toJson,
+  type DescExtension,
+  type DescField,
+  type DescFile,
+  type DescMessage,
+  type DescService,
+  type FileRegistry,
+} from '@bufbuild/protobuf';
+import type { FileDescriptorSet } from '@bufbuild/protobuf/wkt';
+import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
+import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, TsTypeRef } from './model';
+import { streamingModeOf } from './streaming-mode';
+
+const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** ts-proto's exported name for a message: nested names joined by `_`. */
+function tsExportName(message: DescMessage): string {
+  const pkg = message.file.proto.package;
+  const local = pkg === '' ? message.typeName : message.typeName.slice(pkg.length + 1);
+  return local.split('.').join('_');
+}
+
+function commentAt(file: DescFile, at: readonly number[]): string | undefined {
+  for (const loc of file.proto.sourceCodeInfo?.location ?? []) {
+    if (loc.path.length !== at.length || !loc.path.every((v, i) => v === at[i])) continue;
+    const text = (loc.leadingComments ?? '').trim();
+    return text === '' ? undefined : text.split('\n').map((l) => l.replace(/^ /, '').trimEnd()).join('\n');
+  }
+  return undefined;
+}
+
+function routerPathOf(template: string): { routerPath: string; params: string[] } {
+  const params: string[] = [];
+  const routerPath = template.replace(/\{([^}=]+)(=[^}]*)?\}/g, (_m, name: string) => {
+    const safe = name.replace(/\./g, '_');
+    params.push(name);
+    return `:${safe}`;
+  });
+  return { routerPath, params };
+}
+
+interface HttpRuleJson {
+  get?: string;
+  put?: string;
+  post?: string;
+  delete?: string;
+  patch?: string;
+  custom?: { kind?: string; path?: string };
+  body?: string;
+  additionalBindings?: HttpRuleJson[];
+}
+
+function httpRoutes(rule: HttpRuleJson, out: HttpRouteModel[], depth: number): void {
+  for (const verb of HTTP_VERBS) {
+    const p = rule[verb];
+    if (typeof p === 'string' && p !== '') {
+      const route: HttpRouteModel = { method: verb.toUpperCase() as HttpRouteModel['method'], path: p, ...routerPathOf(p) };
+      if (rule.body !== undefined && rule.body !== '') route.body = rule.body;
+      out.push(route);
+    }
+  }
+  if (depth === 0) for (const extra of rule.additionalBindings ?? []) httpRoutes(extra, out, 1);
+}
+
+/** Everything needed to build models from one buf image. */
+export class ModelBuilder {
+  readonly registry: FileRegistry;
+  private readonly httpExt: DescExtension | undefined;
+  private readonly rulesExt: DescExtension | undefined;
+  private readonly rulesCache = new Map<DescField, FieldRulesJson | undefined>();
+  readonly rulesOf: RulesReader;
+
+  constructor(set: FileDescriptorSet) {
+    this.registry = createFileRegistry(set);
+    this.httpExt = this.registry.getExtension('google.api.http');
+    this.rulesExt = this.registry.getExtension('buf.validate.field');
+    this.rulesOf = (field) => this.readRules(field);
+  }
+
+  private readRules(field: DescField): FieldRulesJson | undefined {
+    if (this.rulesCache.has(field)) return this.rulesCache.get(field);
+    let rules: FieldRulesJson | undefined;
+    const ext = this.rulesExt;
+    if (ext !== undefined && ext.message !== undefined && hasOption(field, ext)) {
+      const value = getOption(field, ext);
+      rules = toJson(ext.message, value as never, { registry: this.registry }) as FieldRulesJson;
+    }
+    this.rulesCache.set(field, rules);
+    return rules;
+  }
+
+  private httpOf(method: DescService['methods'][number]): HttpRouteModel[] {
+    const ext = this.httpExt;
+    if (ext === undefined || ext.message === undefined || !hasOption(method, ext)) return [];
+    const json = toJson(ext.message, getOption(method, ext) as never, { registry: this.registry }) as HttpRuleJson;
+    const routes: HttpRouteModel[] = [];
+    httpRoutes(json, routes, 0);
+    return routes;
+  }
+
+  private typeRef(message: DescMessage): TsTypeRef {
+    const name = tsExportName(message);
+    return { protoName: message.typeName, exportName: name, localName: name, module: message.file.name };
+  }
+
+  /** The model of one user file (by root-relative proto path). */
+  fileModel(protoPath: string): FileModel {
+    const file = this.registry.getFile(protoPath);
+    if (file === undefined) throw new Error(`fw-gen: ${protoPath} missing from the buf image`);
+    const stem = file.name;
+    const refs = new Map<string, TsTypeRef>();
+    const ref = (m: DescMessage): TsTypeRef => {
+      let r = refs.get(m.typeName);
+      if (r === undefined) {
+        r = this.typeRef(m);
+        refs.set(m.typeName, r);
+      }
+      return r;
+    };
+    const schemaBuilder = new SchemaBuilder(this.rulesOf, '#/components/schemas/');
+    const services: ServiceModel[] = file.services.map((service, si) => {
+      const methods: MethodModel[] = service.methods.map((m, mi) => {
+        const localName = m.name.charAt(0).toLowerCase() + m.name.slice(1);
+        schemaBuilder.ref(m.input);
+        schemaBuilder.ref(m.output);
+        return {
+          name: m.name,
+          localName,
+          path: `/${service.typeName}/${m.name}`,
+          streaming: streamingModeOf(m.methodKind),
+          comment: commentAt(file, [6, si, 2, mi]),
+          request: ref(m.input),
+          response: ref(m.output),
+          http: this.httpOf(m),
+          defaultRoute: `/${service.name}/${localName}`,
+          inputSchema: standaloneSchema(m.input, this.rulesOf) as { [key: string]: Json },
+          simpleSchema: simpleSchemaOf(m.input, this.rulesOf),
+        };
+      });
+      return {
+        name: service.name,
+        typeName: service.typeName,
+        packageName: file.proto.package,
+        comment: commentAt(file, [6, si]),
+        methods,
+      };
+    });
+    const imports = [...refs.values()].sort((a, b) => (a.protoName < b.protoName ? -1 : a.protoName > b.protoName ? 1 : 0));
+    const byName = new Map<string, TsTypeRef[]>();
+    for (const r of imports) byName.set(r.exportName, [...(byName.get(r.exportName) ?? []), r]);
+    for (const group of byName.values()) {
+      if (group.length < 2) continue;
+      // Two packages export the same name: alias the ones from other packages.
+      for (const r of group) {
+        const pkg = r.protoName.slice(0, r.protoName.length - r.exportName.length - 1);
+        if (pkg !== file.proto.package) r.localName = `${pkg.split('.').join('_')}_${r.exportName}`;
+      }
+    }
+    const schemas: { [name: string]: Json } = {};
+    for (const [name, s] of schemaBuilder.defs) schemas[name] = s;
+    return { protoPath: file.proto.name, stem, packageName: file.proto.package, services, imports, schemas };
+  }
+}
+
+/** Import specifier from the generated file at `fromStem` to the module `toStem`. */
+export function relativeModule(fromStem: string, toStem: string): string {
+  const rel = path.posix.relative(path.posix.dirname(fromStem), toStem);
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}

@@ -1,0 +1,75 @@
+/**
+ * The plain model templates render: computed once in TypeScript from the
+ * descriptor registry so that templates stay free of logic.
+ */
+import type { StreamingMode } from './streaming-mode';
+
+/** A JSON value as emitted into schemas and OpenAPI documents. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** The spec's simple validation shape: `{type: 'object', properties}` (spec 2.3). */
+export interface SimpleSchema {
+  type: 'object';
+  properties: Record<string, { type: string; required?: boolean }>;
+}
+
+/** A TypeScript type imported from a ts-proto module. */
+export interface TsTypeRef {
+  /** Fully-qualified proto name: `user.GetUserRequest`. */
+  protoName: string;
+  /** The name ts-proto exports: `GetUserRequest`, `Outer_Inner`. */
+  exportName: string;
+  /** The name used in the importing file (differs when two imports collide). */
+  localName: string;
+  /** Root-relative module path without extension: `user`, `common/types`. */
+  module: string;
+}
+
+export interface HttpRouteModel {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** `google.api.http` template: `/users/{id}`. */
+  path: string;
+  /** Express-style path for fw's router: `/users/:id`. */
+  routerPath: string;
+  body?: string;
+  /** Path template variables, in order. */
+  params: string[];
+}
+
+export interface MethodModel {
+  name: string;
+  localName: string;
+  /** gRPC path: `/user.UserService/GetUser`. */
+  path: string;
+  streaming: StreamingMode;
+  comment: string | undefined;
+  request: TsTypeRef;
+  response: TsTypeRef;
+  http: HttpRouteModel[];
+  /** Default gateway route below the base path: `/UserService/getUser`. */
+  defaultRoute: string;
+  inputSchema: { [key: string]: Json };
+  simpleSchema: SimpleSchema;
+}
+
+export interface ServiceModel {
+  name: string;
+  typeName: string;
+  packageName: string;
+  comment: string | undefined;
+  methods: MethodModel[];
+}
+
+/** One user proto file and what fw-gen emits for it. */
+export interface FileModel {
+  /** Root-relative proto path: `user.proto`. */
+  protoPath: string;
+  /** Root-relative path without `.proto`: `user`, `a/b`. */
+  stem: string;
+  packageName: string;
+  services: ServiceModel[];
+  /** Every message type referenced by the services, with import names fixed. */
+  imports: TsTypeRef[];
+  /** JSON Schemas of every message reachable from the services, by proto name. */
+  schemas: { [protoName: string]: Json };
+}

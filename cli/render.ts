@@ -1,0 +1,132 @@
+/**
+ * Stage 4: handlebars templates (templates/) over the model. Views are
+ * computed here so that templates hold no logic; templates are compiled with
+ * `noEscape` because they emit code, not HTML.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Handlebars from 'handlebars';
+import { relativeModule } from './build-model';
+import type { FileModel, Json, MethodModel, TsTypeRef } from './model';
+import { openApiDocument } from './openapi';
+import { packageRoot } from './package-root';
+import { handlerTypeName, stubSignature } from './stub-signature';
+import { tsLiteral } from './ts-literal';
+
+type Template = (view: object) => string;
+const compiled = new Map<string, Template>();
+
+function template(name: string): Template {
+  let t = compiled.get(name);
+  if (t === undefined) {
+    const source = fs.readFileSync(path.join(packageRoot(), 'templates', name), 'utf8');
+    t = Handlebars.compile(source, { noEscape: true, strict: true });
+    compiled.set(name, t);
+  }
+  return t;
+}
+
+/** A JSDoc block from a proto comment, indented; empty when there is none. */
+export function jsdoc(comment: string | undefined, indent: string): string {
+  if (comment === undefined) return '';
+  const lines = comment.replace(/\*\//g, '*\\/').split('\n');
+  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
+  return `${indent}/**\n${lines.map((l) => (l === '' ? `${indent} *` : `${indent} * ${l}`)).join('\n')}\n${indent} */\n`;
+}
+
+/** `import { A, B as pkg_B } from './x';` lines grouped by module, sorted. */
+export function importLines(refs: readonly TsTypeRef[], fromStem: string, typeOnly: boolean, moduleOf: (stem: string) => string): string[] {
+  const byModule = new Map<string, string[]>();
+  for (const r of refs) {
+    const spec = r.localName === r.exportName ? r.exportName : `${r.exportName} as ${r.localName}`;
+    const mod = moduleOf(r.module);
+    byModule.set(mod, [...(byModule.get(mod) ?? []), spec]);
+  }
+  const keyword = typeOnly ? 'import type' : 'import';
+  return [...byModule.keys()]
+    .sort()
+    .map((mod) => {
+      const names = [...new Set(byModule.get(mod))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const oneLine = `${keyword} { ${names.join(', ')} } from '${mod}';`;
+      return oneLine.length <= 100 ? oneLine : `${keyword} {\n${names.map((n) => `  ${n},`).join('\n')}\n} from '${mod}';`;
+    });
+}
+
+function clientSignature(m: MethodModel): { clientParams: string; clientResult: string } {
+  const req = `PartialMessage<${m.request.localName}>`;
+  const streamIn = m.streaming === 'client' || m.streaming === 'bidirectional';
+  const streamOut = m.streaming === 'server' || m.streaming === 'bidirectional';
+  return {
+    clientParams: streamIn ? `requests: AsyncIterable<${req}>` : `request: ${req}`,
+    clientResult: streamOut ? `AsyncIterable<${m.response.localName}>` : `Promise<${m.response.localName}>`,
+  };
+}
+
+/** Renders `x.fw.ts`. */
+export function renderFw(file: FileModel): string {
+  const services = file.services.map((s) => {
+    const routes: { key: string; target: string }[] = [];
+    const bindings: string[] = [];
+    for (const m of s.methods) {
+      const all = [...m.http.map((h) => ({ ...h })), { method: 'POST' as const, path: m.defaultRoute, routerPath: m.defaultRoute, params: [] as string[], body: '*' }];
+      for (const h of all) {
+        routes.push({ key: `${h.method} ${h.routerPath}`, target: `${s.name}.${m.localName}` });
+        const b: { [k: string]: Json } = { verb: h.method, path: h.path, routerPath: h.routerPath };
+        if (h.body !== undefined) b['body'] = h.body;
+        b['rpc'] = m.name;
+        b['method'] = m.localName;
+        b['streaming'] = m.streaming;
+        bindings.push(tsLiteral(b, '  '));
+      }
+    }
+    return {
+      ...s,
+      jsdoc: jsdoc(s.comment ?? `Descriptor of ${s.typeName}.`, ''),
+      routes,
+      bindings,
+      methods: s.methods.map((m) => ({
+        ...m,
+        jsdoc: jsdoc(m.comment, '  '),
+        request: m.request.localName,
+        response: m.response.localName,
+        requestType: m.request.protoName,
+        responseType: m.response.protoName,
+        handlerType: handlerTypeName(m),
+        httpRules: tsLiteral(m.http.map((h): Json => (h.body === undefined ? { method: h.method, path: h.path } : { method: h.method, path: h.path, body: h.body })), '      '),
+        jsonSchema: tsLiteral(m.inputSchema, '    '),
+        simpleSchema: tsLiteral(m.simpleSchema as unknown as Json, '    '),
+        ...clientSignature(m),
+      })),
+    };
+  });
+  const lines = importLines(file.imports, file.stem, false, (mod) => relativeModule(file.stem, mod));
+  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
+}
+
+/** Renders one stub method (also used by the merge to append new RPCs). */
+export function renderStubMethod(m: MethodModel, indent: string): string {
+  const sig = stubSignature(m);
+  return template('stub-method.ts.hbs')({ jsdoc: jsdoc(m.comment, indent), indent, signature: sig.text, path: m.path }).replace(/\n$/, '');
+}
+
+/**
+ * Renders a new `x.service.ts` stub.
+ * @param fwModule import specifier of `x.fw` from the stub
+ * @param moduleOf import specifier of a ts-proto module (by stem) from the stub
+ */
+export function renderStub(file: FileModel, fwModule: string, moduleOf: (stem: string) => string): string {
+  const handlers = file.services.map((s) => `${s.name}Handlers`).sort();
+  const lines = importLines(file.imports, file.stem, true, moduleOf);
+  lines.push(`import type { ${handlers.join(', ')} } from '${fwModule}';`);
+  const services = file.services.map((s) => ({
+    name: s.name,
+    jsdoc: jsdoc(s.comment ?? `Handlers of ${s.typeName}.`, ''),
+    body: s.methods.map((m) => renderStubMethod(m, '  ')).join('\n\n'),
+  }));
+  return template('service-stub.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
+}
+
+/** Renders `x.openapi.json`. */
+export function renderOpenApi(file: FileModel): string {
+  return template('openapi.json.hbs')({ document: JSON.stringify(openApiDocument(file), null, 2) });
+}
