@@ -127,6 +127,8 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   finish(): void {
     if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
     this.#deadlineTimer = undefined;
+    // The peer is only readable while the connection holds the stream: pin it for contexts kept past the call.
+    if (this.#context !== undefined) void this.#context.client;
   }
 
   #startAbort(): AbortController {
