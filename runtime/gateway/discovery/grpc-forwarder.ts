@@ -1,0 +1,215 @@
+/**
+ * Forwards one gateway call to an instance over gRPC (@grpc/grpc-js), in all
+ * four streaming modes, picking the instance per call from the service's
+ * pool. A call that fails UNAVAILABLE before any response header arrived
+ * (connection refused, connection lost before the instance answered) is tried
+ * on another instance, each instance at most once. Only unary and
+ * server-streaming calls are retried: a client stream has already been
+ * consumed and cannot be replayed.
+ */
+import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type CallOptions, type ServiceError } from '@grpc/grpc-js';
+import { once } from 'node:events';
+import type { RequestContext } from '../../core/request-context';
+import type { StreamingMode } from '../../grpc/descriptor';
+import type { RemoteMethod } from '../extension-points';
+import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
+import type { InstancePool } from './instance-pool';
+import type { ServiceInstance } from './service-instance';
+
+/** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
+export interface WireCodec {
+  serialize(value: unknown): Buffer;
+  deserialize(bytes: Buffer): unknown;
+}
+
+/** Per call: the strategy to use and the session/connection key to pin to, if any. */
+export interface CallRouter {
+  strategy(context: RequestContext): BalancingStrategy;
+  affinityKey(context: RequestContext): string | undefined;
+}
+
+/** A failure of forwarding itself (no instance to call), with a gRPC status code. */
+export class ForwardingError extends Error {
+  override name = 'ForwardingError';
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+/** Marks errors of calls that never got a response header from the instance. */
+const unanswered = new WeakSet<object>();
+
+function isRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as ServiceError).code === GrpcCode.UNAVAILABLE && unanswered.has(error);
+}
+
+export interface ForwarderSettings {
+  service: string;
+  path: string;
+  streaming: StreamingMode;
+  requestCodec: WireCodec;
+  responseCodec: WireCodec;
+  pool: InstancePool;
+  router: CallRouter;
+  forwarding: ForwardingOptions;
+}
+
+/** The gRPC channel to `instance`, opened on first use. */
+export function channelOf(instance: ServiceInstance, forwarding: ForwardingOptions): Client {
+  if (instance.client === undefined) {
+    instance.client = new Client(instance.target, forwarding.credentials ?? grpcCredentials.createInsecure(), forwarding.channelOptions ?? {});
+  }
+  return instance.client;
+}
+
+export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
+  const forwardHeaders = (s.forwarding.forwardHeaders ?? ['authorization']).map((h) => h.toLowerCase());
+  const serialize = (v: unknown): Buffer => s.requestCodec.serialize(v);
+  const deserialize = (b: Buffer): unknown => s.responseCodec.deserialize(b);
+
+  function metadataFor(context: RequestContext): Metadata {
+    const md = new Metadata();
+    if (context.tracing.traceId !== '') md.set('x-trace-id', context.tracing.traceId);
+    for (const h of forwardHeaders) {
+      const v = context.headers[h];
+      if (v !== undefined) md.set(h, v);
+    }
+    return md;
+  }
+
+  function options(): CallOptions {
+    return s.forwarding.deadlineMs === undefined ? {} : { deadline: Date.now() + s.forwarding.deadlineMs };
+  }
+
+  function pick(context: RequestContext, tried: ServiceInstance[] | undefined, lastError: unknown): ServiceInstance {
+    const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried);
+    if (instance !== undefined) return instance;
+    if (lastError !== undefined) throw lastError;
+    throw new ForwardingError(GrpcCode.UNAVAILABLE, `no instance of service "${s.service}" is available`);
+  }
+
+  function unaryOnce(instance: ServiceInstance, request: unknown, context: RequestContext): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      const onAbort = (): void => call.cancel();
+      const call = channelOf(instance, s.forwarding).makeUnaryRequest(s.path, serialize, deserialize, request, metadataFor(context), options(), (error, response) => {
+        context.signal.removeEventListener('abort', onAbort);
+        if (error !== null) {
+          if (!answered) unanswered.add(error);
+          reject(error);
+        } else {
+          resolve(response);
+        }
+      });
+      call.on('metadata', () => (answered = true));
+      context.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async function unary(request: unknown, context: RequestContext): Promise<unknown> {
+    let tried: ServiceInstance[] | undefined;
+    let lastError: unknown;
+    for (;;) {
+      const instance = pick(context, tried, lastError);
+      instance.inFlight++;
+      try {
+        return await unaryOnce(instance, request, context);
+      } catch (error) {
+        if (!isRetryable(error) || context.signal.aborted) throw error;
+        (tried ??= []).push(instance);
+        lastError = error;
+      } finally {
+        instance.inFlight--;
+      }
+    }
+  }
+
+  async function* serverStream(request: unknown, context: RequestContext): AsyncGenerator<unknown> {
+    let tried: ServiceInstance[] | undefined;
+    let lastError: unknown;
+    for (;;) {
+      const instance = pick(context, tried, lastError);
+      instance.inFlight++;
+      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(s.path, serialize, deserialize, request, metadataFor(context), options());
+      let answered = false;
+      call.on('metadata', () => (answered = true));
+      const onAbort = (): void => call.cancel();
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      let ended = false;
+      try {
+        for await (const message of call) {
+          answered = true;
+          yield message;
+        }
+        ended = true;
+        return;
+      } catch (error) {
+        ended = true;
+        if (answered || context.signal.aborted || (error as ServiceError).code !== GrpcCode.UNAVAILABLE) throw error;
+        (tried ??= []).push(instance);
+        lastError = error;
+      } finally {
+        instance.inFlight--;
+        context.signal.removeEventListener('abort', onAbort);
+        if (!ended) call.cancel();
+      }
+    }
+  }
+
+  /** Writes `requests` into `call` with backpressure; stops when the call finished. */
+  async function pump(requests: AsyncIterable<unknown>, call: NodeJS.WritableStream & { cancel(): void }, done: () => boolean): Promise<void> {
+    try {
+      for await (const r of requests) {
+        if (done()) return;
+        if (!call.write(r as never)) await once(call, 'drain');
+      }
+      if (!done()) call.end();
+    } catch {
+      // The caller's request stream failed: the forwarded call cannot complete.
+      if (!done()) call.cancel();
+    }
+  }
+
+  function clientStream(requests: unknown, context: RequestContext): Promise<unknown> {
+    const instance = pick(context, undefined, undefined);
+    instance.inFlight++;
+    let finished = false;
+    return new Promise<unknown>((resolve, reject) => {
+      const onAbort = (): void => call.cancel();
+      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(s.path, serialize, deserialize, metadataFor(context), options(), (error, response) => {
+        finished = true;
+        instance.inFlight--;
+        context.signal.removeEventListener('abort', onAbort);
+        if (error !== null) reject(error);
+        else resolve(response);
+      });
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      void pump(requests as AsyncIterable<unknown>, call, () => finished);
+    });
+  }
+
+  async function* bidiStream(requests: unknown, context: RequestContext): AsyncGenerator<unknown> {
+    const instance = pick(context, undefined, undefined);
+    instance.inFlight++;
+    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(s.path, serialize, deserialize, metadataFor(context), options());
+    let finished = false;
+    const onAbort = (): void => call.cancel();
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    void pump(requests as AsyncIterable<unknown>, call, () => finished);
+    try {
+      for await (const message of call) yield message;
+    } finally {
+      if (!finished) call.cancel();
+      finished = true;
+      instance.inFlight--;
+      context.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  switch (s.streaming) {
+    case 'none': return { streaming: 'none', handler: unary };
+    case 'server': return { streaming: 'server', handler: serverStream };
+    case 'client': return { streaming: 'client', handler: clientStream };
+    case 'bidirectional': return { streaming: 'bidirectional', handler: bidiStream };
+  }
+}
