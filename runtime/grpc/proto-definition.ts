@@ -52,7 +52,8 @@ export function loadProtoDefinition(filePath: string, options: Options = {}): Pr
 export function resolveProtoService(source: ProtoServiceSource): ResolvedProtoService {
   if (typeof source === 'function' && 'service' in source) {
     const ctor = source as ServiceClientConstructor;
-    return { name: ctor.serviceName, methods: ctor.service, packageDefinition: packageOf.get(ctor.service) };
+    // grpc-js sets `serviceName` to the short name; the method paths carry the full one.
+    return { name: serviceNameFromMethods(ctor.service), methods: ctor.service, packageDefinition: packageOf.get(ctor.service) };
   }
   if (isServiceDefinition(source)) {
     return { name: serviceNameFromMethods(source), methods: source, packageDefinition: packageOf.get(source) };
