@@ -1,1 +1,29 @@
-export {};
+/**
+ * The protocol gateway (spec 4.10): one set of services over HTTP,
+ * WebSocket, gRPC, UDP and TCP on one port, with auth, validation, rate
+ * limits and one error model. See docs/gateway.md and docs/protocols.md.
+ */
+export { ProtocolGateway, createProtocolGateway } from './protocol-gateway';
+export type { GatewayOptions, CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress } from './options';
+export { ServiceError, transformError, toServiceError, GatewayErrors } from './errors';
+export type { HttpErrorOutput, GrpcErrorOutput, WebSocketErrorOutput, GenericErrorOutput, TransformedError } from './errors';
+export type {
+  ServiceDefinition,
+  ServiceMethod,
+  ServiceInput,
+  ValidationSchema,
+  RateLimitConfig,
+  ServiceAuthenticationConfig,
+  DescriptorServiceOptions,
+  GatewayHandler,
+} from './types';
+export type { AuthenticationConfig, AuthProvidersConfig, JwtProviderConfig, ApiKeyProviderConfig, OAuthProviderConfig, TokenExtractors } from './auth/types';
+export type { HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
+export type { WebSocketGatewayConfig } from './websocket/transport';
+export type { WebSocketMessageFormat } from './websocket/codec';
+export type { GrpcGatewayConfig } from './grpc/method-table';
+export type { GrpcGatewayOptions } from './grpc/transport';
+export type { UdpGatewayConfig } from './udp/transport';
+export type { TcpGatewayConfig } from './tcp/transport';
+export type { DispatchCall, DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteMethod, RemoteServiceResolver } from './extension-points';
+export { FrameType, encodeFrame, decodeFrame } from './wire/frame-codec';

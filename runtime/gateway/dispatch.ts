@@ -1,0 +1,152 @@
+/**
+ * The one dispatch path every transport calls. Around the handler, in order:
+ * global interceptors (monitoring, user interceptors) → rate limit →
+ * authentication and authorization → input validation → service middleware →
+ * handler → output validation. A method the gateway does not host is asked of
+ * the discovery resolver before failing with METHOD_NOT_FOUND/SERVICE_NOT_FOUND.
+ */
+import { compose } from '../core/compose';
+import type { RequestContext } from '../core/request-context';
+import type { StreamingMode } from '../grpc/descriptor';
+import { authenticationRequired, type Authenticator } from './auth/authenticator';
+import type { CredentialSource } from './auth/types';
+import { GatewayErrors } from './errors';
+import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
+import type { ResolvedMethod, ServiceRegistry } from './registry';
+import type { GatewayHandler } from './types';
+
+/** The call object interceptors see; the extra fields stay internal to dispatch. */
+export interface GatewayCall extends DispatchCall {
+  readonly resolved: ResolvedMethod | undefined;
+  readonly credentials: CredentialSource;
+}
+
+function remoteMethod(service: string, method: string, streaming: StreamingMode, handler: GatewayHandler): ResolvedMethod {
+  return {
+    service,
+    method,
+    streaming,
+    handler,
+    policy: undefined,
+    authentication: undefined,
+    limiter: undefined,
+    validateInput: undefined,
+    validateOutput: undefined,
+    fromJSON: undefined,
+    toJSON: undefined,
+    descriptor: undefined,
+  };
+}
+
+async function* validateEach(source: AsyncIterable<unknown>, validate: (v: unknown) => void): AsyncIterable<unknown> {
+  for await (const item of source) {
+    validate(item);
+    yield item;
+  }
+}
+
+export class Dispatcher {
+  readonly #registry: ServiceRegistry;
+  #chain: ((call: DispatchCall) => Promise<unknown>) | undefined = undefined;
+  authenticator: Authenticator | undefined = undefined;
+  resolver: RemoteServiceResolver | undefined = undefined;
+
+  constructor(registry: ServiceRegistry) {
+    this.#registry = registry;
+  }
+
+  /** Replaces the interceptors that wrap every call, outermost first. */
+  setInterceptors(interceptors: readonly DispatchInterceptor[]): void {
+    for (const i of interceptors) if (typeof i !== 'function') throw new TypeError('interceptor must be a function (call, next) => result');
+    this.#chain = interceptors.length === 0 ? undefined : compose([...interceptors], (call) => this.#run(call as GatewayCall));
+  }
+
+  /** Local method, else a discovered remote one, else undefined. */
+  resolve(service: string, method: string): ResolvedMethod | undefined {
+    const local = this.#registry.resolve(service, method);
+    if (local !== undefined || this.resolver === undefined) return local;
+    const remote = this.resolver.resolve(service, method);
+    if (remote === undefined) return undefined;
+    return remoteMethod(service, method, remote.streaming, remote.handler as GatewayHandler);
+  }
+
+  /**
+   * Runs one call. `request` is the handler-native request (an AsyncIterable
+   * for client/bidi streaming); the result is a value or an AsyncIterable.
+   */
+  call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
+    const call: GatewayCall = {
+      service: resolved?.service ?? service,
+      method: resolved?.method ?? method,
+      streaming: resolved?.streaming ?? 'none',
+      request,
+      context,
+      resolved,
+      credentials,
+    };
+    if (this.#chain === undefined) return this.#run(call);
+    return this.#chain(call);
+  }
+
+  async #run(call: GatewayCall): Promise<unknown> {
+    const m = call.resolved;
+    if (m === undefined) {
+      if (this.#registry.service(call.service) === undefined && this.resolver?.resolve(call.service, call.method) === undefined) {
+        throw GatewayErrors.serviceNotFound(call.service);
+      }
+      throw GatewayErrors.methodNotFound(call.service, call.method);
+    }
+    const policy = m.policy;
+    const address = call.context.client.address;
+    if (policy?.limiter !== undefined) {
+      const wait = policy.limiter.take(address);
+      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+    }
+    if (m.limiter !== undefined) {
+      const wait = m.limiter.take(address);
+      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+    }
+    const auth = policy?.authentication;
+    const required = authenticationRequired(auth, m.authentication);
+    if (required || (auth !== undefined && m.authentication !== false)) {
+      if (this.authenticator === undefined) {
+        if (required) throw GatewayErrors.unauthenticated('Authentication required');
+      } else {
+        const info = await this.authenticator.authenticate(call.context, call.credentials, required, auth?.methods);
+        call.context.authentication = info;
+        if (auth?.authorize !== undefined && m.authentication !== false) {
+          if (info === undefined) throw GatewayErrors.unauthenticated('Authentication required');
+          if ((await auth.authorize(info.user, m.method, call.request)) !== true) throw GatewayErrors.forbidden(`Not allowed to call ${m.method}`);
+        }
+      }
+    }
+    let request = call.request;
+    if (m.validateInput !== undefined) {
+      if (m.streaming === 'client' || m.streaming === 'bidirectional') {
+        request = validateEach(request as AsyncIterable<unknown>, m.validateInput);
+      } else {
+        m.validateInput(m.toJSON === undefined ? request : jsonOfRequest(m, request));
+      }
+    }
+    const invoke = (req: unknown): Promise<unknown> => this.#invoke(m, req, call.context);
+    if (policy !== undefined && policy.middleware.length > 0) {
+      const inner = compose(policy.middleware, (c: DispatchCall) => invoke(c.request));
+      return inner({ ...call, request });
+    }
+    return invoke(request);
+  }
+
+  async #invoke(m: ResolvedMethod, request: unknown, context: RequestContext): Promise<unknown> {
+    const result = await (m.handler as (r: unknown, c: RequestContext) => unknown)(request, context);
+    if (m.validateOutput !== undefined && (m.streaming === 'none' || m.streaming === 'client')) {
+      m.validateOutput(m.toJSON === undefined ? result : m.toJSON(result));
+    }
+    return result;
+  }
+}
+
+/** Generated services validate the canonical JSON form their schema describes. */
+function jsonOfRequest(m: ResolvedMethod, request: unknown): unknown {
+  const codec = m.descriptor?.requestCodec;
+  return codec === undefined ? request : codec.toJSON(request);
+}

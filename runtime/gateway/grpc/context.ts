@@ -1,0 +1,33 @@
+/**
+ * RequestContext for a gRPC call: client from the peer string, metadata
+ * flattened into headers (first value of each key) and kept whole in
+ * `metadata.grpc`.
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { RequestContext, TracingInfo } from '../../core/request-context';
+import { createContext } from '../gateway-core';
+
+/** `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` → address and port. */
+export function parsePeer(peer: string): { address: string; port: number } {
+  const m = /^(?:ipv[46]:)?\[?([^\]]*?)\]?:(\d+)$/.exec(peer);
+  if (m === null) return { address: peer, port: 0 };
+  return { address: m[1] ?? peer, port: Number(m[2]) };
+}
+
+export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal): RequestContext {
+  const { address, port } = parsePeer(peer);
+  const headers: Record<string, string> = {};
+  const map = metadata.getMap();
+  for (const k of Object.keys(map)) {
+    const v = map[k];
+    headers[k] = typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('base64') : String(v);
+  }
+  return createContext(
+    'grpc',
+    { id: peer, address, port, userAgent: headers['user-agent'], version: headers['grpc-accept-encoding'] === undefined ? undefined : '2' },
+    headers,
+    { path, grpc: metadata },
+    tracing,
+    signal,
+  );
+}

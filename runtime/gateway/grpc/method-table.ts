@@ -1,0 +1,145 @@
+/**
+ * Builds grpc-js method definitions for everything the gateway serves over
+ * gRPC: generated services use their descriptors' binary codecs (so any gRPC
+ * client with the real .proto works), inline services a JSON codec
+ * (`application/grpc+json`, path `/<Service>/<method>`), and
+ * `configureGRPC({protoFiles, services, methodMapping})` the proto-loader
+ * codecs of those files, routed to the mapped gateway methods.
+ */
+import type { MethodDefinition } from '@grpc/grpc-js';
+import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import type { StreamingMode } from '../../grpc/descriptor';
+import type { ServiceRegistry } from '../registry';
+
+/** `configureGRPC(config)` (spec 4.10). */
+export interface GrpcGatewayConfig {
+  /** .proto files whose services are served and mapped onto gateway services. */
+  protoFiles?: string[];
+  /** Qualified proto service name → gateway service name (`'user.UserService': 'UserService'`). */
+  services?: Record<string, string>;
+  /** Proto method name → gateway method name (`GetUser: 'getUser'`). */
+  methodMapping?: Record<string, string>;
+  /** Proto request → gateway request. */
+  transformRequest?: (protoRequest: unknown, methodName: string) => unknown;
+  /** Gateway result → proto response. */
+  transformResponse?: (serviceResult: unknown, methodName: string) => unknown;
+  /** Include paths for proto imports. */
+  includeDirs?: string[];
+}
+
+/** One gRPC method the transport registers. */
+export interface GrpcRoute {
+  service: string;
+  method: string;
+  streaming: StreamingMode;
+  definition: MethodDefinition<unknown, unknown>;
+  /** proto-loader route: configureGRPC transforms apply. */
+  mapped: boolean;
+}
+
+/** A grpc-js service definition keyed by method, plus the routes behind it. */
+export interface GrpcServiceTable {
+  name: string;
+  routes: Map<string, GrpcRoute>;
+}
+
+function modeOf(requestStream: boolean, responseStream: boolean): StreamingMode {
+  if (requestStream && responseStream) return 'bidirectional';
+  if (requestStream) return 'client';
+  if (responseStream) return 'server';
+  return 'none';
+}
+
+function streamsOf(mode: StreamingMode): { requestStream: boolean; responseStream: boolean } {
+  return { requestStream: mode === 'client' || mode === 'bidirectional', responseStream: mode === 'server' || mode === 'bidirectional' };
+}
+
+const jsonSerialize = (value: unknown): Buffer => Buffer.from(JSON.stringify(value ?? {}));
+const jsonDeserialize = (bytes: Buffer): unknown => (bytes.length === 0 ? {} : JSON.parse(bytes.toString('utf8')));
+
+/** Services from the registry. */
+export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
+  const tables: GrpcServiceTable[] = [];
+  for (const service of registry.services()) {
+    const routes = new Map<string, GrpcRoute>();
+    for (const m of service.methods) {
+      const md = m.descriptor;
+      if (md !== undefined) {
+        const s = streamsOf(md.streaming);
+        routes.set(md.name, {
+          service: service.name,
+          method: m.method,
+          streaming: md.streaming,
+          mapped: false,
+          definition: {
+            path: md.path,
+            ...s,
+            requestSerialize: (v: unknown) => Buffer.from(md.requestCodec.encode(v)),
+            requestDeserialize: (b: Buffer) => md.requestCodec.decode(b),
+            responseSerialize: (v: unknown) => Buffer.from(md.responseCodec.encode(v)),
+            responseDeserialize: (b: Buffer) => md.responseCodec.decode(b),
+            originalName: m.method,
+          },
+        });
+        continue;
+      }
+      const names = new Set([m.method, m.method.charAt(0).toUpperCase() + m.method.slice(1)]);
+      for (const name of names) {
+        routes.set(name, {
+          service: service.name,
+          method: m.method,
+          streaming: m.streaming,
+          mapped: false,
+          definition: {
+            path: `/${service.name}/${name}`,
+            ...streamsOf(m.streaming),
+            requestSerialize: jsonSerialize,
+            requestDeserialize: jsonDeserialize,
+            responseSerialize: jsonSerialize,
+            responseDeserialize: jsonDeserialize,
+          },
+        });
+      }
+    }
+    tables.push({ name: service.descriptor?.typeName ?? service.name, routes });
+  }
+  return tables;
+}
+
+/** Loads `protoFiles` (proto-loader, camelCase JSON-like objects) and maps them onto gateway services. */
+export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTable[]; packageDefinition: PackageDefinition | undefined } {
+  if (config.protoFiles === undefined || config.protoFiles.length === 0) return { tables: [], packageDefinition: undefined };
+  const packageDefinition = loadSync(config.protoFiles, {
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+    includeDirs: config.includeDirs,
+  });
+  const tables: GrpcServiceTable[] = [];
+  for (const [qualified, value] of Object.entries(packageDefinition)) {
+    if (!isServiceDefinition(value)) continue;
+    const gatewayService = config.services?.[qualified] ?? qualified.split('.').pop() ?? qualified;
+    if (config.services !== undefined && config.services[qualified] === undefined) continue;
+    const routes = new Map<string, GrpcRoute>();
+    for (const [protoMethod, def] of Object.entries(value)) {
+      const method = config.methodMapping?.[protoMethod] ?? protoMethod.charAt(0).toLowerCase() + protoMethod.slice(1);
+      routes.set(protoMethod, {
+        service: gatewayService,
+        method,
+        streaming: modeOf(def.requestStream, def.responseStream),
+        mapped: true,
+        definition: def as MethodDefinition<unknown, unknown>,
+      });
+    }
+    tables.push({ name: qualified, routes });
+  }
+  return { tables, packageDefinition };
+}
+
+function isServiceDefinition(value: unknown): value is Record<string, MethodDefinition<unknown, unknown>> {
+  if (value === null || typeof value !== 'object' || 'format' in value) return false;
+  const first = Object.values(value)[0] as { path?: unknown } | undefined;
+  return first !== undefined && typeof first.path === 'string';
+}

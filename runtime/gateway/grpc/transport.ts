@@ -1,0 +1,211 @@
+/**
+ * The gRPC transport: a grpc-js Server whose services are built from the
+ * registry (and configureGRPC proto files), fed connections by the mux
+ * through `createConnectionInjector` so gRPC shares the gateway's one port.
+ * Each call becomes one dispatch; errors leave as gRPC statuses with the
+ * gateway's string code in the `x-error-code` trailer, the trace id in the
+ * `x-trace-id` response header.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Duplex } from 'node:stream';
+import { ReflectionService } from '@grpc/reflection';
+import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import { nextConnectionId } from '../gateway-core';
+import type { ServiceRegistry } from '../registry';
+import { tracingFrom } from '../tracing';
+import { grpcContext } from './context';
+import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
+
+/** The constructor's `grpc` options. */
+export interface GrpcGatewayOptions {
+  /** Serve grpc.reflection.v1(alpha) for configureGRPC proto files. */
+  reflection?: boolean;
+  /** Largest message in either direction; default 4 MiB. */
+  maxMessageSize?: number;
+}
+
+type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+
+function firstString(md: grpc.Metadata, key: string): string | undefined {
+  const v = md.get(key)[0];
+  return typeof v === 'string' ? v : undefined;
+}
+
+async function* mapStream(source: AsyncIterable<unknown>, fn: (v: unknown) => unknown): AsyncIterable<unknown> {
+  for await (const item of source) yield fn(item);
+}
+
+export class GrpcTransport {
+  readonly #core: GatewayCore;
+  readonly #registry: ServiceRegistry;
+  readonly #options: () => GrpcGatewayOptions;
+  readonly #config: () => GrpcGatewayConfig;
+  #server: grpc.Server | undefined = undefined;
+  #injector: ReturnType<grpc.Server['createConnectionInjector']> | undefined = undefined;
+  #registered = new Set<string>();
+  #version = -1;
+  #configRef: GrpcGatewayConfig | undefined = undefined;
+
+  constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
+    this.#core = core;
+    this.#registry = registry;
+    this.#options = options;
+    this.#config = config;
+  }
+
+  /** The grpc-js server (created on first use). */
+  get server(): grpc.Server {
+    if (this.#server === undefined) {
+      const max = this.#options().maxMessageSize ?? 4 << 20;
+      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+    }
+    return this.#server;
+  }
+
+  /** Registers services added since the last sync (grpc-js accepts services on a running server). */
+  sync(): void {
+    const config = this.#config();
+    if (this.#version === this.#registry.version && this.#configRef === config) return;
+    const server = this.server;
+    const fromProto = this.#configRef !== config ? protoTables(config) : { tables: [], packageDefinition: undefined };
+    const tables: GrpcServiceTable[] = [...registryTables(this.#registry), ...fromProto.tables];
+    for (const table of tables) {
+      const fresh = [...table.routes.values()].filter((r) => !this.#registered.has(r.definition.path));
+      if (fresh.length === 0) continue;
+      const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+      const impl: grpc.UntypedServiceImplementation = {};
+      for (const route of fresh) {
+        const key = route.definition.path;
+        definition[key] = route.definition;
+        impl[key] = this.#handlerFor(route) as grpc.UntypedHandleCall;
+        this.#registered.add(key);
+      }
+      server.addService(definition as grpc.ServiceDefinition, impl);
+    }
+    if (fromProto.packageDefinition !== undefined && this.#options().reflection === true) {
+      new ReflectionService(fromProto.packageDefinition).addToServer(server);
+    }
+    this.#version = this.#registry.version;
+    this.#configRef = config;
+  }
+
+  /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
+  inject(socket: Duplex): void {
+    this.sync();
+    if (this.#injector === undefined) this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    const core = this.#core;
+    if (core.observed) {
+      const connectionId = nextConnectionId('grpc');
+      const opened = Date.now();
+      core.emit({ type: 'connection-open', protocol: 'grpc', connectionId });
+      socket.once('close', () => core.emit({ type: 'connection-close', protocol: 'grpc', connectionId, durationMs: Date.now() - opened }));
+    }
+    this.#injector.injectConnection(socket);
+  }
+
+  #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
+    const config = this.#config;
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal): { promise: Promise<unknown>; traceId: string } => {
+      const md = call.metadata;
+      const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
+      const reply = new grpc.Metadata();
+      reply.set('x-trace-id', tracing.traceId);
+      call.sendMetadata(reply);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
+      const resolved = this.#core.dispatcher.resolve(route.service, route.method);
+      if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), traceId: tracing.traceId };
+    };
+    const toGateway = (v: unknown): unknown => {
+      const t = route.mapped ? config().transformRequest : undefined;
+      return t === undefined ? v : t(v, route.method);
+    };
+    const fromGateway = (v: unknown): unknown => {
+      const t = route.mapped ? config().transformResponse : undefined;
+      return t === undefined ? v : t(v, route.method);
+    };
+    const controllerFor = (call: AnyCall): AbortController => {
+      const controller = new AbortController();
+      (call as unknown as NodeJS.EventEmitter).once('cancelled', () => controller.abort());
+      return controller;
+    };
+    switch (route.streaming) {
+      case 'none':
+        return (call, callback) => {
+          const c = call as grpc.ServerUnaryCall<unknown, unknown>;
+          const cb = callback as grpc.sendUnaryData<unknown>;
+          const { promise } = run(c, toGateway(c.request), controllerFor(c).signal);
+          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error)));
+        };
+      case 'client':
+        return (call, callback) => {
+          const c = call as grpc.ServerReadableStream<unknown, unknown>;
+          const cb = callback as grpc.sendUnaryData<unknown>;
+          const { promise } = run(c, mapStream(c, toGateway), controllerFor(c).signal);
+          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error)));
+        };
+      default: {
+        const clientStreams = route.streaming === 'bidirectional';
+        return (call) => {
+          const c = call as grpc.ServerDuplexStream<unknown, unknown>;
+          const controller = controllerFor(c);
+          const request = clientStreams ? mapStream(c, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
+          const { promise } = run(c, request, controller.signal);
+          promise
+            .then(async (result) => {
+              if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
+                throw GatewayErrors.badRequest('A streaming handler must return an async iterable');
+              }
+              for await (const item of result as AsyncIterable<unknown>) {
+                if (controller.signal.aborted) return;
+                if (!c.write(fromGateway(item))) await drained(c, controller.signal);
+              }
+              c.end();
+            })
+            .catch((error: unknown) => {
+              if (!controller.signal.aborted) c.emit('error', this.#status(error));
+            });
+        };
+      }
+    }
+  }
+
+  #status(error: unknown): Partial<grpc.StatusObject> {
+    const se: ServiceError = toServiceError(error);
+    const custom = this.#core.renderError(se, 'grpc') as { code?: number; message?: string } | undefined;
+    const trailer = new grpc.Metadata();
+    trailer.set('x-error-code', se.code);
+    if (se.details !== undefined) {
+      try {
+        trailer.set('x-error-details', JSON.stringify(se.details));
+      } catch {
+        // Details that cannot be serialised stay server-side.
+      }
+    }
+    return { code: custom?.code ?? grpcStatusOf(se), details: custom?.message ?? se.message, metadata: trailer };
+  }
+
+  /** Stops serving: finishes nothing, closes every session. */
+  close(): void {
+    const server = this.#server;
+    this.#server = undefined;
+    this.#injector = undefined;
+    this.#registered.clear();
+    this.#version = -1;
+    this.#configRef = undefined;
+    server?.forceShutdown();
+  }
+}
+
+function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    signal.addEventListener('abort', done);
+  });
+}

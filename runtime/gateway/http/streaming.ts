@@ -1,0 +1,53 @@
+/**
+ * Server streams over HTTP/1.1: NDJSON (`application/x-ndjson`, one
+ * `{"data": item}` line per message, a final `{"error": ...}` line on failure)
+ * or Server-Sent Events when the client accepts `text/event-stream`
+ * (`data:` events, then `event: end` or `event: error`). Writes wait for
+ * `drain`, so a slow reader slows the producer instead of filling memory.
+ */
+import type { ServerResponse } from 'node:http';
+import type { ServiceError } from '../errors';
+import { transformError } from '../errors';
+
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/** Streams `items` to `res`; resolves when done. Errors after headers are sent go in-band. */
+export async function writeStream(
+  res: ServerResponse,
+  items: AsyncIterable<unknown>,
+  sse: boolean,
+  toJSON: ((v: unknown) => unknown) | undefined,
+  signal: AbortSignal,
+  renderError: (e: unknown) => ServiceError,
+): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.flushHeaders();
+  try {
+    for await (const item of items) {
+      if (signal.aborted || res.destroyed) return;
+      const json = JSON.stringify(toJSON === undefined ? item : toJSON(item));
+      const ok = res.write(sse ? `data: ${json}\n\n` : `{"data":${json}}\n`);
+      if (!ok) await drained(res, signal);
+    }
+    if (sse) res.write('event: end\ndata: {}\n\n');
+    res.end();
+  } catch (error) {
+    if (res.destroyed) return;
+    const body = transformError(renderError(error), 'http').body;
+    res.end(sse ? `event: error\ndata: ${JSON.stringify(body)}\n\n` : `${JSON.stringify(body)}\n`);
+  }
+}

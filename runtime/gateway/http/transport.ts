@@ -1,0 +1,262 @@
+/**
+ * The HTTP/JSON transport: a connect-style `(req, res, next?)` handler, so it
+ * serves the gateway's own port and mounts on an fw (or Express, or bare
+ * node:http) app alike. Body parsing is body-parser's JSON parser (1 MiB
+ * default, `__proto__` keys refused); CORS is the `cors` package.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import bodyParser from 'body-parser';
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import type { ResolvedMethod, ServiceRegistry } from '../registry';
+import { tracingFrom } from '../tracing';
+import { httpContext } from './context';
+import { RouteTable, setPath, type RouteMatch } from './routes';
+import { writeStream } from './streaming';
+
+/** `configureHTTP(config)` (spec 4.10). */
+export interface HttpGatewayConfig {
+  /** Prefix of the default `POST {basePath}/<Service>/<method>` binding and of `routes`; default `/api`. */
+  basePath?: string;
+  /** `'GET /users/:id' → 'UserService.getUser'` (also `{id}` templates). */
+  routes?: Record<string, string>;
+  enableCORS?: boolean;
+  /** Options for the `cors` package when CORS is on. */
+  cors?: cors.CorsOptions;
+  /** Body limit (bytes or a string like `'1mb'`). */
+  maxBodySize?: number | string;
+  /** Builds the handler's request; default: body merged with path parameters, or query + params without a body. */
+  transformRequest?: (req: IncomingMessage & { body?: unknown; params?: Record<string, string> }, method: string) => unknown;
+  /** Builds the reply body; default `{data: result}`. */
+  transformResponse?: (result: unknown, method: string, req: IncomingMessage) => unknown;
+}
+
+/** Connect-style handler; `next` is called for paths the gateway does not serve. */
+export type HttpGatewayHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+export interface HttpTransportDeps {
+  core: GatewayCore;
+  registry: ServiceRegistry;
+  config: () => HttpGatewayConfig;
+  /** Prometheus text when monitoring is on. */
+  metrics: () => { text(): Promise<string>; contentType: string } | undefined;
+}
+
+type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string, string>; query?: unknown };
+
+function rejectProto(key: string, value: unknown): unknown {
+  if (key === '__proto__' || key === 'constructor') throw new SyntaxError(`JSON key "${key}" is not allowed`);
+  return value;
+}
+
+function parseQuery(search: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (search === '') return out;
+  for (const [k, v] of new URLSearchParams(search)) out[k] = v;
+  return out;
+}
+
+function bodyError(err: unknown): ServiceError {
+  const e = err as { type?: string; status?: number; limit?: number; message?: string };
+  if (e.type === 'entity.too.large') return GatewayErrors.tooLarge('Request body', e.limit ?? 0);
+  if (e.type === 'entity.parse.failed') return new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim(), 400);
+  return new ServiceError('BAD_REQUEST', e.message ?? 'Unreadable request body', e.status !== undefined && e.status < 500 ? e.status : 400);
+}
+
+function* arrayItems(value: unknown[]): Iterable<unknown> {
+  yield* value;
+}
+
+async function* toAsync(items: Iterable<unknown>, fromJSON: ((v: unknown) => unknown) | undefined): AsyncIterable<unknown> {
+  for (const item of items) yield fromJSON === undefined ? item : fromJSON(item);
+}
+
+export class HttpTransport {
+  readonly #deps: HttpTransportDeps;
+  #routes: RouteTable | undefined = undefined;
+  #routesVersion = -1;
+  #configRef: HttpGatewayConfig | undefined = undefined;
+  #parser: RequestHandler | undefined = undefined;
+  #cors: RequestHandler | undefined = undefined;
+
+  constructor(deps: HttpTransportDeps) {
+    this.#deps = deps;
+  }
+
+  /** Rebuilds derived state when services or configuration changed since the last request. */
+  #prepare(): RouteTable {
+    const config = this.#deps.config();
+    if (this.#routes === undefined || this.#routesVersion !== this.#deps.registry.version || this.#configRef !== config) {
+      this.#routes = new RouteTable(this.#deps.registry, config.basePath ?? '/api', config.routes ?? {});
+      this.#routesVersion = this.#deps.registry.version;
+      this.#configRef = config;
+      this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, reviver: rejectProto }) as unknown as RequestHandler;
+      this.#cors = config.enableCORS === true ? (cors(config.cors) as unknown as RequestHandler) : undefined;
+    }
+    return this.#routes;
+  }
+
+  /** The connect-style handler. */
+  readonly handle: HttpGatewayHandler = (req, res, next) => {
+    let routes: RouteTable;
+    try {
+      routes = this.#prepare();
+    } catch (e) {
+      this.#fail(res, toServiceError(e), undefined);
+      return;
+    }
+    if (this.#cors !== undefined) {
+      this.#cors(req as never, res as never, (err?: unknown) => {
+        if (err !== undefined) this.#fail(res, toServiceError(err), undefined);
+        else if (!res.headersSent) this.#route(routes, req as ParsedRequest, res, next);
+      });
+      return;
+    }
+    this.#route(routes, req as ParsedRequest, res, next);
+  };
+
+  #route(routes: RouteTable, req: ParsedRequest, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const verb = req.method ?? 'GET';
+    if (verb === 'GET' && path === '/metrics') {
+      const metrics = this.#deps.metrics();
+      if (metrics !== undefined) {
+        metrics.text().then(
+          (text) => {
+            res.statusCode = 200;
+            res.setHeader('Content-Type', metrics.contentType);
+            res.end(text);
+          },
+          (e: unknown) => this.#fail(res, toServiceError(e), undefined),
+        );
+        return;
+      }
+    }
+    const match = routes.match(verb, path);
+    if (match === undefined) {
+      if (next !== undefined) {
+        next();
+        return;
+      }
+      const tracing = tracingFrom(undefined);
+      this.#fail(res, new ServiceError('NOT_FOUND', `No gateway route for ${verb} ${path}`, 404, { path, method: verb }), tracing.traceId);
+      return;
+    }
+    const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
+    if (req.body !== undefined || this.#parser === undefined) {
+      this.#dispatch(req, res, match, path, query);
+      return;
+    }
+    this.#parser(req as never, res as never, (err?: unknown) => {
+      if (err !== undefined) {
+        const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+        this.#fail(res, bodyError(err), tracing.traceId);
+        return;
+      }
+      this.#dispatch(req, res, match, path, query);
+    });
+  }
+
+  #dispatch(req: ParsedRequest, res: ServerResponse, match: RouteMatch, path: string, query: Record<string, string>): void {
+    const core = this.#deps.core;
+    const config = this.#configRef ?? {};
+    const tracing = tracingFrom(req.headers[core.traceHeader.toLowerCase()], req.headers.traceparent);
+    res.setHeader(core.traceHeader, tracing.traceId);
+    const resolved = core.dispatcher.resolve(match.service, match.method);
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let request: unknown;
+    try {
+      request = this.#buildRequest(req, match, query, resolved, config);
+    } catch (e) {
+      this.#fail(res, e instanceof ServiceError ? e : GatewayErrors.badRequest('Request does not match the method\'s message type'), tracing.traceId);
+      return;
+    }
+    const context = httpContext(req, path, query, match.params, tracing, controller.signal);
+    const streaming = resolved?.streaming ?? 'none';
+    core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
+      (result) => {
+        if (res.destroyed) return;
+        if (streaming === 'server' || streaming === 'bidirectional') {
+          if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
+            this.#fail(res, new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500), tracing.traceId);
+            return;
+          }
+          const sse = (req.headers.accept ?? '').includes('text/event-stream');
+          void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, controller.signal, toServiceError);
+          return;
+        }
+        const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+        const body = config.transformResponse === undefined ? { data } : config.transformResponse(data, match.method, req);
+        const json = JSON.stringify(body);
+        res.statusCode = 200;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', Buffer.byteLength(json));
+        res.end(json);
+      },
+      (error: unknown) => this.#fail(res, toServiceError(error), tracing.traceId),
+    );
+  }
+
+  #buildRequest(req: ParsedRequest, match: RouteMatch, query: Record<string, string>, resolved: ResolvedMethod | undefined, config: HttpGatewayConfig): unknown {
+    if (config.transformRequest !== undefined) {
+      req.params = match.params;
+      return config.transformRequest(req, match.method);
+    }
+    const streaming = resolved?.streaming ?? 'none';
+    const fromJSON = resolved?.fromJSON;
+    if (streaming === 'client' || streaming === 'bidirectional') {
+      // A client stream over HTTP is a JSON array body, one element per message.
+      if (!Array.isArray(req.body)) throw GatewayErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
+      return toAsync(arrayItems(req.body), fromJSON);
+    }
+    let json: unknown;
+    const body = req.body;
+    if (body === undefined || body === null) {
+      const merged: Record<string, unknown> = {};
+      for (const k of Object.keys(query)) setPath(merged, k, query[k]);
+      for (const k of Object.keys(match.params)) setPath(merged, k, match.params[k]);
+      json = merged;
+    } else if (match.body === '*' || match.body === undefined) {
+      if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
+      const keys = Object.keys(match.params);
+      if (keys.length === 0) json = body;
+      else {
+        const merged = { ...(body as Record<string, unknown>) };
+        for (const k of keys) setPath(merged, k, match.params[k]);
+        json = merged;
+      }
+    } else {
+      const merged: Record<string, unknown> = {};
+      for (const k of Object.keys(match.params)) setPath(merged, k, match.params[k]);
+      setPath(merged, match.body, body);
+      json = merged;
+    }
+    return fromJSON === undefined ? json : fromJSON(json);
+  }
+
+  #fail(res: ServerResponse, error: ServiceError, traceId: string | undefined): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const custom = this.#deps.core.renderError(error, 'http') as { status?: number; body?: unknown } | undefined;
+    const out = custom ?? transformError(error, 'http');
+    const json = JSON.stringify(out.body ?? {});
+    res.statusCode = out.status ?? 500;
+    if (traceId !== undefined) res.setHeader(this.#deps.core.traceHeader, traceId);
+    if (error.code === 'RATE_LIMIT_EXCEEDED') {
+      const wait = (error.details as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1000;
+      res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(json));
+    res.end(json);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Options of `new ProtocolGateway(options)` and `createProtocolGateway`
+ * (spec 4.10), plus the `configureErrorHandling` shape.
+ */
+import type { Protocol } from '../core/request-context';
+import type { ServiceError, TransformedError } from './errors';
+import type { GrpcGatewayOptions } from './grpc/transport';
+import type { HttpGatewayConfig } from './http/transport';
+import type { MuxOptions } from './mux/connection-mux';
+import type { TcpGatewayConfig } from './tcp/transport';
+import type { UdpGatewayConfig } from './udp/transport';
+import type { WebSocketGatewayConfig } from './websocket/transport';
+
+export interface GatewayOptions {
+  /** Port for every protocol (TCP for HTTP/WebSocket/gRPC/frames, UDP on the same number); default 0 (any free port). */
+  port?: number;
+  /** Interface to bind; default `0.0.0.0`. */
+  host?: string;
+  enableHTTP?: boolean;
+  enableWebSocket?: boolean;
+  enableGRPC?: boolean;
+  enableUDP?: boolean;
+  enableTCP?: boolean;
+  http?: HttpGatewayConfig & {
+    /** Socket inactivity timeout for HTTP connections (ms); default 120000. */
+    idleTimeout?: number;
+  };
+  websocket?: WebSocketGatewayConfig;
+  grpc?: GrpcGatewayOptions;
+  udp?: UdpGatewayConfig;
+  tcp?: TcpGatewayConfig & MuxOptions;
+}
+
+/** `createProtocolGateway({protocols, port})`. */
+export interface CreateGatewayOptions extends Omit<GatewayOptions, 'enableHTTP' | 'enableWebSocket' | 'enableGRPC' | 'enableUDP' | 'enableTCP'> {
+  protocols: Protocol[];
+}
+
+/** `configureErrorHandling({transformError})`: replaces the default rendering per protocol. */
+export interface ErrorHandlingConfig {
+  transformError?: (error: ServiceError, protocol: Protocol) => TransformedError | Record<string, unknown>;
+}
+
+/** Where the gateway listens after `listen()`. */
+export interface GatewayAddress {
+  host: string;
+  /** TCP port shared by HTTP, WebSocket, gRPC and TCP frames (undefined when only UDP is on). */
+  port: number | undefined;
+  /** UDP port (undefined when UDP is off). */
+  udpPort: number | undefined;
+}

@@ -1,0 +1,414 @@
+/**
+ * `ProtocolGateway`: one set of services served over HTTP, WebSocket, gRPC,
+ * UDP and TCP, on one port (spec 4.10). It owns the registry and dispatcher,
+ * builds the transports, the one-port mux, and plugs in authentication,
+ * monitoring and service discovery through the dispatch interceptors and
+ * event sinks of extension-points.ts.
+ */
+import http from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Protocol } from '../core/request-context';
+import type { ServiceDescriptor } from '../grpc/descriptor';
+import { isServiceDescriptor } from '../grpc/descriptor';
+import { Authenticator } from './auth/authenticator';
+import type { AuthenticationConfig } from './auth/types';
+import { Dispatcher } from './dispatch';
+import type { ServiceError } from './errors';
+import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
+import type { GatewayCore } from './gateway-core';
+import type { GrpcGatewayConfig } from './grpc/method-table';
+import { GrpcTransport } from './grpc/transport';
+import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
+import { createMuxServer } from './mux/connection-mux';
+import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
+import { ServiceRegistry, type RegisteredService } from './registry';
+import { TcpTransport } from './tcp/transport';
+import type { DescriptorServiceOptions, ServiceInput } from './types';
+import { UdpTransport, type UdpGatewayConfig } from './udp/transport';
+import { WebSocketTransport, type WebSocketGatewayConfig } from './websocket/transport';
+import type { Monitoring } from './monitoring/create-monitoring';
+import type { MonitoringConfig } from './monitoring/monitoring-config';
+
+/** Minimal view of discovery's factory, loaded lazily. */
+type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
+
+/**
+ * @example
+ * import { ProtocolGateway } from 'fw';
+ * const gateway = new ProtocolGateway({ enableHTTP: true, enableWebSocket: true, enableGRPC: true, enableUDP: true, enableTCP: true });
+ * gateway.addService('UserService', { getUser: async ({ id }) => ({ id, name: 'Ada' }) });
+ * const { port } = await gateway.listen(3000, '127.0.0.1');
+ * // curl -X POST localhost:3000/api/UserService/getUser -d '{"id":"1"}' → {"data":{"id":"1","name":"Ada"}}
+ */
+export class ProtocolGateway {
+  readonly #options: GatewayOptions;
+  readonly #registry = new ServiceRegistry();
+  readonly #dispatcher = new Dispatcher(this.#registry);
+  readonly #interceptors: DispatchInterceptor[] = [];
+  readonly #sinks: GatewayEventSink[] = [];
+  #httpConfig: HttpGatewayConfig;
+  #wsConfig: WebSocketGatewayConfig;
+  #grpcConfig: GrpcGatewayConfig;
+  #udpConfig: UdpGatewayConfig;
+  #transformError: ErrorHandlingConfig['transformError'] = undefined;
+  #monitoring: Monitoring | undefined = undefined;
+  #mux: NetServer | undefined = undefined;
+  #httpServer: http.Server | undefined = undefined;
+  #address: GatewayAddress | undefined = undefined;
+  readonly #core: GatewayCore;
+  readonly #http: HttpTransport;
+  readonly #ws: WebSocketTransport;
+  readonly #grpc: GrpcTransport;
+  readonly #udp: UdpTransport;
+  readonly #tcp: TcpTransport;
+
+  constructor(options: GatewayOptions = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
+    this.#options = options;
+    this.#httpConfig = { ...(options.http ?? {}) };
+    this.#wsConfig = { ...(options.websocket ?? {}) };
+    this.#grpcConfig = {};
+    this.#udpConfig = { ...(options.udp ?? {}) };
+    const self = this;
+    this.#core = {
+      dispatcher: this.#dispatcher,
+      get observed() {
+        return self.#sinks.length > 0;
+      },
+      emit: (event: GatewayEvent) => this.#emit(event),
+      renderError: (error: ServiceError, protocol: Protocol) => this.#transformError?.(error, protocol),
+      get traceHeader() {
+        return self.#monitoring?.correlationHeader ?? 'X-Trace-ID';
+      },
+    };
+    this.#http = new HttpTransport({
+      core: this.#core,
+      registry: this.#registry,
+      config: () => this.#httpConfig,
+      metrics: () => {
+        const m = this.#monitoring;
+        return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
+      },
+    });
+    this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
+    this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
+    this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
+    this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
+  }
+
+  #enabled(protocol: Protocol): boolean {
+    const o = this.#options;
+    const flag = { http: o.enableHTTP, websocket: o.enableWebSocket, grpc: o.enableGRPC, udp: o.enableUDP, tcp: o.enableTCP }[protocol];
+    return flag !== false;
+  }
+
+  /**
+   * Registers a service. Forms: `(name, ServiceDefinition)`, `(name, {methods})`,
+   * `(name, {method: handler})`, `(ServiceDefinition)` with a `name`, or a
+   * generated `(Descriptor, handlers, options?)`.
+   *
+   * @example
+   * gateway.addService(UserServiceDescriptor, handlers); // generated by fw-gen
+   * gateway.addService('Echo', { echo: async (req) => req });
+   */
+  addService(name: string, definition: ServiceInput): this;
+  addService(definition: ServiceInput & { name: string }): this;
+  addService(descriptor: ServiceDescriptor, handlers: object, options?: DescriptorServiceOptions): this;
+  addService(first: string | ServiceDescriptor | (ServiceInput & { name: string }), second?: ServiceInput | object, options?: DescriptorServiceOptions): this {
+    let registered: RegisteredService;
+    if (isServiceDescriptor(first)) {
+      registered = this.#registry.addDescriptor(first, second as Record<string, unknown>, options);
+    } else if (typeof first === 'string') {
+      registered = this.#registry.addInline(first, second as ServiceInput);
+    } else if (first !== null && typeof first === 'object' && typeof (first as { name?: unknown }).name === 'string') {
+      registered = this.#registry.addInline((first as { name: string }).name, first);
+    } else {
+      throw new TypeError('addService(name, definition) or addService(descriptor, handlers)');
+    }
+    if (this.#address !== undefined && this.#enabled('grpc')) this.#grpc.sync();
+    void registered;
+    return this;
+  }
+
+  /** Adds an interceptor `(call, next)` around every dispatch (after monitoring's). */
+  use(interceptor: DispatchInterceptor): this {
+    this.#interceptors.push(interceptor);
+    this.#applyInterceptors();
+    return this;
+  }
+
+  /** Receives connection, message-size and buffer events from every transport. */
+  addEventSink(sink: GatewayEventSink): this {
+    if (sink === null || typeof sink !== 'object' || typeof sink.onEvent !== 'function') throw new TypeError('event sink needs onEvent(event)');
+    this.#sinks.push(sink);
+    return this;
+  }
+
+  #applyInterceptors(): void {
+    const list = this.#monitoring === undefined ? [...this.#interceptors] : [this.#monitoring.interceptor, ...this.#interceptors];
+    this.#dispatcher.setInterceptors(list);
+  }
+
+  #emit(event: GatewayEvent): void {
+    for (const sink of this.#sinks) {
+      try {
+        sink.onEvent(event);
+      } catch {
+        // A failing sink must not break the transport that reported the event.
+      }
+    }
+  }
+
+  /** `configureHTTP({basePath, routes, transformRequest, transformResponse})`. */
+  configureHTTP(config: HttpGatewayConfig): this {
+    this.#httpConfig = { ...this.#httpConfig, ...config };
+    return this;
+  }
+
+  /** `configureWebSocket({path, messageFormat, routeMessage, formatResponse, handleStreaming})`. */
+  configureWebSocket(config: WebSocketGatewayConfig): this {
+    if (config.messageFormat !== undefined && !['json', 'msgpack', 'binary'].includes(config.messageFormat)) {
+      throw new TypeError(`messageFormat must be json, msgpack or binary, not ${String(config.messageFormat)}`);
+    }
+    this.#wsConfig = { ...this.#wsConfig, ...config };
+    return this;
+  }
+
+  /** `configureGRPC({protoFiles, services, methodMapping, transformRequest, transformResponse})`. */
+  configureGRPC(config: GrpcGatewayConfig): this {
+    this.#grpcConfig = { ...this.#grpcConfig, ...config };
+    if (this.#address !== undefined && this.#enabled('grpc')) this.#grpc.sync();
+    return this;
+  }
+
+  /** `configureUDP({port, protocol: {parseMessage, formatResponse}, routeMessage})`. */
+  configureUDP(config: UdpGatewayConfig): this {
+    this.#udpConfig = { ...this.#udpConfig, ...config };
+    return this;
+  }
+
+  /** `configureTCP({maxFrameSize, idleTimeout, highWaterMark, maxBufferedBytes, keepAlive, noDelay})`. */
+  configureTCP(config: NonNullable<GatewayOptions['tcp']>): this {
+    this.#options.tcp = { ...(this.#options.tcp ?? {}), ...config };
+    return this;
+  }
+
+  /** `configureAuthentication({providers, rules})` (spec part 5). */
+  configureAuthentication(config: AuthenticationConfig): this {
+    this.#dispatcher.authenticator = new Authenticator(config);
+    return this;
+  }
+
+  /** `configureErrorHandling({transformError})` (spec 7.3). */
+  configureErrorHandling(config: ErrorHandlingConfig): this {
+    if (config.transformError !== undefined && typeof config.transformError !== 'function') throw new TypeError('transformError must be a function');
+    this.#transformError = config.transformError;
+    return this;
+  }
+
+  /** `configureMonitoring({metrics, tracing, logging})`; `GET /metrics` then serves Prometheus text. */
+  configureMonitoring(config: MonitoringConfig): this {
+    // Loaded on demand so gateways without monitoring never load prom-client/OpenTelemetry/pino.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createMonitoring } = require('./monitoring') as typeof import('./monitoring');
+    const previous = this.#monitoring;
+    const monitoring = createMonitoring(config);
+    if (previous !== undefined) {
+      const i = this.#sinks.indexOf(previous);
+      if (i !== -1) this.#sinks.splice(i, 1);
+      void previous.close();
+    }
+    this.#monitoring = monitoring;
+    this.#sinks.push(monitoring);
+    this.#applyInterceptors();
+    return this;
+  }
+
+  /** `configureServiceDiscovery({provider, services, routing})`: calls to services not hosted here go to discovered instances. */
+  configureServiceDiscovery(config: unknown): this {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createServiceDiscovery } = require('./discovery') as { createServiceDiscovery: DiscoveryFactory };
+    const previous = this.#dispatcher.resolver;
+    this.#dispatcher.resolver = createServiceDiscovery(config, {
+      descriptorFor: (service) => this.#registry.service(service)?.descriptor,
+    });
+    if (previous !== undefined) void previous.close();
+    return this;
+  }
+
+  /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */
+  getMetrics(): ReturnType<Monitoring['getMetrics']> | { requests_total: Record<string, number>; avg_response_time: Record<string, number> } {
+    if (this.#monitoring !== undefined) return this.#monitoring.getMetrics();
+    const zero = { http: 0, websocket: 0, grpc: 0, udp: 0, tcp: 0 };
+    return { requests_total: { ...zero }, avg_response_time: { ...zero } };
+  }
+
+  /**
+   * Connect-style middleware serving the gateway's HTTP bindings inside another app.
+   *
+   * @example
+   * const app = server.http();
+   * app.use('/api', gateway.middleware()); // POST /api/UserService/getUser
+   */
+  middleware(): HttpGatewayHandler {
+    if (this.#httpConfig.basePath === undefined) this.#httpConfig = { ...this.#httpConfig, basePath: '/' };
+    return this.#http.handle;
+  }
+
+  /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */
+  getWebSocketConfig(): WebSocketGatewayConfig & { path: string; maxPayload: number; handleUpgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void } {
+    return {
+      ...this.#wsConfig,
+      path: this.#ws.path,
+      maxPayload: this.#wsConfig.maxPayload ?? 1 << 20,
+      handleUpgrade: (req, socket, head) => this.#ws.handleUpgrade(req, socket, head),
+    };
+  }
+
+  /** gRPC options for `app.withOptions({grpc})`; `injectConnection` serves an h2c socket. */
+  getGRPCConfig(): { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number; injectConnection: (socket: Duplex) => void } {
+    const max = this.#options.grpc?.maxMessageSize ?? 4 << 20;
+    return {
+      reflection: this.#options.grpc?.reflection === true,
+      maxReceiveMessageLength: max,
+      maxSendMessageLength: max,
+      injectConnection: (socket) => this.#grpc.inject(socket),
+    };
+  }
+
+  /** UDP options for `app.withOptions({udp})`. */
+  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number } {
+    return { ...this.#udpConfig, maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507 };
+  }
+
+  /** TCP options for `app.withOptions({tcp})`; `handleConnection` serves a frame-protocol socket. */
+  getTCPConfig(): NonNullable<GatewayOptions['tcp']> & { maxFrameSize: number; handleConnection: (socket: Socket) => void } {
+    return { ...(this.#options.tcp ?? {}), maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20, handleConnection: (socket) => this.#tcp.handle(socket) };
+  }
+
+  /** Where the gateway listens (after `listen()`). */
+  get address(): GatewayAddress | undefined {
+    return this.#address;
+  }
+
+  #createHttpServer(): http.Server {
+    const server = http.createServer((req, res) => {
+      if (this.#enabled('http')) {
+        this.#http.handle(req, res);
+        return;
+      }
+      res.statusCode = 404;
+      res.end();
+    });
+    server.timeout = this.#options.http?.idleTimeout ?? 120_000;
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (this.#enabled('websocket') && this.#ws.accepts(req)) this.#ws.handleUpgrade(req, socket, head);
+      else socket.destroy();
+    });
+    server.on('clientError', (_err, socket: Duplex) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      else socket.destroy();
+    });
+    return server;
+  }
+
+  /**
+   * Starts every enabled protocol: one TCP listener (HTTP, WebSocket, gRPC,
+   * TCP frames) and UDP on the same port number.
+   */
+  async listen(port?: number, host?: string): Promise<GatewayAddress> {
+    if (this.#address !== undefined) throw new Error('gateway is already listening');
+    const bindHost = host ?? this.#options.host ?? '0.0.0.0';
+    const wanted = port ?? this.#options.port ?? 0;
+    const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');
+    const udpOn = this.#enabled('udp');
+    if (this.#enabled('grpc')) this.#grpc.sync();
+    for (let attempt = 0; ; attempt++) {
+      let tcpPort: number | undefined;
+      if (streamOn) tcpPort = await this.#listenMux(wanted, bindHost);
+      try {
+        const udpPort = udpOn ? await this.#udp.bind(this.#udpConfig.port ?? tcpPort ?? wanted, bindHost) : undefined;
+        this.#address = { host: bindHost, port: tcpPort, udpPort };
+        return this.#address;
+      } catch (e) {
+        // With an ephemeral port the UDP twin may be taken: pick another pair.
+        await this.#closeMux();
+        if (wanted !== 0 || this.#udpConfig.port !== undefined || attempt >= 10 || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+      }
+    }
+  }
+
+  #listenMux(port: number, host: string): Promise<number> {
+    const tcpOptions = this.#options.tcp ?? {};
+    this.#httpServer = this.#createHttpServer();
+    const httpServer = this.#httpServer;
+    const mux = createMuxServer(
+      {
+        http: this.#enabled('http') || this.#enabled('websocket') ? (socket) => {
+          httpServer.emit('connection', socket);
+          socket.resume();
+        } : undefined,
+        grpc: this.#enabled('grpc') ? (socket) => this.#grpc.inject(socket) : undefined,
+        tcp: this.#enabled('tcp') ? (socket) => {
+          this.#tcp.handle(socket);
+          socket.resume();
+        } : undefined,
+      },
+      tcpOptions,
+    );
+    this.#mux = mux;
+    return new Promise((resolve, reject) => {
+      mux.once('error', reject);
+      mux.listen(port, host, () => {
+        mux.off('error', reject);
+        const address = mux.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  }
+
+  async #closeMux(): Promise<void> {
+    const mux = this.#mux;
+    this.#mux = undefined;
+    this.#httpServer?.closeAllConnections();
+    this.#httpServer = undefined;
+    if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
+  }
+
+  /** Stops every protocol and closes all connections. */
+  async close(): Promise<void> {
+    this.#address = undefined;
+    this.#ws.close();
+    this.#tcp.close();
+    this.#grpc.close();
+    const closing = this.#closeMux();
+    await this.#udp.close();
+    await closing;
+    await this.#monitoring?.close();
+    await this.#dispatcher.resolver?.close();
+  }
+}
+
+/**
+ * Builds a gateway for the listed protocols on one port.
+ *
+ * @example
+ * const gateway = createProtocolGateway({ protocols: ['http', 'websocket', 'grpc', 'udp', 'tcp'], port: 3000 });
+ * gateway.addService('Echo', { echo: async (req) => req });
+ * await gateway.listen();
+ */
+export function createProtocolGateway(options: CreateGatewayOptions): ProtocolGateway {
+  if (options === null || typeof options !== 'object' || !Array.isArray(options.protocols)) throw new TypeError('createProtocolGateway({protocols, port})');
+  const known: Protocol[] = ['http', 'websocket', 'grpc', 'udp', 'tcp'];
+  for (const p of options.protocols) if (!known.includes(p)) throw new TypeError(`unknown protocol "${String(p)}"; use ${known.join(', ')}`);
+  const { protocols, ...rest } = options;
+  return new ProtocolGateway({
+    ...rest,
+    enableHTTP: protocols.includes('http'),
+    enableWebSocket: protocols.includes('websocket'),
+    enableGRPC: protocols.includes('grpc'),
+    enableUDP: protocols.includes('udp'),
+    enableTCP: protocols.includes('tcp'),
+  });
+}

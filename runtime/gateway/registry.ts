@@ -1,0 +1,213 @@
+/**
+ * The one registry of services the gateway hosts. `addService` takes the three
+ * inline forms of spec 4.10 or a generated ServiceDescriptor with handlers;
+ * each becomes a table of ResolvedMethods that every transport dispatches to.
+ * Method lookup accepts the registered name, its camelCase and its PascalCase
+ * spelling, so `getUser` and `GetUser` reach the same handler.
+ */
+import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../grpc/descriptor';
+import { isServiceDescriptor } from '../grpc/descriptor';
+import type { DispatchInterceptor } from './extension-points';
+import { FixedWindowLimiter } from './rate-limit';
+import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
+import { compileValidator, type Validator } from './validation';
+
+const STREAMING: readonly StreamingMode[] = ['none', 'server', 'client', 'bidirectional'];
+
+/** A service's call-wide settings, shared by its methods. */
+export interface ServicePolicy {
+  readonly name: string;
+  readonly middleware: readonly DispatchInterceptor[];
+  readonly authentication: ServiceAuthenticationConfig | undefined;
+  readonly limiter: FixedWindowLimiter | undefined;
+}
+
+/** Everything dispatch needs to run one method, computed once at registration. */
+export interface ResolvedMethod {
+  readonly service: string;
+  /** Name as registered (camelCase for descriptors). */
+  readonly method: string;
+  readonly streaming: StreamingMode;
+  readonly handler: GatewayHandler;
+  readonly policy: ServicePolicy | undefined;
+  readonly authentication: boolean | undefined;
+  readonly limiter: FixedWindowLimiter | undefined;
+  readonly validateInput: Validator | undefined;
+  readonly validateOutput: Validator | undefined;
+  /** Wire JSON → handler request (identity for inline services, codec.fromJSON for descriptors). */
+  readonly fromJSON: ((json: unknown) => unknown) | undefined;
+  /** Handler result → wire JSON (identity / codec.toJSON). */
+  readonly toJSON: ((value: unknown) => unknown) | undefined;
+  /** Set for generated services: binary codecs for gRPC. */
+  readonly descriptor: MethodDescriptor | undefined;
+}
+
+/** A hosted service. */
+export interface RegisteredService {
+  readonly name: string;
+  readonly descriptor: ServiceDescriptor | undefined;
+  /** Canonical methods in registration order (no aliases). */
+  readonly methods: readonly ResolvedMethod[];
+}
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
+}
+
+function flipFirst(name: string): string {
+  const first = name.charAt(0);
+  const flipped = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
+  return flipped + name.slice(1);
+}
+
+function toMethods(input: Record<string, unknown>, service: string): Record<string, ServiceMethod> {
+  const out: Record<string, ServiceMethod> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (typeof value === 'function') {
+      out[name] = { handler: value as GatewayHandler, streaming: isAsyncGeneratorFunction(value) ? 'server' : 'none' };
+    } else if (value !== null && typeof value === 'object' && typeof (value as ServiceMethod).handler === 'function') {
+      out[name] = value as ServiceMethod;
+    } else {
+      throw new TypeError(`addService(${service}): method "${name}" needs a handler function`);
+    }
+  }
+  return out;
+}
+
+function checkRateLimit(config: ServiceMethod['rateLimit'], where: string): FixedWindowLimiter | undefined {
+  if (config === undefined) return undefined;
+  try {
+    return new FixedWindowLimiter(config);
+  } catch (e) {
+    throw new TypeError(`${where}: ${(e as Error).message}`);
+  }
+}
+
+export class ServiceRegistry {
+  readonly #services = new Map<string, RegisteredService>();
+  /** `service\0method` → method, aliases included. */
+  readonly #methods = new Map<string, ResolvedMethod>();
+  #version = 0;
+
+  /** Bumped on every registration, so transports can rebuild derived tables lazily. */
+  get version(): number {
+    return this.#version;
+  }
+
+  services(): RegisteredService[] {
+    return [...this.#services.values()];
+  }
+
+  service(name: string): RegisteredService | undefined {
+    return this.#services.get(name);
+  }
+
+  resolve(service: string, method: string): ResolvedMethod | undefined {
+    return this.#methods.get(service + '\0' + method);
+  }
+
+  /** Registers an inline service (spec 4.10's three forms). */
+  addInline(name: string, input: ServiceInput): RegisteredService {
+    if (typeof name !== 'string' || name === '') throw new TypeError('addService needs a service name');
+    if (input === null || typeof input !== 'object') throw new TypeError(`addService(${name}): definition must be an object`);
+    const asDef = input as Partial<ServiceDefinition>;
+    const isDefinition = asDef.methods !== null && typeof asDef.methods === 'object' && typeof (asDef.methods as { handler?: unknown }).handler !== 'function';
+    const methods = toMethods((isDefinition ? asDef.methods : input) as Record<string, unknown>, name);
+    const policy: ServicePolicy = {
+      name,
+      middleware: isDefinition ? (asDef.middleware ?? []) : [],
+      authentication: isDefinition ? asDef.authentication : undefined,
+      limiter: isDefinition ? checkRateLimit(asDef.rateLimit, `addService(${name}).rateLimit`) : undefined,
+    };
+    const resolved = Object.entries(methods).map(([method, def]) => this.#inlineMethod(name, method, def, policy));
+    return this.#store({ name, descriptor: undefined, methods: resolved });
+  }
+
+  /** Registers a generated service: descriptor + camelCase handlers. */
+  addDescriptor(descriptor: ServiceDescriptor, handlers: Record<string, unknown>, options: DescriptorServiceOptions = {}): RegisteredService {
+    if (!isServiceDescriptor(descriptor)) throw new TypeError('addService: not a ServiceDescriptor');
+    if (handlers === null || typeof handlers !== 'object') throw new TypeError(`addService(${descriptor.name}): handlers must be an object`);
+    const name = options.name ?? descriptor.name;
+    const policy: ServicePolicy = {
+      name,
+      middleware: options.middleware ?? [],
+      authentication: options.authentication,
+      limiter: checkRateLimit(options.rateLimit, `addService(${name}).rateLimit`),
+    };
+    const resolved: ResolvedMethod[] = [];
+    for (const md of Object.values(descriptor.methods)) {
+      const impl = (handlers as Record<string, unknown>)[md.localName] ?? (handlers as Record<string, unknown>)[md.name];
+      const extra = options.methods?.[md.localName] ?? options.methods?.[md.name] ?? {};
+      const handler: GatewayHandler =
+        typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
+      const schema = extra.input ?? (md.inputSchema as ServiceMethod['input']);
+      resolved.push({
+        service: name,
+        method: md.localName,
+        streaming: md.streaming,
+        handler,
+        policy,
+        authentication: extra.authentication,
+        limiter: checkRateLimit(extra.rateLimit, `${name}.${md.localName}.rateLimit`),
+        validateInput: schema === undefined ? undefined : compileValidator(schema, 'input'),
+        validateOutput: extra.output === undefined ? undefined : compileValidator(extra.output, 'output'),
+        fromJSON: (json) => md.requestCodec.fromJSON(json ?? {}),
+        toJSON: (value) => md.responseCodec.toJSON(value),
+        descriptor: md,
+      });
+    }
+    const registered = this.#store({ name, descriptor, methods: resolved });
+    if (descriptor.typeName !== name) this.#alias(descriptor.typeName, registered);
+    return registered;
+  }
+
+  #inlineMethod(service: string, method: string, def: ServiceMethod, policy: ServicePolicy): ResolvedMethod {
+    const streaming = def.streaming ?? (isAsyncGeneratorFunction(def.handler) ? 'server' : 'none');
+    if (!STREAMING.includes(streaming)) throw new TypeError(`${service}.${method}: streaming must be one of ${STREAMING.join(', ')}`);
+    return {
+      service,
+      method,
+      streaming,
+      handler: def.handler,
+      policy,
+      authentication: def.authentication,
+      limiter: checkRateLimit(def.rateLimit, `${service}.${method}.rateLimit`),
+      validateInput: def.input === undefined ? undefined : compileValidator(def.input, 'input'),
+      validateOutput: def.output === undefined ? undefined : compileValidator(def.output, 'output'),
+      fromJSON: undefined,
+      toJSON: undefined,
+      descriptor: undefined,
+    };
+  }
+
+  #store(service: RegisteredService): RegisteredService {
+    const previous = this.#services.get(service.name);
+    if (previous !== undefined) {
+      for (const [key, m] of this.#methods) if (m.service === service.name) this.#methods.delete(key);
+    }
+    this.#services.set(service.name, service);
+    this.#alias(service.name, service);
+    this.#version++;
+    return service;
+  }
+
+  #alias(serviceName: string, service: RegisteredService): void {
+    for (const m of service.methods) {
+      const names = new Set([m.method, flipFirst(m.method)]);
+      if (m.descriptor !== undefined) names.add(m.descriptor.name);
+      for (const n of names) {
+        const key = serviceName + '\0' + n;
+        // An exact registration wins over a case alias of another method.
+        if (n === m.method || !this.#methods.has(key)) this.#methods.set(key, m);
+      }
+    }
+  }
+}
+
+function unimplemented(typeName: string, method: string): GatewayHandler {
+  return () => {
+    const error = new Error(`${typeName}.${method} has no handler (UNIMPLEMENTED)`) as Error & { code: number };
+    error.code = 12;
+    throw error;
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Many concurrent calls over one connection, matched by `id`: the envelope
+ * logic shared by the WebSocket and TCP transports (and UDP's single-shot
+ * calls). The transport decodes messages into start/push/end events and
+ * renders replies through a ReplySink; this file owns the call lifecycle,
+ * client-stream queues, server-stream pumping with backpressure, and
+ * cancellation when the connection goes away.
+ */
+import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
+import { AsyncQueue } from '../async-queue';
+import { GatewayErrors, ServiceError, toServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import type { ResolvedMethod } from '../registry';
+import { tracingFrom } from '../tracing';
+
+/** A decoded request envelope (WebSocket message, TCP/UDP frame payload). */
+export interface EnvelopeRequest {
+  id?: unknown;
+  service?: unknown;
+  method?: unknown;
+  data?: unknown;
+  auth?: unknown;
+  traceId?: unknown;
+  traceparent?: unknown;
+  metadata?: unknown;
+}
+
+/** How a transport writes replies. `traceId` is echoed on every reply. */
+export interface ReplySink {
+  response(id: unknown, method: string, data: unknown, traceId: string): void;
+  item(id: unknown, data: unknown, traceId: string): void;
+  end(id: unknown, traceId: string): void;
+  error(id: unknown, error: ServiceError, traceId: string | undefined): void;
+  /** A promise while the peer is not reading (backpressure); undefined when writing may go on. */
+  writable(): Promise<void> | undefined;
+}
+
+/** Builds the per-call context from the envelope. */
+export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext;
+
+export interface CallSessionOptions {
+  /** Calls in flight per connection before new ones are refused with RESOURCE_EXHAUSTED. */
+  maxConcurrentCalls: number;
+  /** Unconsumed client-stream messages per call before the call fails. */
+  maxQueuedMessages: number;
+  /** Which streaming modes this transport can carry. */
+  clientStreaming: boolean;
+  serverStreaming: boolean;
+}
+
+interface ActiveCall {
+  readonly controller: AbortController;
+  readonly queue: AsyncQueue<unknown> | undefined;
+  readonly resolved: ResolvedMethod | undefined;
+  readonly traceId: string;
+}
+
+function key(id: unknown): string {
+  return typeof id === 'string' ? id : String(id);
+}
+
+export class CallSession {
+  readonly #core: GatewayCore;
+  readonly #protocol: Protocol;
+  readonly #sink: ReplySink;
+  readonly #contextFor: ContextFactory;
+  readonly #options: CallSessionOptions;
+  readonly #active = new Map<string, ActiveCall>();
+  #closed = false;
+
+  constructor(core: GatewayCore, protocol: Protocol, sink: ReplySink, contextFor: ContextFactory, options: CallSessionOptions) {
+    this.#core = core;
+    this.#protocol = protocol;
+    this.#sink = sink;
+    this.#contextFor = contextFor;
+    this.#options = options;
+  }
+
+  get activeCalls(): number {
+    return this.#active.size;
+  }
+
+  /** A request envelope arrived. Never throws: every problem becomes an error reply. */
+  start(message: EnvelopeRequest): void {
+    if (this.#closed) return;
+    const id = message.id;
+    const tracing = tracingFrom(message.traceId, message.traceparent);
+    const service = message.service;
+    const method = message.method;
+    if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
+      this.#sink.error(id, GatewayErrors.badRequest('A request needs string "service" and "method" fields'), tracing.traceId);
+      return;
+    }
+    if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
+      this.#sink.error(undefined, GatewayErrors.badRequest('"id" must be a string or a number'), tracing.traceId);
+      return;
+    }
+    const resolved = this.#core.dispatcher.resolve(service, method);
+    const streaming = resolved?.streaming ?? 'none';
+    const clientStreams = streaming === 'client' || streaming === 'bidirectional';
+    const serverStreams = streaming === 'server' || streaming === 'bidirectional';
+    if ((clientStreams && !this.#options.clientStreaming) || (serverStreams && !this.#options.serverStreaming)) {
+      this.#sink.error(id, GatewayErrors.unsupportedStreaming(this.#protocol, streaming), tracing.traceId);
+      return;
+    }
+    const k = key(id);
+    if (id !== undefined && this.#active.has(k)) {
+      this.#sink.error(id, GatewayErrors.badRequest(`A call with id ${k} is already in progress`), tracing.traceId);
+      return;
+    }
+    if (clientStreams && id === undefined) {
+      this.#sink.error(id, GatewayErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
+      return;
+    }
+    if (this.#active.size >= this.#options.maxConcurrentCalls) {
+      this.#sink.error(id, new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxConcurrentCalls} calls in flight on this connection`, 429), tracing.traceId);
+      return;
+    }
+    const controller = new AbortController();
+    const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
+    const call: ActiveCall = { controller, queue, resolved, traceId: tracing.traceId };
+    if (id !== undefined) this.#active.set(k, call);
+    let request: unknown;
+    try {
+      request = queue ?? (resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data));
+    } catch {
+      this.#finish(id, k, call);
+      this.#sink.error(id, GatewayErrors.badRequest('Request data does not match the method\'s message type'), tracing.traceId);
+      return;
+    }
+    const context = this.#contextFor(message, tracing, controller.signal);
+    this.#core.dispatcher
+      .call(resolved, service, method, request, context, message)
+      .then((result) => (serverStreams ? this.#pump(id, call, result) : this.#reply(id, call, method, result)))
+      .catch((error: unknown) => {
+        if (!this.#closed) this.#sink.error(id, toServiceError(error), tracing.traceId);
+      })
+      .finally(() => this.#finish(id, k, call));
+  }
+
+  /** One client-stream message for call `id`. */
+  push(id: unknown, data: unknown): void {
+    const call = this.#active.get(key(id));
+    if (call === undefined || call.queue === undefined) {
+      this.#sink.error(id, GatewayErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
+      return;
+    }
+    let item: unknown;
+    try {
+      item = call.resolved?.fromJSON === undefined ? data : call.resolved.fromJSON(data);
+    } catch {
+      call.queue.fail(GatewayErrors.badRequest('Stream message does not match the method\'s message type'));
+      return;
+    }
+    if (!call.queue.push(item)) {
+      call.queue.fail(new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxQueuedMessages} unconsumed stream messages`, 429));
+    }
+  }
+
+  /** The client finished its stream for call `id`. */
+  end(id: unknown): void {
+    const call = this.#active.get(key(id));
+    if (call === undefined || call.queue === undefined) {
+      this.#sink.error(id, GatewayErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
+      return;
+    }
+    call.queue.end();
+  }
+
+  /** The connection is gone: cancel every call. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const call of this.#active.values()) {
+      call.controller.abort();
+      call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
+    }
+    this.#active.clear();
+  }
+
+  #finish(id: unknown, k: string, call: ActiveCall): void {
+    if (id !== undefined && this.#active.get(k) === call) this.#active.delete(k);
+  }
+
+  #reply(id: unknown, call: ActiveCall, method: string, result: unknown): void {
+    if (this.#closed) return;
+    const toJSON = call.resolved?.toJSON;
+    this.#sink.response(id, method, toJSON === undefined ? result : toJSON(result), call.traceId);
+  }
+
+  async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
+    if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
+      throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
+    }
+    const toJSON = call.resolved?.toJSON;
+    const signal = call.controller.signal;
+    for await (const item of result as AsyncIterable<unknown>) {
+      if (signal.aborted) return;
+      const wait = this.#sink.writable();
+      if (wait !== undefined) await wait;
+      if (signal.aborted) return;
+      this.#sink.item(id, toJSON === undefined ? item : toJSON(item), call.traceId);
+    }
+    if (!signal.aborted) this.#sink.end(id, call.traceId);
+  }
+}

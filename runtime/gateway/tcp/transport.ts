@@ -1,0 +1,128 @@
+/**
+ * The TCP frame transport: frames of docs/protocols.md over a byte stream,
+ * many calls per connection by `id`. A malformed header or an oversized
+ * length gets an error frame and the connection is closed (framing is lost);
+ * a bad JSON payload inside a well-formed frame only fails that frame.
+ *
+ * Backpressure: when the peer stops reading and the socket's write buffer
+ * passes `highWaterMark`, reading pauses and stream producers wait for
+ * `drain`; past `maxBufferedBytes` the connection is dropped. Silent
+ * connections time out after `idleTimeout`.
+ */
+import type { Socket } from 'node:net';
+import { ServiceError, toServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import { nextConnectionId } from '../gateway-core';
+import { CallSession } from '../session/call-session';
+import { FrameReader } from '../wire/frame-codec';
+import { frameReplySink, handleFrame } from '../wire/frame-replies';
+import { tcpContext } from './context';
+
+/** The constructor's `tcp` options. */
+export interface TcpGatewayConfig {
+  keepAlive?: boolean;
+  noDelay?: boolean;
+  /** Largest frame payload in bytes; default 4 MiB. */
+  maxFrameSize?: number;
+  /** Close connections idle for this long (ms); default 120000. */
+  idleTimeout?: number;
+  /** Output bytes buffered before reading pauses; default 1 MiB. */
+  highWaterMark?: number;
+  /** Output bytes buffered before the connection is dropped; default 16 MiB. */
+  maxBufferedBytes?: number;
+  maxConcurrentCalls?: number;
+}
+
+export class TcpTransport {
+  readonly #core: GatewayCore;
+  readonly #config: () => TcpGatewayConfig;
+  readonly #sockets = new Set<Socket>();
+
+  constructor(core: GatewayCore, config: () => TcpGatewayConfig) {
+    this.#core = core;
+    this.#config = config;
+  }
+
+  /** Serves one connection (handed over by the mux, or from a dedicated net.Server). */
+  handle(socket: Socket): void {
+    const core = this.#core;
+    const config = this.#config();
+    const highWater = config.highWaterMark ?? 1 << 20;
+    const maxBuffered = config.maxBufferedBytes ?? 16 << 20;
+    const connectionId = nextConnectionId('tcp');
+    const opened = Date.now();
+    const reader = new FrameReader(config.maxFrameSize ?? 4 << 20);
+    this.#sockets.add(socket);
+    if (config.keepAlive !== false) socket.setKeepAlive(true);
+    if (config.noDelay !== false) socket.setNoDelay(true);
+    if (core.observed) core.emit({ type: 'connection-open', protocol: 'tcp', connectionId });
+
+    let paused = false;
+    const send = (frame: Buffer): void => {
+      if (socket.destroyed || !socket.writable) return;
+      socket.write(frame);
+      const buffered = socket.writableLength;
+      if (core.observed) {
+        core.emit({ type: 'message', protocol: 'tcp', direction: 'out', bytes: frame.length, connectionId });
+        core.emit({ type: 'buffer', protocol: 'tcp', connectionId, bufferedBytes: buffered, limitBytes: maxBuffered });
+      }
+      if (buffered > maxBuffered) {
+        socket.destroy();
+      } else if (buffered > highWater && !paused) {
+        paused = true;
+        socket.pause();
+      }
+    };
+    socket.on('drain', () => {
+      if (paused) {
+        paused = false;
+        socket.resume();
+      }
+    });
+    const writable = (): Promise<void> | undefined => {
+      if (socket.writableLength <= highWater || socket.destroyed) return undefined;
+      return new Promise((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.on('drain', done);
+        socket.on('close', done);
+      });
+    };
+    const sink = frameReplySink(core, 'tcp', send, writable);
+    const session = new CallSession(core, 'tcp', sink, (message, tracing, signal) => tcpContext(socket, connectionId, message, tracing, signal), {
+      maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
+      maxQueuedMessages: 1024,
+      clientStreaming: true,
+      serverStreaming: true,
+    });
+    socket.setTimeout(config.idleTimeout ?? 120_000, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      if (core.observed) core.emit({ type: 'message', protocol: 'tcp', direction: 'in', bytes: chunk.length, connectionId });
+      let frames;
+      try {
+        frames = reader.push(chunk);
+      } catch (e) {
+        // Framing is lost: answer once, then close.
+        sink.error(undefined, e instanceof ServiceError ? e : toServiceError(e), undefined);
+        socket.end();
+        socket.pause();
+        return;
+      }
+      for (const frame of frames) handleFrame(frame, session, sink);
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      this.#sockets.delete(socket);
+      session.close();
+      if (core.observed) core.emit({ type: 'connection-close', protocol: 'tcp', connectionId, durationMs: Date.now() - opened });
+    });
+  }
+
+  close(): void {
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+  }
+}

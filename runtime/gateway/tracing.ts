@@ -1,0 +1,33 @@
+/**
+ * Trace-id correlation shared by every transport: read an incoming id
+ * (X-Trace-ID-style header/field or W3C `traceparent`), or mint a fresh
+ * 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TracingInfo } from '../core/request-context';
+
+/** Accepted incoming ids: 1–128 visible characters from a safe set (no header injection). */
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/** A fresh random 32-hex trace id. */
+export function newTraceId(): string {
+  const u = randomUUID();
+  return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
+}
+
+/**
+ * Builds TracingInfo from an explicit id and/or a `traceparent` value.
+ *
+ * @example
+ * tracingFrom(undefined, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01').traceId;
+ * // '4bf92f3577b34da6a3ce929d0e0e4736'
+ */
+export function tracingFrom(traceId: unknown, traceparent?: unknown): TracingInfo {
+  if (typeof traceId === 'string' && SAFE_ID.test(traceId)) return { traceId, spanId: undefined, parentSpanId: undefined };
+  if (typeof traceparent === 'string') {
+    const m = TRACEPARENT.exec(traceparent);
+    if (m !== null && m[1] !== undefined) return { traceId: m[1], spanId: undefined, parentSpanId: m[2] };
+  }
+  return { traceId: newTraceId(), spanId: undefined, parentSpanId: undefined };
+}

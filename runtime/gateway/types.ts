@@ -1,0 +1,77 @@
+/**
+ * The gateway's service model (spec 2.3): what `addService` accepts and what
+ * handlers see. Services registered from generated descriptors are turned into
+ * the same model by the registry.
+ */
+import type { RequestContext } from '../core/request-context';
+import type { StreamingMode } from '../grpc/descriptor';
+import type { DispatchInterceptor } from './extension-points';
+
+/**
+ * Validation schema: the spec's `{type: 'object', properties: {x: {type, required}}}`
+ * shape, or any JSON Schema (draft 2020-12) that ajv accepts.
+ */
+export interface ValidationSchema {
+  type?: string;
+  properties?: Record<string, ValidationSchema & { required?: boolean | string[] }>;
+  [keyword: string]: unknown;
+}
+
+/** `{requests, window}`: at most `requests` calls per `window` milliseconds per client address. */
+export interface RateLimitConfig {
+  requests: number;
+  /** Window length in milliseconds. */
+  window: number;
+}
+
+/** Service-level authentication (spec 5.5). */
+export interface ServiceAuthenticationConfig {
+  /** When true (the default once this object is given) a call without valid credentials fails with 401. */
+  required?: boolean;
+  /** Provider names accepted for this service (`jwt`, `apikey`, `oauth`); default: the protocol's rule. */
+  methods?: string[];
+  /** Called after authentication; false → 403 PERMISSION_DENIED. */
+  authorize?: (user: Record<string, unknown>, method: string, request: unknown) => boolean | Promise<boolean>;
+}
+
+/** A gateway handler: value or promise for unary/client streaming, async iterable for server/bidi streaming. */
+export type GatewayHandler = (request: never, context: RequestContext) => unknown;
+
+/** One method of a ServiceDefinition (spec 2.3 `ServiceMethod`). */
+export interface ServiceMethod {
+  handler: GatewayHandler;
+  input?: ValidationSchema;
+  output?: ValidationSchema;
+  streaming?: StreamingMode;
+  /** false makes this method public even when the service requires authentication; true requires it. */
+  authentication?: boolean;
+  rateLimit?: RateLimitConfig;
+}
+
+/** A service as the gateway holds it (spec 2.3 `ServiceDefinition`). */
+export interface ServiceDefinition {
+  name: string;
+  methods: Record<string, ServiceMethod>;
+  /** Interceptors `(call, next)` that wrap this service's calls only. */
+  middleware?: DispatchInterceptor[];
+  authentication?: ServiceAuthenticationConfig;
+  rateLimit?: RateLimitConfig;
+}
+
+/** The three inline forms `addService(name, …)` accepts. */
+export type ServiceInput =
+  | ServiceDefinition
+  | Omit<ServiceDefinition, 'name'>
+  | Record<string, ServiceMethod>
+  | Record<string, GatewayHandler>;
+
+/** Per-service options when registering a generated descriptor. */
+export interface DescriptorServiceOptions {
+  /** Name the gateway uses for the service; default the descriptor's short name. */
+  name?: string;
+  middleware?: DispatchInterceptor[];
+  authentication?: ServiceAuthenticationConfig;
+  rateLimit?: RateLimitConfig;
+  /** Per-method extras keyed by camelCase or PascalCase method name. */
+  methods?: Record<string, Partial<Omit<ServiceMethod, 'handler' | 'streaming'>>>;
+}

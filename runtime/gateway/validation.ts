@@ -1,0 +1,84 @@
+/**
+ * Request/response validation with ajv. Accepts the spec's schema shape
+ * (`properties.x.required: true`) by rewriting it to JSON Schema's `required`
+ * list, and plain JSON Schema (fw-gen's `inputSchema`) as is.
+ */
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { ServiceError } from './errors';
+import type { ValidationSchema } from './types';
+
+/** One failed rule: where, and what was expected. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Throws a ServiceError (400 VALIDATION_ERROR, or 500 for outputs) when `value` breaks the schema. */
+export type Validator = (value: unknown) => void;
+
+let shared: Ajv2020 | undefined;
+
+function ajv(): Ajv2020 {
+  if (shared === undefined) {
+    shared = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+    addFormats(shared);
+  }
+  return shared;
+}
+
+/** Rewrites the spec shape (`required: true` on a property) into JSON Schema, recursively. */
+export function normalizeSchema(schema: ValidationSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const required: string[] = Array.isArray(schema.required) ? [...(schema.required as string[])] : [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'required') continue;
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      const props: Record<string, unknown> = {};
+      for (const [name, prop] of Object.entries(value as Record<string, ValidationSchema>)) {
+        if (prop !== null && typeof prop === 'object') {
+          if (prop.required === true) required.push(name);
+          props[name] = normalizeSchema(prop);
+        } else {
+          props[name] = prop;
+        }
+      }
+      out.properties = props;
+    } else if (key === 'items' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      out.items = normalizeSchema(value as ValidationSchema);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (required.length > 0) out.required = required;
+  return out;
+}
+
+function issues(validate: ValidateFunction): ValidationIssue[] {
+  return (validate.errors ?? []).map((e) => ({
+    path: e.instancePath === '' && typeof e.params.missingProperty === 'string' ? `/${e.params.missingProperty}` : e.instancePath || '/',
+    message: e.message ?? 'is invalid',
+  }));
+}
+
+/**
+ * Compiles a schema once into a validator.
+ *
+ * @example
+ * const check = compileValidator({ type: 'object', properties: { id: { type: 'string', required: true } } }, 'input');
+ * check({}); // throws ServiceError VALIDATION_ERROR 400 with details [{ path: '/id', ... }]
+ */
+export function compileValidator(schema: ValidationSchema, kind: 'input' | 'output'): Validator {
+  const normalized = normalizeSchema(schema);
+  delete normalized.$schema;
+  const validate = ajv().compile(normalized);
+  if (kind === 'input') {
+    return (value) => {
+      if (!validate(value)) throw new ServiceError('VALIDATION_ERROR', 'Request validation failed', 400, issues(validate));
+    };
+  }
+  return (value) => {
+    if (!validate(value)) throw new ServiceError('OUTPUT_VALIDATION_ERROR', 'Response validation failed', 500, issues(validate));
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * WebSocket message formats: `json` (text frames, the spec's envelope),
+ * `msgpack` (the same envelope, MessagePack-encoded binary frames) and
+ * `binary` (the frame layout of docs/protocols.md inside binary messages).
+ */
+import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
+import { GatewayErrors, ServiceError } from '../errors';
+
+export type WebSocketMessageFormat = 'json' | 'msgpack' | 'binary';
+
+export const MESSAGE_FORMATS: readonly WebSocketMessageFormat[] = ['json', 'msgpack', 'binary'];
+
+function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** Decodes a json/msgpack message into an envelope object; throws ServiceError. */
+export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayBuffer | Buffer[]): Record<string, unknown> {
+  const bytes = toBuffer(data);
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(bytes.toString('utf8')) : msgpackDecode(bytes);
+  } catch {
+    throw new ServiceError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack', 400);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw GatewayErrors.badRequest('A message must be an object');
+  return value as Record<string, unknown>;
+}
+
+/** Encodes an envelope reply for json/msgpack connections. */
+export function encodeEnvelope(format: 'json' | 'msgpack', message: Record<string, unknown>): string | Uint8Array {
+  if (format === 'json') return JSON.stringify(message);
+  // msgpack cannot carry `undefined` faithfully; drop it like JSON does.
+  return msgpackEncode(message, { ignoreUndefined: true });
+}
+
+export { toBuffer };

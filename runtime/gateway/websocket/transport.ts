@@ -1,0 +1,185 @@
+/**
+ * The WebSocket transport (ws): many concurrent calls per connection matched
+ * by `id`, server streams as `stream`/`stream_end` messages, client and bidi
+ * streams from `{id, type: 'stream', data}` / `{id, type: 'stream_end'}`.
+ * Messages over `maxPayload` close the connection with 1009 (ws enforces it);
+ * output waits while the socket is not draining.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import { nextConnectionId } from '../gateway-core';
+import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
+import { decodeFrame } from '../wire/frame-codec';
+import { frameReplySink, handleFrame } from '../wire/frame-replies';
+import { decodeEnvelope, encodeEnvelope, MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
+import { websocketContext } from './context';
+
+/** `configureWebSocket(config)` plus the constructor's `websocket` options. */
+export interface WebSocketGatewayConfig {
+  /** Upgrade path; default `/ws`. */
+  path?: string;
+  /** Default format; a client may pick another with subprotocol `fw.json`, `fw.msgpack` or `fw.binary`. */
+  messageFormat?: WebSocketMessageFormat;
+  enableCompression?: boolean;
+  /** Largest accepted message in bytes; default 1 MiB (bigger → close 1009). */
+  maxPayload?: number;
+  /** Close connections silent for this long (ms); default 120000. */
+  idleTimeout?: number;
+  /** Maps a client message to `{service, method, data}`; return undefined to keep the message as is. */
+  routeMessage?: (message: Record<string, unknown>) => Partial<EnvelopeRequest> | undefined;
+  /** Builds the reply for a unary result instead of `{id, type: 'response', method, data, timestamp}`. */
+  formatResponse?: (result: unknown, messageId: unknown, method: string) => Record<string, unknown>;
+  /** false refuses streaming methods with STREAMING_NOT_SUPPORTED; default true. */
+  handleStreaming?: boolean | Record<string, unknown>;
+  maxConcurrentCalls?: number;
+}
+
+const HIGH_WATER = 1 << 20;
+
+export class WebSocketTransport {
+  readonly #core: GatewayCore;
+  readonly #config: () => WebSocketGatewayConfig;
+  #wss: WebSocketServer | undefined = undefined;
+  #wssKey = '';
+
+  constructor(core: GatewayCore, config: () => WebSocketGatewayConfig) {
+    this.#core = core;
+    this.#config = config;
+  }
+
+  get path(): string {
+    return this.#config().path ?? '/ws';
+  }
+
+  #server(): WebSocketServer {
+    const c = this.#config();
+    const key = `${c.maxPayload ?? ''}|${c.enableCompression ?? ''}`;
+    if (this.#wss === undefined || this.#wssKey !== key) {
+      this.#wss = new WebSocketServer({
+        noServer: true,
+        maxPayload: c.maxPayload ?? 1 << 20,
+        perMessageDeflate: c.enableCompression === true,
+        clientTracking: true,
+        handleProtocols: (protocols) => {
+          for (const p of protocols) if (p === 'fw.json' || p === 'fw.msgpack' || p === 'fw.binary') return p;
+          return false;
+        },
+      });
+      this.#wssKey = key;
+    }
+    return this.#wss;
+  }
+
+  /** True when this upgrade request is for the gateway's path. */
+  accepts(req: IncomingMessage): boolean {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    return (q === -1 ? url : url.slice(0, q)) === this.path;
+  }
+
+  /** Takes over an HTTP upgrade (from the gateway's own server or a host app). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    this.#server().handleUpgrade(req, socket, head, (ws) => this.#connection(ws, req, socket));
+  }
+
+  #connection(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
+    const core = this.#core;
+    const config = this.#config();
+    const chosen = ws.protocol.startsWith('fw.') ? (ws.protocol.slice(3) as WebSocketMessageFormat) : (config.messageFormat ?? 'json');
+    const format: WebSocketMessageFormat = MESSAGE_FORMATS.includes(chosen) ? chosen : 'json';
+    const connectionId = nextConnectionId('websocket');
+    const opened = Date.now();
+    if (core.observed) core.emit({ type: 'connection-open', protocol: 'websocket', connectionId });
+    const send = (data: string | Uint8Array): void => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'out', bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, connectionId });
+      ws.send(data);
+    };
+    const writable = (): Promise<void> | undefined => {
+      if (ws.bufferedAmount <= HIGH_WATER || ws.readyState !== ws.OPEN) return undefined;
+      return new Promise((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.on('drain', done);
+        socket.on('close', done);
+      });
+    };
+    const sink: ReplySink =
+      format === 'binary'
+        ? frameReplySink(core, 'websocket', send, writable)
+        : envelopeSink(core, format, send, writable, config.formatResponse);
+    const streaming = config.handleStreaming !== false;
+    const session = new CallSession(core, 'websocket', sink, (message, tracing, signal) => websocketContext(req, connectionId, message, tracing, signal), {
+      maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
+      maxQueuedMessages: 1024,
+      clientStreaming: streaming,
+      serverStreaming: streaming,
+    });
+    const idle = config.idleTimeout ?? 120_000;
+    if (idle > 0 && 'setTimeout' in socket) (socket as Duplex & { setTimeout(ms: number, cb: () => void): void }).setTimeout(idle, () => ws.terminate());
+    ws.on('message', (data, isBinary) => {
+      const bytes = toBuffer(data);
+      if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'in', bytes: bytes.length, connectionId });
+      try {
+        if (format === 'binary') {
+          if (!isBinary) throw GatewayErrors.badRequest('This connection speaks the binary frame format');
+          handleFrame(decodeFrame(bytes, config.maxPayload ?? 1 << 20), session, sink);
+          return;
+        }
+        let message = decodeEnvelope(format, bytes);
+        if (config.routeMessage !== undefined) {
+          const routed = config.routeMessage(message);
+          if (routed !== undefined && routed !== null) message = { ...message, ...routed };
+        }
+        if (message.type === 'stream') session.push(message.id, message.data);
+        else if (message.type === 'stream_end') session.end(message.id);
+        else session.start(message as EnvelopeRequest);
+      } catch (e) {
+        sink.error(undefined, toServiceError(e), undefined);
+      }
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      session.close();
+      if (core.observed) core.emit({ type: 'connection-close', protocol: 'websocket', connectionId, durationMs: Date.now() - opened });
+    });
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    if (this.#wss === undefined) return;
+    for (const client of this.#wss.clients) client.terminate();
+    this.#wss.close();
+    this.#wss = undefined;
+  }
+}
+
+function envelopeSink(
+  core: GatewayCore,
+  format: 'json' | 'msgpack',
+  send: (data: string | Uint8Array) => void,
+  writable: () => Promise<void> | undefined,
+  formatResponse: WebSocketGatewayConfig['formatResponse'],
+): ReplySink {
+  const out = (m: Record<string, unknown>): void => send(encodeEnvelope(format, m));
+  return {
+    response: (id, method, data, traceId) =>
+      out(formatResponse !== undefined ? { ...formatResponse(data, id, method), traceId } : { id, type: 'response', method, data, timestamp: Date.now(), traceId }),
+    item: (id, data, traceId) => out({ id, type: 'stream', data, traceId }),
+    end: (id, traceId) => out({ id, type: 'stream_end', traceId }),
+    error: (id, error: ServiceError, traceId) => {
+      const custom = core.renderError(error, 'websocket');
+      if (custom !== undefined && custom !== null && typeof custom === 'object') out({ id, ...(custom as Record<string, unknown>), traceId });
+      else out({ id, type: 'error', error: { code: error.code, message: error.message, details: error.details }, traceId });
+    },
+    writable,
+  };
+}
+

@@ -1,0 +1,119 @@
+/**
+ * The binary frame shared by UDP datagrams, TCP streams and WebSocket `binary`
+ * messages (docs/protocols.md): `version u8 = 1 | type u8 | length u32 BE |
+ * JSON payload`. Decoding never throws anything but a ServiceError, so a bad
+ * frame always becomes an error reply.
+ */
+import { ServiceError } from '../errors';
+
+export const FRAME_VERSION = 1;
+export const FRAME_HEADER_BYTES = 6;
+
+/** Frame types. */
+export const FrameType = {
+  Request: 1,
+  Response: 2,
+  Error: 3,
+  StreamItem: 4,
+  StreamEnd: 5,
+  ClientStreamItem: 6,
+  ClientStreamEnd: 7,
+} as const;
+export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];
+
+export interface Frame {
+  type: number;
+  payload: Record<string, unknown>;
+}
+
+/** Encodes one frame with a JSON payload. */
+export function encodeFrame(type: number, payload: unknown): Buffer {
+  const json = JSON.stringify(payload);
+  const length = Buffer.byteLength(json);
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame[0] = FRAME_VERSION;
+  frame[1] = type;
+  frame.writeUInt32BE(length, 2);
+  frame.write(json, FRAME_HEADER_BYTES, 'utf8');
+  return frame;
+}
+
+export function malformed(message: string): ServiceError {
+  return new ServiceError('MALFORMED_FRAME', message, 400);
+}
+
+/** Parses the JSON payload; it must be a JSON object. */
+export function parsePayload(bytes: Buffer): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw malformed('Frame payload is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed('Frame payload must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** Checks a frame header; returns the payload length. */
+export function readHeader(buffer: Buffer, offset: number, maxPayload: number): number {
+  if (buffer[offset] !== FRAME_VERSION) throw malformed(`Unsupported frame version ${buffer[offset] ?? 'missing'}`);
+  const length = buffer.readUInt32BE(offset + 2);
+  if (length > maxPayload) throw new ServiceError('FRAME_TOO_LARGE', `Frame payload of ${length} bytes exceeds the limit of ${maxPayload}`, 413, { limit: maxPayload });
+  return length;
+}
+
+/** Decodes exactly one frame occupying the whole buffer (UDP datagram, WebSocket binary message). */
+export function decodeFrame(buffer: Buffer, maxPayload: number): Frame {
+  if (buffer.length < FRAME_HEADER_BYTES) throw malformed(`Frame shorter than its ${FRAME_HEADER_BYTES}-byte header`);
+  const length = readHeader(buffer, 0, maxPayload);
+  if (buffer.length < FRAME_HEADER_BYTES + length) throw malformed(`Frame truncated: header says ${length} payload bytes, ${buffer.length - FRAME_HEADER_BYTES} present`);
+  if (buffer.length > FRAME_HEADER_BYTES + length) throw malformed('Trailing bytes after the frame payload');
+  const type = buffer[1] as number;
+  return { type, payload: parsePayload(buffer.subarray(FRAME_HEADER_BYTES)) };
+}
+
+/**
+ * Incremental decoder for a byte stream (TCP). Buffers at most one frame
+ * (header + `maxPayload`); `push` returns the complete frames so far and throws
+ * a ServiceError on a bad header, after which the stream must be closed.
+ */
+export class FrameReader {
+  readonly #maxPayload: number;
+  #buffer: Buffer = Buffer.alloc(0);
+
+  constructor(maxPayload: number) {
+    this.#maxPayload = maxPayload;
+  }
+
+  /** Bytes held waiting for the rest of a frame. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  push(chunk: Buffer): Frame[] {
+    let buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    const frames: Frame[] = [];
+    let offset = 0;
+    while (buffer.length - offset >= FRAME_HEADER_BYTES) {
+      const length = readHeader(buffer, offset, this.#maxPayload);
+      const end = offset + FRAME_HEADER_BYTES + length;
+      if (buffer.length < end) break;
+      const type = buffer[offset + 1] as number;
+      const payloadBytes = buffer.subarray(offset + FRAME_HEADER_BYTES, end);
+      offset = end;
+      let payload: Record<string, unknown>;
+      try {
+        payload = parsePayload(payloadBytes);
+      } catch (e) {
+        // A bad payload in a well-framed message: report it and keep the stream.
+        frames.push({ type: -1, payload: { error: e } });
+        continue;
+      }
+      frames.push({ type, payload });
+    }
+    buffer = offset === buffer.length ? Buffer.alloc(0) : buffer.subarray(offset);
+    // Copy a small remainder so one retained slice never pins a large chunk.
+    this.#buffer = buffer.length > 0 && buffer.length < 4096 ? Buffer.from(buffer) : buffer;
+    return frames;
+  }
+}

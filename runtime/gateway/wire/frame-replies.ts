@@ -1,0 +1,55 @@
+/**
+ * Replies in the frame protocol, shared by TCP, UDP and WebSocket `binary`:
+ * type 2 `{id, method, data, traceId}`, 4 `{id, data, traceId}`,
+ * 5 `{id, traceId}`, 3 `{id, error: {code, message, details}, traceId}`.
+ * And the reverse: a request-side frame turned into CallSession events.
+ */
+import type { Protocol } from '../../core/request-context';
+import { GatewayErrors, type ServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import type { CallSession, EnvelopeRequest, ReplySink } from '../session/call-session';
+import { encodeFrame, FrameType, type Frame } from './frame-codec';
+
+/** The error payload of a type-3 frame (or the user's transformError output, merged with id/traceId). */
+export function errorPayload(core: GatewayCore, protocol: Protocol, id: unknown, error: ServiceError, traceId: string | undefined): Record<string, unknown> {
+  const custom = core.renderError(error, protocol);
+  if (custom !== undefined && custom !== null && typeof custom === 'object') return { id, ...(custom as Record<string, unknown>), traceId };
+  return { id, error: { code: error.code, message: error.message, details: error.details }, traceId };
+}
+
+/** A ReplySink writing frames through `send`. */
+export function frameReplySink(
+  core: GatewayCore,
+  protocol: Protocol,
+  send: (frame: Buffer) => void,
+  writable: () => Promise<void> | undefined,
+): ReplySink {
+  return {
+    response: (id, method, data, traceId) => send(encodeFrame(FrameType.Response, { id, method, data, traceId })),
+    item: (id, data, traceId) => send(encodeFrame(FrameType.StreamItem, { id, data, traceId })),
+    end: (id, traceId) => send(encodeFrame(FrameType.StreamEnd, { id, traceId })),
+    error: (id, error, traceId) => send(encodeFrame(FrameType.Error, errorPayload(core, protocol, id, error, traceId))),
+    writable,
+  };
+}
+
+/** Routes one decoded request-side frame into the session; anything else gets an error reply. */
+export function handleFrame(frame: Frame, session: CallSession, sink: ReplySink): void {
+  const p = frame.payload;
+  switch (frame.type) {
+    case FrameType.Request:
+      session.start(p as EnvelopeRequest);
+      return;
+    case FrameType.ClientStreamItem:
+      session.push(p.id, p.data);
+      return;
+    case FrameType.ClientStreamEnd:
+      session.end(p.id);
+      return;
+    case -1:
+      sink.error(undefined, p.error as ServiceError, undefined);
+      return;
+    default:
+      sink.error(p.id, GatewayErrors.badRequest(`Frame type ${frame.type} is not a request-side type (1, 6 or 7)`), undefined);
+  }
+}
