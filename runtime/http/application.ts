@@ -1,3 +1,265 @@
-// Placeholder until the HTTP runtime lands (issue 2).
-export interface FwApplication { readonly kind: 'http' }
-export function createHttpApplication(): FwApplication { throw new Error('HTTP runtime not built yet'); }
+/**
+ * `FwApplication`: the root router plus the server around it — options,
+ * `listen`/`close`, the fetch handler, native routes, and the final 404 / 405
+ * / error responses (spec 4.1–4.4, 7.2).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { globalMiddleware } from '../middleware/global-options';
+import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
+import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
+import { nativeRouteEntries } from './native-routes';
+import { FwRequest } from './request';
+import { FwResponse } from './response';
+import { Router, type RouteMethod } from './router';
+import { applyTimeouts, DEFAULT_MAX_REQUEST_BODY_SIZE, parseByteSize, serverConstructorOptions, validateOptions } from './server-options';
+import type { AnyRouteHandler, HttpServerOptions, MiddlewareHandler, NativeRoutes, PathPattern } from './types';
+
+/** `app.get`: a GET route, or with a single string argument an application setting (as in Express). */
+export interface ApplicationGet<T> extends RouteMethod<T> {
+  (setting: string): unknown;
+}
+
+/** Options of `app.close()`. */
+export interface CloseOptions {
+  /** After this many ms, connections still busy are cut. Default 10 000. */
+  graceMs?: number;
+}
+
+/** The node:http server of an application. */
+export type FwServer = Server<typeof FwRequest, typeof FwResponse>;
+
+const DEFAULT_PORT = 3000;
+const DEFAULT_GRACE_MS = 10_000;
+
+/**
+ * An HTTP application (spec 4.1). Create it with `server.http()`.
+ *
+ * @example
+ * import { server } from 'fw';
+ * const app = server.http().withOptions({ hostname: '127.0.0.1' });
+ * app.get('/hello/:name', (req, res) => res.json({ hello: req.params.name }));
+ * await app.listen(3000);
+ * // ... later
+ * await app.close();
+ */
+export class FwApplication extends Router {
+  declare readonly get: ApplicationGet<this>;
+  readonly #settings = new Map<string, unknown>();
+  #options: HttpServerOptions = {};
+  #maxRequestBodySize = parseByteSize('maxRequestBodySize', DEFAULT_MAX_REQUEST_BODY_SIZE);
+  #server: FwServer | null = null;
+  #prepared = false;
+  #closing: Promise<void> | null = null;
+  #logger: ErrorLogger = console;
+
+  /**
+   * The `(req, res)` listener the application's server uses. Requests must be
+   * `FwRequest`/`FwResponse` (`http.createServer({ IncomingMessage: FwRequest,
+   * ServerResponse: FwResponse }, app.handleRequest)`).
+   */
+  readonly handleRequest: (req: IncomingMessage, res: ServerResponse) => void;
+
+  constructor() {
+    super();
+    const routeGet = this.get;
+    const get = (pathOrSetting: PathPattern, ...handlers: AnyRouteHandler[]): unknown =>
+      handlers.length === 0 && typeof pathOrSetting === 'string' ? this.#settings.get(pathOrSetting) : routeGet(pathOrSetting, ...handlers);
+    (this as { get: unknown }).get = get;
+    this.handleRequest = (req, res) => this.#entry(req as FwRequest, res as FwResponse);
+  }
+
+  /** Sets an application setting (read back with `app.get(name)`); chainable. */
+  set(setting: string, value: unknown): this {
+    this.#settings.set(setting, value);
+    return this;
+  }
+
+  /**
+   * Server options (spec 4.2); merged into those set before; chainable.
+   * Throws a `TypeError` naming an invalid option.
+   *
+   * @example
+   * server.http().withOptions({ hostname: '127.0.0.1', headersTimeout: 30_000, maxRequestBodySize: '2mb' });
+   */
+  withOptions(options: HttpServerOptions): this {
+    validateOptions(options);
+    const merged: HttpServerOptions = { ...this.#options, ...options };
+    if (options.development !== undefined) merged.development = { ...this.#options.development, ...options.development };
+    this.#options = merged;
+    if (merged.maxRequestBodySize !== undefined) this.#maxRequestBodySize = parseByteSize('maxRequestBodySize', merged.maxRequestBodySize);
+    if (this.#server !== null) applyTimeouts(this.#server, merged);
+    return this;
+  }
+
+  /** The options set so far. */
+  get serverOptions(): Readonly<HttpServerOptions> {
+    return this.#options;
+  }
+
+  /** `maxRequestBodySize` in bytes (default 1 MiB), for body-parsing middleware. */
+  get maxRequestBodySize(): number {
+    return this.#maxRequestBodySize;
+  }
+
+  /** Where unexpected errors are logged (default `console`); chainable. */
+  withLogger(logger: ErrorLogger): this {
+    this.#logger = logger;
+    return this;
+  }
+
+  /**
+   * Serves fetch-style native routes alongside the registered routes (spec 4.3).
+   *
+   * @example
+   * app.withRoutes({
+   *   '/native/:id': (request) => Response.json({ id: request.params.id }),
+   *   '/items': { GET: () => Response.json([]), POST: async (r) => Response.json(await r.json(), { status: 201 }) },
+   *   '/page': '<h1>static</h1>',
+   * });
+   */
+  withRoutes(routes: NativeRoutes): this {
+    if (routes === null || typeof routes !== 'object') throw new TypeError('withRoutes() expects an object mapping paths to handlers');
+    for (const path of Object.keys(routes)) {
+      for (const entry of nativeRouteEntries(path, routes[path]!)) this.addRoute(entry.method, path, [entry.handler]);
+    }
+    return this;
+  }
+
+  /** The node:http server (created on first use with the current options). */
+  get server(): FwServer {
+    if (this.#server === null) {
+      const server = createServer({ IncomingMessage: FwRequest, ServerResponse: FwResponse, ...serverConstructorOptions(this.#options) }, this.handleRequest);
+      applyTimeouts(server, this.#options);
+      this.#server = server;
+    }
+    return this.#server;
+  }
+
+  /**
+   * Starts listening (port: argument, else `withOptions({port})`, else 3000;
+   * 0 picks a free port — read it from `app.port`). Resolves once listening.
+   */
+  listen(port?: number, hostname?: string): Promise<this> {
+    const chosen = port ?? this.#options.port ?? DEFAULT_PORT;
+    if (!Number.isInteger(chosen) || chosen < 0 || chosen > 65535) {
+      return Promise.reject(new TypeError(`listen(): port must be an integer from 0 to 65535, got ${String(chosen)}`));
+    }
+    const server = this.server;
+    this.#prepare();
+    this.#closing = null;
+    return new Promise<this>((resolve, reject) => {
+      const onError = (error: Error): void => {
+        server.off('listening', onListening);
+        reject(error);
+      };
+      const onListening = (): void => {
+        server.off('error', onError);
+        if (this.#options.development?.console === true) console.log(`fw listening on ${this.url}`);
+        resolve(this);
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen(chosen, hostname ?? this.#options.hostname);
+    });
+  }
+
+  /** The bound address, or null before `listen`. */
+  address(): AddressInfo | null {
+    const address = this.#server?.address();
+    return address !== null && typeof address === 'object' ? address : null;
+  }
+
+  /** The bound port, or 0 before `listen`. */
+  get port(): number {
+    return this.address()?.port ?? 0;
+  }
+
+  /** `http://host:port` of the listening server. */
+  get url(): string {
+    const address = this.address();
+    if (address === null) return '';
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /**
+   * Graceful shutdown: stops accepting connections, lets in-flight requests
+   * finish (closing keep-alive connections as they go idle), then resolves.
+   * Connections still busy after `graceMs` are cut.
+   */
+  close(options: CloseOptions = {}): Promise<void> {
+    const server = this.#server;
+    if (server === null || !server.listening) return this.#closing ?? Promise.resolve();
+    if (this.#closing !== null) return this.#closing;
+    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.#closing = new Promise<void>((resolve, reject) => {
+      // Responses finishing on keep-alive connections leave them idle: close those promptly.
+      const sweep = setInterval(() => server.closeIdleConnections(), 25);
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close((error) => {
+        clearInterval(sweep);
+        clearTimeout(force);
+        if (error !== undefined) reject(error);
+        else resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return this.#closing;
+  }
+
+  /**
+   * A function from a standard `Request` to a standard `Response`, running the
+   * whole application in-process (spec 4.1).
+   *
+   * @example
+   * const fetch = app.createFetchHandler();
+   * const response = await fetch(new Request('http://localhost/hello'));
+   * console.log(response.status, await response.json());
+   */
+  createFetchHandler(options?: FetchHandlerOptions): FetchHandler {
+    this.#prepare();
+    return createFetchHandler(() => this.server, options);
+  }
+
+  /** Installs what `withOptions` asked for ahead of every route, once. */
+  #prepare(): void {
+    if (this.#prepared) return;
+    this.#prepared = true;
+    const handlers = globalMiddleware(this.#options) as unknown as MiddlewareHandler[];
+    if (handlers.length > 0) this.insertFirst(handlers);
+  }
+
+  #entry(req: FwRequest, res: FwResponse): void {
+    if (!this.#prepared) this.#prepare();
+    req.originalUrl = req.rawUrl;
+    req.app = this;
+    req.res = res;
+    res.app = this;
+    if (this.#options.keepAlive === false || this.#closing !== null) res.shouldKeepAlive = false;
+    if (this.#options.development?.console === true) logWhenFinished(req, res);
+    this.handle(req, res, null);
+  }
+
+  /** @internal */
+  override finalize(req: FwRequest, res: FwResponse, error: unknown): void {
+    if (error !== undefined) {
+      sendError(req, res, error, this.#logger);
+      return;
+    }
+    sendNotFound(req, res, this.getAllowedMethods(req.originalUrl));
+  }
+}
+
+function logWhenFinished(req: FwRequest, res: FwResponse): void {
+  const started = process.hrtime.bigint();
+  res.once('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    console.log(`${req.method} ${req.originalUrl} ${res.statusCode} ${ms.toFixed(1)}ms`);
+  });
+}
+
+/** Creates an HTTP application; what `server.http()` calls. */
+export function createHttpApplication(): FwApplication {
+  return new FwApplication();
+}

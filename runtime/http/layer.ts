@@ -1,0 +1,50 @@
+/**
+ * One entry of a router's stack: a route (method + whole-path pattern) or a
+ * `use()` entry (prefix pattern, possibly a mounted router). Layers keep their
+ * definition index so that every lookup structure can restore definition order
+ * (spec 4.3 rule 6).
+ */
+import { PathMatcher } from './path-pattern';
+import type { AnyRouteHandler, PathPattern } from './types';
+import type { Router } from './router';
+
+/** `method` of a `use()` layer. */
+export const USE = '';
+/** `method` of an `all()` route. */
+export const ALL = 'ALL';
+
+export class Layer {
+  /** Upper-case method, `ALL`, or `USE` ('') for middleware. */
+  readonly method: string;
+  /** The pattern as registered. */
+  readonly pattern: PathPattern;
+  readonly matcher: PathMatcher;
+  readonly handlers: AnyRouteHandler[];
+  /** The mounted router, for `use(path, router)`. */
+  readonly router: Router | null;
+  /** Position in the router's stack. */
+  readonly index: number;
+  readonly hasParams: boolean;
+  /** Whether any handler takes four arguments (runs only with an error). */
+  readonly hasErrorHandler: boolean;
+  /** Whether any handler takes fewer than four (runs only without an error). */
+  readonly hasNormalHandler: boolean;
+
+  constructor(method: string, pattern: PathPattern, matcher: PathMatcher, handlers: AnyRouteHandler[], router: Router | null, index: number) {
+    this.method = method;
+    this.pattern = pattern;
+    this.matcher = matcher;
+    this.handlers = handlers;
+    this.router = router;
+    this.index = index;
+    this.hasParams = matcher.keys.length > 0;
+    this.hasErrorHandler = handlers.some((h) => h.length === 4);
+    this.hasNormalHandler = handlers.some((h) => h.length !== 4);
+  }
+
+  /** Whether this layer serves `method` (HEAD is served by GET routes). */
+  accepts(method: string): boolean {
+    const own = this.method;
+    return own === USE || own === ALL || own === method || (method === 'HEAD' && own === 'GET');
+  }
+}

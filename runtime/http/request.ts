@@ -1,0 +1,214 @@
+/**
+ * `FwRequest` (spec 4.4): Node's `IncomingMessage` with the Express-shaped
+ * surface that Express middleware touches. Node constructs it for every request
+ * (`http.createServer({ IncomingMessage: FwRequest })`), so there is no
+ * per-request prototype swap, and every field is declared up front.
+ */
+import { IncomingMessage } from 'node:http';
+import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
+import type { Socket } from 'node:net';
+import { makeHeadersIterable, type IterableHeaders } from './iterable-headers';
+import type { FwResponse } from './response';
+
+/** A file accepted by the upload middleware (`req.file`). */
+export interface UploadedFile {
+  fieldname: string;
+  originalname: string;
+  encoding: string;
+  mimetype: string;
+  size: number;
+  destination?: string;
+  filename?: string;
+  path?: string;
+  buffer?: Buffer;
+}
+
+/** Session data exposed by the session middleware (`req.session`). */
+export interface SessionData {
+  [key: string]: unknown;
+}
+
+/** The application a request belongs to, as far as a request needs to know. */
+export interface RequestApplication {
+  /** An application setting (`app.set(name, value)`), as Express middleware reads them. */
+  get(setting: string): unknown;
+}
+
+/** Parameters captured by the route pattern; a null-prototype object. */
+export type RouteParams = Record<string, string | undefined>;
+
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i;
+
+const baseHeaders = Object.getOwnPropertyDescriptor(IncomingMessage.prototype, 'headers');
+
+/**
+ * The request object handlers receive.
+ *
+ * @example
+ * app.get('/users/:id', (req, res) => {
+ *   res.json({ id: req.params.id, page: req.query.page, agent: req.get('user-agent') });
+ * });
+ */
+export class FwRequest extends IncomingMessage {
+  /** The full URL (`http://host:port/path?query`); assigning a path rewrites it (as Express middleware does). */
+  declare url: string;
+  /** Node's header object, also iterable as `[name, value]` pairs. */
+  declare headers: IterableHeaders;
+  declare method: string;
+
+  /** Route parameters (`:name`, `*`, RegExp groups); null prototype. */
+  params: RouteParams = Object.create(null) as RouteParams;
+  /** Set by the body-parsing middleware; `undefined` until then. */
+  body: unknown = undefined;
+  /** Path and query as received, before any mount prefix was stripped. */
+  originalUrl = '';
+  /** The mount prefixes stripped so far (`/api/v1` inside a router mounted there). */
+  baseUrl = '';
+  /** The application handling the request. */
+  app: RequestApplication | null = null;
+  /** The response paired with this request. */
+  res: FwResponse | null = null;
+  /** Set by the upload middleware after a single-file upload. */
+  file: UploadedFile | undefined = undefined;
+  /** Set by the session middleware. */
+  session: SessionData | undefined = undefined;
+  /** Set by authentication middleware. */
+  user: unknown = undefined;
+
+  #rawUrl = '';
+  #fullUrl: string | null = null;
+  #pathname: string | null = null;
+  #queryString: string | null = null;
+  #query: ParsedUrlQuery | null = null;
+  #queryOverride: unknown = undefined;
+
+  constructor(socket: Socket) {
+    super(socket);
+  }
+
+  /** Path and query of the current (mount-relative) URL, as Node gives `req.url`. */
+  get rawUrl(): string {
+    return this.#rawUrl;
+  }
+
+  /** The path of the URL, relative to the router's mount point (no query). */
+  get path(): string {
+    let p = this.#pathname;
+    if (p === null) {
+      const raw = this.#rawUrl;
+      const q = raw.indexOf('?');
+      p = q === -1 ? raw : raw.slice(0, q);
+      if (p === '') p = '/';
+      this.#pathname = p;
+    }
+    return p;
+  }
+
+  /** Parsed query string; a null-prototype object of strings and string arrays, parsed on first use. */
+  get query(): ParsedUrlQuery {
+    if (this.#queryOverride !== undefined) return this.#queryOverride as ParsedUrlQuery;
+    const raw = this.#rawUrl;
+    const q = raw.indexOf('?');
+    const qs = q === -1 ? '' : raw.slice(q + 1);
+    if (this.#query === null || this.#queryString !== qs) {
+      this.#queryString = qs;
+      this.#query = parseQueryString(qs);
+    }
+    return this.#query;
+  }
+
+  set query(value: ParsedUrlQuery) {
+    this.#queryOverride = value;
+  }
+
+  /** The client address (the socket peer). */
+  get ip(): string {
+    return this.socket?.remoteAddress ?? '';
+  }
+
+  /** Express-compatible list of proxy addresses; empty because no proxy is trusted. */
+  get ips(): string[] {
+    return [];
+  }
+
+  /** `https` on a TLS socket, else `http`. */
+  get protocol(): 'http' | 'https' {
+    return (this.socket as Socket & { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+  }
+
+  /** True on a TLS socket. */
+  get secure(): boolean {
+    return this.protocol === 'https';
+  }
+
+  /** The `Host` header without its port. */
+  get hostname(): string {
+    const host = this.headers.host ?? '';
+    if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+    const colon = host.indexOf(':');
+    return colon === -1 ? host : host.slice(0, colon);
+  }
+
+  /**
+   * A request header by case-insensitive name (`referer` and `referrer` are interchangeable).
+   *
+   * @example
+   * const type = req.get('Content-Type');
+   */
+  get(name: string): string | string[] | undefined {
+    const key = name.toLowerCase();
+    if (key === 'referer' || key === 'referrer') return this.headers.referer ?? (this.headers['referrer'] as string | undefined);
+    return this.headers[key];
+  }
+
+  /** Alias of `get(name)`. */
+  header(name: string): string | string[] | undefined {
+    return this.get(name);
+  }
+
+  /** Internal: the router sets the mount-relative URL without building a full URL. */
+  setRawUrl(value: string): void {
+    this.#rawUrl = value;
+    this.#fullUrl = null;
+    this.#pathname = null;
+  }
+
+  #getUrl(): string {
+    let full = this.#fullUrl;
+    if (full === null) {
+      const host = this.headers.host ?? 'localhost';
+      full = `${this.protocol}://${host}${this.#rawUrl.startsWith('/') ? '' : '/'}${this.#rawUrl === '*' ? '' : this.#rawUrl}`;
+      this.#fullUrl = full;
+    }
+    return full;
+  }
+
+  static {
+    // Accessors declared here rather than in the class body: Node declares `url`
+    // and `headers` as plain properties and assigns `url` inside its constructor,
+    // before our private fields exist.
+    Object.defineProperty(FwRequest.prototype, 'url', {
+      configurable: true,
+      enumerable: true,
+      get(this: FwRequest): string {
+        return this.#getUrl();
+      },
+      set(this: FwRequest, value: string) {
+        if (!(#rawUrl in this)) return;
+        const text = String(value);
+        const origin = ABSOLUTE_URL.exec(text);
+        this.setRawUrl(origin === null ? text : text.slice(origin[0].length) || '/');
+      },
+    });
+    Object.defineProperty(FwRequest.prototype, 'headers', {
+      configurable: true,
+      enumerable: true,
+      get(this: FwRequest): IterableHeaders {
+        return makeHeadersIterable(baseHeaders!.get!.call(this));
+      },
+      set(this: FwRequest, value: IterableHeaders) {
+        baseHeaders!.set!.call(this, value);
+      },
+    });
+  }
+}

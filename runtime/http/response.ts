@@ -1,0 +1,204 @@
+/**
+ * `FwResponse` (spec 4.4): Node's `ServerResponse` with the Express-shaped
+ * helpers handlers and Express middleware use. Node constructs it for every
+ * request (`http.createServer({ ServerResponse: FwResponse })`).
+ */
+import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader } from 'node:http';
+import { serialize as serializeCookie, type CookieSerializeOptions } from 'cookie';
+import { contentType as mimeContentType } from 'mime-types';
+import { create as contentDisposition } from 'content-disposition';
+import { sendFile, type SendFileOptions } from './send-file';
+import type { FwRequest } from './request';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
+const OCTET_TYPE = 'application/octet-stream';
+
+/** Options of `res.cookie()`; `maxAge` is milliseconds, as in Express. */
+export interface CookieOptions extends Omit<CookieSerializeOptions, 'maxAge' | 'encode'> {
+  maxAge?: number;
+  encode?: (value: string) => string;
+}
+
+/**
+ * The response object handlers receive.
+ *
+ * @example
+ * app.post('/users', (req, res) => {
+ *   res.status(201).header('X-Created', 'yes').json({ id: '1' });
+ * });
+ */
+export class FwResponse extends ServerResponse<FwRequest> {
+  /** The application handling the request. */
+  app: unknown = null;
+  #locals: Record<string, unknown> | null = null;
+
+  /** Per-request values for middleware and views (`res.locals`). */
+  get locals(): Record<string, unknown> {
+    if (this.#locals === null) this.#locals = Object.create(null) as Record<string, unknown>;
+    return this.#locals;
+  }
+
+  set locals(value: Record<string, unknown>) {
+    this.#locals = value;
+  }
+
+  /** Sets the status code; chainable. */
+  status(code: number): this {
+    if (!Number.isInteger(code) || code < 100 || code > 999) throw new RangeError(`Invalid status code: ${String(code)}`);
+    this.statusCode = code;
+    return this;
+  }
+
+  /** Sets the status and sends its reason phrase as the body. */
+  sendStatus(code: number): this {
+    this.status(code);
+    return this.type('text').send(String(code) + ' ' + (STATUS_CODES[code] ?? ''));
+  }
+
+  /** Sets a header (or several from an object); chainable. */
+  set(field: string | Record<string, OutgoingHttpHeader>, value?: OutgoingHttpHeader): this {
+    if (typeof field === 'string') {
+      this.setHeader(field, value === undefined ? '' : (Array.isArray(value) ? value.map(String) : String(value)));
+    } else {
+      for (const name of Object.keys(field)) this.set(name, field[name]);
+    }
+    return this;
+  }
+
+  /** Sets a header; chainable (spec 4.4 `header(name, value)`). */
+  header(field: string | Record<string, OutgoingHttpHeader>, value?: OutgoingHttpHeader): this {
+    return this.set(field, value);
+  }
+
+  /** Appends a value to a header (e.g. a second `Set-Cookie`); chainable. */
+  append(field: string, value: string | string[]): this {
+    const previous = this.getHeader(field);
+    const added = Array.isArray(value) ? value : [value];
+    const next = previous === undefined ? added : (Array.isArray(previous) ? previous.map(String) : [String(previous)]).concat(added);
+    this.setHeader(field, next.length === 1 ? next[0]! : next);
+    return this;
+  }
+
+  /** A response header as set so far. */
+  get(field: string): string | number | string[] | undefined {
+    return this.getHeader(field);
+  }
+
+  /** Sets `Content-Type` from a MIME type or an extension (`'json'`, `'.html'`); chainable. */
+  type(value: string): this {
+    const resolved = value.includes('/') ? value : mimeContentType(value.startsWith('.') ? value : `.${value}`);
+    this.setHeader('Content-Type', resolved === false ? OCTET_TYPE : resolved);
+    return this;
+  }
+
+  /** Alias of `type()`. */
+  contentType(value: string): this {
+    return this.type(value);
+  }
+
+  /**
+   * Sends `value` as JSON.
+   *
+   * @example
+   * res.json({ ok: true });
+   */
+  json(value: unknown): this {
+    const body = JSON.stringify(value);
+    if (!this.hasHeader('content-type')) this.setHeader('Content-Type', JSON_TYPE);
+    this.end(body === undefined ? '' : body);
+    return this;
+  }
+
+  /** Sends an HTML string. */
+  html(markup: string): this {
+    if (!this.hasHeader('content-type')) this.setHeader('Content-Type', HTML_TYPE);
+    this.end(markup);
+    return this;
+  }
+
+  /**
+   * Sends a body: a string (HTML unless a type is set), bytes, or anything
+   * else as JSON; with no argument, ends the response (e.g. after `status(204)`).
+   */
+  send(body?: unknown): this {
+    if (body === undefined || body === null) {
+      this.end();
+      return this;
+    }
+    if (typeof body === 'string') {
+      if (!this.hasHeader('content-type')) this.setHeader('Content-Type', HTML_TYPE);
+      this.end(body);
+      return this;
+    }
+    if (body instanceof Uint8Array) {
+      if (!this.hasHeader('content-type')) this.setHeader('Content-Type', OCTET_TYPE);
+      this.end(body);
+      return this;
+    }
+    return this.json(body);
+  }
+
+  /** Sets `Location`; chainable. */
+  location(url: string): this {
+    this.setHeader('Location', encodeURI(url));
+    return this;
+  }
+
+  /** Redirects (302 unless a status is given). */
+  redirect(statusOrUrl: number | string, url?: string): void {
+    const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
+    const target = typeof statusOrUrl === 'string' ? statusOrUrl : url ?? '/';
+    this.status(status).location(target);
+    this.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    this.end(`Redirecting to ${encodeURI(target)}`);
+  }
+
+  /** Adds a `Set-Cookie` (objects are stored as `j:<json>`, as cookie-parser reads them); chainable. */
+  cookie(name: string, value: unknown, options: CookieOptions = {}): this {
+    const { maxAge, ...rest } = options;
+    const text = typeof value === 'object' && value !== null ? 'j:' + JSON.stringify(value) : String(value);
+    const serializeOptions: CookieSerializeOptions = { path: '/', ...rest };
+    if (maxAge !== undefined && Number.isFinite(maxAge)) {
+      serializeOptions.expires = new Date(Date.now() + maxAge);
+      serializeOptions.maxAge = Math.floor(maxAge / 1000);
+    }
+    return this.append('Set-Cookie', serializeCookie(name, text, serializeOptions));
+  }
+
+  /** Expires a cookie; chainable. */
+  clearCookie(name: string, options: CookieOptions = {}): this {
+    const { maxAge: _ignored, ...rest } = options;
+    return this.cookie(name, '', { ...rest, expires: new Date(1) });
+  }
+
+  /** Sets `Content-Disposition: attachment` (and the type from the file name); chainable. */
+  attachment(filename?: string): this {
+    if (filename !== undefined) this.type(filename.slice(filename.lastIndexOf('.')) || OCTET_TYPE);
+    this.setHeader('Content-Disposition', contentDisposition(filename));
+    return this;
+  }
+
+  /**
+   * Streams a file with its content type, honouring Range and conditional GET.
+   * Rejects (with `statusCode`, e.g. 404) when the file cannot be read.
+   *
+   * @example
+   * app.get('/report', async (req, res) => { await res.sendFile('/srv/report.pdf'); });
+   */
+  sendFile(path: string, options: SendFileOptions = {}): Promise<void> {
+    return sendFile(this.req, this, path, options);
+  }
+
+  /**
+   * Sends a file as a download named `filename` (default: its base name).
+   *
+   * @example
+   * app.get('/export', (req, res) => res.download('/srv/export.csv', 'users.csv'));
+   */
+  download(path: string, filename?: string, options: SendFileOptions = {}): Promise<void> {
+    const name = filename ?? path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+    this.setHeader('Content-Disposition', contentDisposition(name));
+    return sendFile(this.req, this, path, options);
+  }
+}
