@@ -5,7 +5,6 @@
  */
 import { RedisStore as SessionRedisStore } from 'connect-redis';
 import { RedisStore as RateLimitRedisStore } from 'rate-limit-redis';
-import type { RedisClientType } from 'redis';
 import type { RateLimitStore } from './rate-limit';
 import type { SessionStore } from './session';
 
@@ -41,8 +40,15 @@ export function redisRateLimitStore(options: RedisRateLimitStoreOptions): RateLi
   });
 }
 
-/** A node-redis client of any module/script configuration. */
-export type RedisSessionClient = Pick<RedisClientType, 'get' | 'set' | 'expire' | 'del' | 'mGet' | 'scanIterator'>;
+/** The commands connect-redis sends; a node-redis client (`createClient()`) has them. */
+export interface RedisSessionClient {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: string, options: { expiration: { type: 'EX'; value: number } }): Promise<unknown>;
+  expire(key: string, seconds: number): Promise<unknown>;
+  del(keys: string[]): Promise<unknown>;
+  mGet(keys: string[]): Promise<unknown>;
+  scanIterator(options: { MATCH: string; COUNT: number }): AsyncIterable<unknown>;
+}
 
 /** Options of {@link redisSessionStore}. */
 export interface RedisSessionStoreOptions {

@@ -11,10 +11,10 @@ type Req = { session?: Record<string, unknown> };
 type Res = { status(n: number): Res; json(v: unknown): void };
 
 let redis: RedisProcess;
-const clients: ReturnType<typeof createClient>[] = [];
+const clients: Array<{ quit(): Promise<unknown> }> = [];
 const apps: Started[] = [];
 
-async function connectedClient(url: string): Promise<ReturnType<typeof createClient>> {
+async function connectedClient(url: string) {
   const client = createClient({ url, socket: { connectTimeout: 5000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   await client.connect();
@@ -79,6 +79,6 @@ test('a session created on one instance is read on the other', async () => {
   const me = await send(b.port, { path: '/me', headers: { cookie } });
   expect(me.status).toBe(200);
   expect(me.json).toEqual({ userId: 'user-from-a', servedBy: 'b' });
-  const admin = clients[clients.length - 1]!;
+  const admin = await connectedClient(redis.url);
   expect((await admin.keys('test:sess:*')).length).toBe(1);
 });

@@ -6,8 +6,8 @@
  * MW_TEST_HOST=express runs the same suites on Express 5 instead, to check
  * that the wrappers do not depend on fw's request/response classes.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { server } from 'fw';
 
 /** What the suites need of an app: the Express-compatible registration surface. */
@@ -41,7 +41,7 @@ export async function startApp(configure: (app: TestApp) => void, options?: Reco
     app,
     port,
     close: () => new Promise<void>((resolve) => {
-      listening.closeAllConnections?.();
+      listening.closeAllConnections();
       listening.close(() => resolve());
     }),
   };
@@ -71,7 +71,7 @@ async function startExpress(configure: (app: TestApp) => void, options?: Record<
     app,
     port,
     close: () => new Promise<void>((resolve) => {
-      (listening as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+      listening.closeAllConnections();
       listening.close(() => resolve());
     }),
   };
