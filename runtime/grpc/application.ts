@@ -3,10 +3,10 @@
  * services in any of the three forms, add middleware, configure, listen on
  * grpc-js, and shut down gracefully.
  */
-import { Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { advertiseGzip, compressingSerializer } from './compression';
+import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
@@ -208,17 +208,9 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
       responseDeserialize: method.responseDeserialize,
       originalName: method.method,
     };
-    implementation[method.method] = compression === undefined ? createHandler(method, pipeline) : withGzip(createHandler(method, pipeline));
+    implementation[method.method] = createHandler(method, pipeline);
   }
   server.addService(definition as Parameters<Server['addService']>[0], implementation);
-}
-
-function withGzip(handler: UntypedHandleCall): UntypedHandleCall {
-  const run = handler as (call: Parameters<typeof advertiseGzip>[0], callback?: unknown) => void;
-  return ((call: Parameters<typeof advertiseGzip>[0], callback?: unknown) => {
-    advertiseGzip(call);
-    run(call, callback);
-  }) as UntypedHandleCall;
 }
 
 function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {

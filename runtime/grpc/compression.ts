@@ -6,15 +6,17 @@
  * "compressed" flag as 0, and it has no level or threshold. Compressing inside
  * a serializer would be wrong (the flag must say the bytes are gzip), so fw
  * replaces that one framing method, and only for methods fw registered with
- * compression on (keyed by their serializer):
+ * compression on (keyed by their serializer), plus the two hooks below:
  *
+ * - grpc-js removes `grpc-accept-encoding` from the call's metadata, so fw
+ *   reads it where grpc-js creates the call (`getServerInterceptingCall`);
  * - the call advertises `grpc-encoding: gzip` in its response headers only
- *   when the client listed gzip in `grpc-accept-encoding`;
+ *   when the client listed gzip there;
  * - each message larger than `threshold` bytes is gzipped at `level` and
  *   framed with flag 1; smaller ones go out as they are with flag 0 (allowed
  *   per message by the gRPC protocol).
  *
- * If a future grpc-js renames that method, enabling compression throws at
+ * If a future grpc-js renames these, enabling compression throws at
  * `listen()` instead of silently sending uncompressed data.
  */
 import { Metadata } from '@grpc/grpc-js';
@@ -25,10 +27,12 @@ type Serialize = (value: unknown) => Buffer;
 
 interface FramingCall {
   handler: { serialize: Serialize };
-  stream: { sentHeaders?: Record<string, unknown> };
+  stream: object;
 }
 
 const settingsBySerializer = new WeakMap<Serialize, CompressionSettings>();
+/** HTTP/2 streams whose caller accepts gzip, on methods with compression on. */
+const gzipStreams = new WeakSet<object>();
 let installed = false;
 
 /** A serializer for `serialize` whose messages are compressed per `settings`. */
@@ -39,32 +43,44 @@ export function compressingSerializer(serialize: Serialize, settings: Compressio
   return wrapped;
 }
 
-/** Sends `grpc-encoding: gzip` response headers when the caller accepts gzip. */
-export function advertiseGzip(call: { metadata: Metadata; sendMetadata(metadata: Metadata): void }): void {
-  const accepted = call.metadata.get('grpc-accept-encoding');
-  for (const value of accepted) {
-    if (typeof value === 'string' && /(^|,)\s*gzip\s*(,|$)/.test(value)) {
-      const headers = new Metadata();
-      headers.set('grpc-encoding', 'gzip');
-      call.sendMetadata(headers);
-      return;
-    }
-  }
+function acceptsGzip(value: unknown): boolean {
+  return typeof value === 'string' && /(^|,)\s*gzip\s*(,|$)/.test(value);
 }
+
+type Internals = {
+  BaseServerInterceptingCall?: { prototype: Record<string, unknown> };
+  getServerInterceptingCall?: (...args: unknown[]) => unknown;
+};
 
 function installFraming(): void {
   if (installed) return;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const internals = require('@grpc/grpc-js/build/src/server-interceptors') as { BaseServerInterceptingCall?: { prototype: Record<string, unknown> } };
+  const internals = require('@grpc/grpc-js/build/src/server-interceptors') as Internals;
   const proto = internals.BaseServerInterceptingCall?.prototype;
-  const original = proto?.serializeMessage;
-  if (proto === undefined || typeof original !== 'function') {
-    throw new Error('grpc.compression: this @grpc/grpc-js version has no BaseServerInterceptingCall.serializeMessage; response compression is unavailable');
+  const serializeMessage = proto?.serializeMessage;
+  const sendMetadata = proto?.sendMetadata;
+  const createCall = internals.getServerInterceptingCall;
+  if (proto === undefined || typeof serializeMessage !== 'function' || typeof sendMetadata !== 'function' || typeof createCall !== 'function') {
+    throw new Error('grpc.compression: this @grpc/grpc-js version lacks the server framing hooks fw needs; response compression is unavailable');
   }
-  proto.serializeMessage = function serializeMessage(this: FramingCall, value: unknown): Buffer {
+  // grpc-js strips grpc-accept-encoding from the call's metadata, so read it where the call is created.
+  internals.getServerInterceptingCall = function getServerInterceptingCall(...args: unknown[]): unknown {
+    const [, stream, headers, , handler] = args as [unknown, object, Record<string, unknown>, unknown, { serialize?: Serialize } | undefined];
+    if (handler?.serialize !== undefined && settingsBySerializer.has(handler.serialize) && acceptsGzip(headers['grpc-accept-encoding'])) {
+      gzipStreams.add(stream);
+    }
+    return createCall.apply(this, args);
+  };
+  proto.sendMetadata = function (this: FramingCall, metadata: Metadata | undefined): unknown {
+    if (!gzipStreams.has(this.stream)) return (sendMetadata as (this: FramingCall, m: unknown) => unknown).call(this, metadata);
+    const headers = metadata === undefined ? new Metadata() : metadata.clone();
+    headers.set('grpc-encoding', 'gzip');
+    return (sendMetadata as (this: FramingCall, m: unknown) => unknown).call(this, headers);
+  };
+  proto.serializeMessage = function (this: FramingCall, value: unknown): Buffer {
     const settings = settingsBySerializer.get(this.handler.serialize);
-    if (settings === undefined || this.stream.sentHeaders?.['grpc-encoding'] !== 'gzip') {
-      return (original as (this: FramingCall, value: unknown) => Buffer).call(this, value);
+    if (settings === undefined || !gzipStreams.has(this.stream)) {
+      return (serializeMessage as (this: FramingCall, value: unknown) => Buffer).call(this, value);
     }
     const raw = this.handler.serialize(value);
     const compress = raw.byteLength > settings.threshold;
