@@ -39,13 +39,19 @@ const JSON_CODEC: WireCodec = {
   deserialize: (bytes) => JSON.parse(bytes.toString('utf8')) as unknown,
 };
 
+/**
+ * Protobuf binary on the wire. The gateway hands remote handlers JSON-shaped
+ * requests (its transports decode JSON; no local codec ran), so requests go
+ * through `fromJSON` before `encode` and responses through `toJSON` after
+ * `decode`: remote methods are JSON in, JSON out, like inline handlers.
+ */
 function binaryCodec(codec: MethodDescriptor['requestCodec']): WireCodec {
   return {
     serialize: (value) => {
-      const bytes = codec.encode(value);
+      const bytes = codec.encode(codec.fromJSON(value));
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
-    deserialize: (bytes) => codec.decode(bytes),
+    deserialize: (bytes) => codec.toJSON(codec.decode(bytes)),
   };
 }
 
