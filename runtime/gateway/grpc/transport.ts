@@ -32,8 +32,9 @@ function firstString(md: grpc.Metadata, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-async function* mapStream(source: AsyncIterable<unknown>, fn: (v: unknown) => unknown): AsyncIterable<unknown> {
-  for await (const item of source) yield fn(item);
+/** Reads a call's request stream without destroying the call at the end (a duplex must still write). */
+async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyOnReturn: boolean }): AsyncIterable<unknown> }, fn: (v: unknown) => unknown): AsyncIterable<unknown> {
+  for await (const item of call.iterator({ destroyOnReturn: false })) yield fn(item);
 }
 
 export class GrpcTransport {
@@ -142,7 +143,7 @@ export class GrpcTransport {
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, mapStream(c, toGateway), controllerFor(c).signal);
+          const { promise } = run(c, mapStream(c as never, toGateway), controllerFor(c).signal);
           promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error)));
         };
       default: {
@@ -150,7 +151,7 @@ export class GrpcTransport {
         return (call) => {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
           const controller = controllerFor(c);
-          const request = clientStreams ? mapStream(c, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
+          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
           const { promise } = run(c, request, controller.signal);
           promise
             .then(async (result) => {
