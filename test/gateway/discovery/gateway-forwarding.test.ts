@@ -1,0 +1,74 @@
+/**
+ * Forwarding through a real ProtocolGateway: calls to a service the gateway
+ * does not host go to discovered gRPC instances, whichever protocol they
+ * arrive on.
+ */
+import { ProtocolGateway } from 'fw';
+import { httpDriver, tcpDriver, udpDriver, wsDriver, type Driver } from '../support/drivers';
+import { HOST } from '../support/clients';
+import { startInstance, type TestInstance } from './test-instances';
+
+describe('gateway → discovered instances', () => {
+  let gateway: ProtocolGateway;
+  let instances: TestInstance[];
+  let port: number;
+  let drivers: Driver[] = [];
+
+  beforeAll(async () => {
+    instances = await Promise.all(['a', 'b', 'c'].map((id) => startInstance(id)));
+    gateway = new ProtocolGateway({});
+    gateway.configureServiceDiscovery({
+      provider: 'static',
+      services: { EchoService: { strategy: 'round_robin', instances: instances.map((i) => ({ host: HOST, port: i.port })) } },
+      routing: { http: { sticky_sessions: true, session_header: 'X-Session-ID' } },
+    });
+    port = (await gateway.listen(0, HOST)).port as number;
+    drivers = [httpDriver(port), await wsDriver(port), udpDriver(port), await tcpDriver(port)];
+  });
+
+  afterAll(async () => {
+    for (const d of drivers) d.close();
+    await gateway?.close();
+    await Promise.all((instances ?? []).map((i) => i.stop()));
+  });
+
+  test('HTTP, WebSocket, UDP and TCP calls are forwarded round robin, with the trace id', async () => {
+    for (const d of drivers) {
+      const seen: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const out = await d.call('EchoService', 'echo', { n: i }, { traceId: `trace-${d.protocol}-${i}` });
+        if (!out.ok) throw new Error(`${d.protocol}: ${out.code} ${out.message}`);
+        const data = out.data as { instance: string; echo: { n: number } };
+        expect(data.echo).toEqual({ n: i });
+        seen.push(data.instance);
+      }
+      expect([...seen].sort()).toEqual(['a', 'a', 'b', 'b', 'c', 'c']);
+    }
+    const traced = instances.flatMap((i) => i.traceIds);
+    expect(traced).toEqual(expect.arrayContaining(['trace-http-0', 'trace-websocket-3', 'trace-udp-5', 'trace-tcp-1']));
+  });
+
+  test('sticky sessions hold over HTTP through the gateway', async () => {
+    for (const session of ['alpha', 'beta', 'gamma']) {
+      const seen = new Set<string>();
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`http://${HOST}:${port}/api/EchoService/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-session-id': session },
+          body: '{}',
+        });
+        expect(res.status).toBe(200);
+        seen.add(((await res.json()) as { data: { instance: string } }).data.instance);
+      }
+      expect(seen.size).toBe(1);
+    }
+  });
+
+  test('an instance error keeps its code through the gateway; an unknown service is still SERVICE_NOT_FOUND', async () => {
+    const http = drivers[0] as Driver;
+    const failed = await http.call('EchoService', 'fail', { code: 5 });
+    expect(failed).toMatchObject({ ok: false, httpStatus: 404 });
+    const unknown = await http.call('NoSuchService', 'echo', {});
+    expect(unknown).toMatchObject({ ok: false, code: 'SERVICE_NOT_FOUND' });
+  });
+});
