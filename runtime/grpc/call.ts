@@ -69,6 +69,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   #context: RequestContext | undefined;
   #abort: AbortController | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
+  #finished: boolean;
 
   constructor(target: CallTarget, source: CallSource, request: Req, requests: AsyncIterable<Req> | undefined) {
     this.method = target.method;
@@ -83,6 +84,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
     this.#context = undefined;
     this.#abort = undefined;
     this.#deadlineTimer = undefined;
+    this.#finished = false;
   }
 
   get metadata(): CallMetadata {
@@ -125,6 +127,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
 
   /** Releases the deadline timer; called by the server when the call is over. */
   finish(): void {
+    this.#finished = true;
     if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
     this.#deadlineTimer = undefined;
     // The peer is only readable while the connection holds the stream: pin it for contexts kept past the call.
@@ -133,7 +136,10 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
 
   #startAbort(): AbortController {
     const controller = new AbortController();
-    const abortCancelled = (): void => controller.abort(new Error('Call cancelled by the client'));
+    // grpc-js reports 'cancelled' on every stream close, including after a normal finish: ignore those.
+    const abortCancelled = (): void => {
+      if (!this.#finished) controller.abort(new Error('Call cancelled by the client'));
+    };
     if (this.#source.isCancelled()) abortCancelled();
     else this.#source.onCancelled(abortCancelled);
     const deadline = this.#source.getDeadline();

@@ -59,6 +59,8 @@ class InProcessSource implements CallSource {
   readonly #deadline: number;
   readonly #events = new EventEmitter();
   #cancelled = false;
+  /** Why the call ended early: CANCELLED or DEADLINE_EXCEEDED. */
+  reason: GrpcError | undefined = undefined;
 
   constructor(metadata: Metadata, peer: string, deadline: number) {
     this.metadata = metadata;
@@ -77,14 +79,25 @@ class InProcessSource implements CallSource {
   isCancelled(): boolean {
     return this.#cancelled;
   }
-  cancel(): void {
+  cancel(reason = new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled')): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
+    this.reason = reason;
     this.#events.emit('cancelled');
+  }
+
+  /** Rejects with the reason once the call is cancelled or expires. */
+  ended(): Promise<never> {
+    return new Promise((_resolve, reject) => {
+      if (this.reason !== undefined) reject(this.reason);
+      else this.#events.once('cancelled', () => reject(this.reason));
+    });
   }
 }
 
 type Caller = (input: unknown, options?: GrpcTestCallOptions) => unknown;
+
+const timers = new WeakMap<InProcessSource, NodeJS.Timeout>();
 
 function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTestClientOptions): Caller {
   const start = (input: unknown, options: GrpcTestCallOptions): { call: GrpcCall; source: InProcessSource } => {
@@ -92,6 +105,13 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
     const deadline = options.deadline === undefined ? Infinity : typeof options.deadline === 'number' ? Date.now() + options.deadline : options.deadline.getTime();
     const source = new InProcessSource(metadata, defaults.peer ?? '127.0.0.1:0', deadline);
     options.signal?.addEventListener('abort', () => source.cancel(), { once: true });
+    if (Number.isFinite(deadline)) {
+      // Same outcome as over the network: the handler's signal aborts and the caller gets DEADLINE_EXCEEDED.
+      const timer = setTimeout(() => source.cancel(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), Math.max(0, deadline - Date.now()));
+      timer.unref();
+      source.onCancelled(() => clearTimeout(timer));
+      timers.set(source, timer);
+    }
     const streamIn = binding.streaming === 'client' || binding.streaming === 'bidirectional';
     const call = streamIn
       ? new GrpcCall(binding, source, undefined, requestStream(binding, input))
@@ -106,13 +126,17 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
 
   if (binding.streaming === 'none' || binding.streaming === 'client') {
     return async (input, options = {}) => {
-      const { call } = start(input, options);
+      const { call, source } = start(input, options);
+      const ended = source.ended();
+      ended.catch(() => undefined);
       try {
-        const result = await pipeline.run(binding, call);
+        const result = await Promise.race([Promise.resolve().then(() => pipeline.run(binding, call)), ended]);
+        if (source.reason !== undefined) throw source.reason;
         return wire(binding.responseSerialize, binding.responseDeserialize, result);
       } catch (error) {
-        throw translate(error);
+        throw translate(source.reason ?? error);
       } finally {
+        clearTimeout(timers.get(source));
         call.finish();
       }
     };
@@ -127,16 +151,18 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
         if (!isAsyncIterable(produced)) throw new TypeError(`${binding.path}: a streaming handler must return an async iterable`);
         iterator = produced[Symbol.asyncIterator]();
         for (;;) {
-          if (source.isCancelled()) throw new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled');
+          if (source.reason !== undefined) throw source.reason;
           const next = await iterator.next();
+          if (source.reason !== undefined) throw source.reason;
           if (next.done === true) break;
           yield wire(binding.responseSerialize, binding.responseDeserialize, next.value);
         }
         done = true;
       } catch (error) {
-        done = true;
-        throw translate(error);
+        done = source.reason === undefined;
+        throw translate(source.reason ?? error);
       } finally {
+        clearTimeout(timers.get(source));
         if (!done) {
           // The caller stopped reading: cancel like a network client would.
           source.cancel();

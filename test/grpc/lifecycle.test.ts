@@ -1,0 +1,88 @@
+/**
+ * `server.grpc()`, listen and graceful close: running calls drain, stuck
+ * calls are cancelled after the timeout, and misuse gets clear errors.
+ */
+import { server } from 'fw';
+import { createGrpcClient } from 'fw/grpc-client';
+import { GrpcStatus } from 'fw/grpc';
+import { listen, newApp, stopAll } from './fixtures/servers';
+
+type Msg = Record<string, unknown>;
+const slowService = (log: string[]) => ({
+  name: 'Slow',
+  methods: {
+    Sleep: {
+      handler: async (r: { ms?: number }, context: { signal: AbortSignal }) => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, r.ms ?? 0);
+          context.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            log.push('aborted');
+            resolve();
+          });
+        });
+        return { slept: r.ms };
+      },
+    },
+  },
+});
+type SlowClient = { sleep(r: Msg): Promise<Msg>; close(): void };
+const slowClientService = { name: 'Slow', methods: { Sleep: 'none' as const } };
+
+describe('gRPC application lifecycle', () => {
+  afterAll(stopAll);
+
+  it('server.grpc() builds a gRPC application that listens on the given port (0 = any)', async () => {
+    const app = server.grpc().addService(slowService([]));
+    const { port, host } = await app.listen(0, '127.0.0.1');
+    expect(host).toBe('127.0.0.1');
+    expect(port).toBeGreaterThan(0);
+    expect(app.port).toBe(port);
+    await expect(app.listen(0)).rejects.toThrow(/already listening/);
+    expect(() => app.addService({ name: 'Late', methods: { A: { handler: async () => ({}) } } })).toThrow(/before listen/);
+    await app.close();
+    expect(app.port).toBeUndefined();
+  });
+
+  it('uses withOptions({port, hostname}) when listen() gets no arguments', async () => {
+    const probe = newApp();
+    const { port: free } = await probe.listen(0, '127.0.0.1');
+    await probe.close();
+    const app = newApp().withOptions({ port: free, hostname: '127.0.0.1' });
+    await expect(app.listen()).resolves.toEqual({ host: '127.0.0.1', port: free });
+    await app.close();
+  });
+
+  it('refuses a port that is taken without crashing', async () => {
+    const first = newApp();
+    const { port } = await first.listen(0, '127.0.0.1');
+    const second = newApp();
+    await expect(second.listen(port, '127.0.0.1')).rejects.toThrow();
+    await expect(second.close()).resolves.toBeUndefined();
+  });
+
+  it('close() lets running calls finish', async () => {
+    const app = newApp().addService(slowService([]));
+    const client = createGrpcClient<SlowClient>({ address: await listen(app), service: slowClientService });
+    await client.sleep({ ms: 1 });
+    const running = client.sleep({ ms: 150 });
+    await new Promise((r) => setTimeout(r, 30));
+    await app.close({ timeoutMs: 5000 });
+    await expect(running).resolves.toEqual({ slept: 150 });
+    client.close();
+  });
+
+  it('close() cancels calls still running after the timeout', async () => {
+    const log: string[] = [];
+    const app = newApp().addService(slowService(log));
+    const client = createGrpcClient<SlowClient>({ address: await listen(app), service: slowClientService });
+    await client.sleep({ ms: 1 });
+    const stuck = client.sleep({ ms: 60_000 }).catch((e: { code: number }) => e.code);
+    await new Promise((r) => setTimeout(r, 30));
+    await app.close({ timeoutMs: 100 });
+    expect([GrpcStatus.CANCELLED, GrpcStatus.UNAVAILABLE, GrpcStatus.INTERNAL]).toContain(await stuck);
+    for (let i = 0; i < 50 && log.length === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(log).toEqual(['aborted']);
+    client.close();
+  });
+});
