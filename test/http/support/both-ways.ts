@@ -3,6 +3,7 @@
  * over a real loopback socket (`listen(0, '127.0.0.1')` + fetch). Every HTTP
  * feature test uses it, so both paths are held to the same cases.
  */
+import { request as httpRequest } from 'node:http';
 import type { FwApplication } from 'fw';
 
 export type Transport = 'in-process' | 'socket';
@@ -13,6 +14,37 @@ export interface TestClient {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Base URL requests are made against. */
   readonly base: string;
+  /**
+   * A request sent exactly as given. (Over a socket `fetch` adds
+   * `Cache-Control: no-cache` to conditional requests, as the Fetch standard
+   * says, so conditional GET is tested with node:http there.)
+   */
+  raw(path: string, headers: Record<string, string>, method?: string): Promise<RawResponse>;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function nodeRequest(base: string, path: string, headers: Record<string, string>, method: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + path, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function fromResponse(response: Response): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => { headers[name] = value; });
+  return { status: response.status, headers, body: await response.text() };
 }
 
 export const TRANSPORTS: Transport[] = ['in-process', 'socket'];
@@ -26,6 +58,7 @@ export async function connect(app: FwApplication, transport: Transport): Promise
       transport,
       base,
       request: (path, init) => fetch(base + path, init),
+      raw: (path, headers, method = 'GET') => nodeRequest(base, path, headers, method),
       close: () => app.close(),
     };
   }
@@ -35,6 +68,7 @@ export async function connect(app: FwApplication, transport: Transport): Promise
     transport,
     base,
     request: (path, init) => handler(new Request(base + path, init)),
+    raw: async (path, headers, method = 'GET') => fromResponse(await handler(new Request(base + path, { method, headers }))),
     close: () => app.close(),
   };
 }
