@@ -1,0 +1,126 @@
+/**
+ * Stub merge, each case running the real CLI on a temp copy: edited bodies
+ * stay byte-identical, new RPCs appear as UNIMPLEMENTED stubs, changed
+ * request types and streaming kinds update the signature only, removed RPCs
+ * leave their handler in place with a warning.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GREETER_ADDED, GREETER_REMOVED, GREETER_RETYPED, GREETER_STREAMING, GREETER_V1 } from './support/greeter-protos';
+import { makeTemp, removeTemp, runCli } from './support/run-cli';
+
+const EDITED_BODY = `{
+    // edited by hand: kept byte for byte
+    const greeting   =  \`Hello, \${request.name}!\`;
+    return { text: greeting };
+  }`;
+
+interface Project {
+  dir: string;
+  proto: string;
+  stub: string;
+  gen(): ReturnType<typeof runCli>;
+}
+
+function project(): Project {
+  const dir = makeTemp('merge');
+  fs.mkdirSync(path.join(dir, 'proto'));
+  const proto = path.join(dir, 'proto', 'greet.proto');
+  fs.writeFileSync(proto, GREETER_V1);
+  return {
+    dir,
+    proto,
+    stub: path.join(dir, 'generated', 'greet.service.ts'),
+    gen: () => runCli(['proto', '--out', 'generated'], dir),
+  };
+}
+
+/** Replaces the UNIMPLEMENTED body of sayHello with EDITED_BODY. */
+function editSayHello(stub: string): string {
+  const text = fs.readFileSync(stub, 'utf8');
+  const start = text.indexOf('{', text.indexOf('async sayHello('));
+  const end = text.indexOf('\n  }', start) + 4;
+  const edited = text.slice(0, start) + EDITED_BODY + text.slice(end);
+  fs.writeFileSync(stub, edited);
+  return edited;
+}
+
+describe('stub merge', () => {
+  const made: string[] = [];
+  afterAll(() => made.forEach(removeTemp));
+  const fresh = (): Project => {
+    const p = project();
+    made.push(p.dir);
+    expect(p.gen().status).toBe(0);
+    return p;
+  };
+
+  it('creates the stub once with UNIMPLEMENTED bodies', () => {
+    const p = fresh();
+    const text = fs.readFileSync(p.stub, 'utf8');
+    expect(text).toContain('export class GreeterImpl implements GreeterHandlers {');
+    expect(text).toContain('async sayHello(request: HelloRequest, context: RequestContext): Promise<HelloReply> {');
+    expect(text).toContain('async *sayMany(request: HelloRequest, context: RequestContext): AsyncIterable<HelloReply> {');
+    expect(text).toContain("throw new GrpcError(GrpcStatus.UNIMPLEMENTED, '/greet.Greeter/SayHello has no handler yet');");
+    expect(text.startsWith('// Code generated')).toBe(false);
+  });
+
+  it('keeps an edited body byte-identical and appends a new RPC as an UNIMPLEMENTED stub', () => {
+    const p = fresh();
+    const edited = editSayHello(p.stub);
+    fs.writeFileSync(p.proto, GREETER_ADDED);
+    const result = p.gen();
+    expect(result.status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    // Everything before the insertion point is untouched, the edited body included.
+    const classEnd = edited.lastIndexOf('\n}');
+    expect(merged.startsWith(edited.slice(0, edited.indexOf('import type { GreeterHandlers }')))).toBe(true);
+    expect(merged).toContain(EDITED_BODY);
+    expect(merged).toContain(
+      '  /** Greets everyone sent. */\n  async sayToAll(requests: AsyncIterable<HelloRequest>, context: RequestContext): Promise<HelloReply> {\n' +
+        "    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, '/greet.Greeter/SayToAll has no handler yet');\n  }\n}",
+    );
+    expect(merged.slice(0, merged.indexOf('  /** Greets everyone sent. */'))).toBe(`${edited.slice(0, classEnd)}\n\n`);
+  });
+
+  it('updates the signature of an RPC whose request type changed and keeps its body', () => {
+    const p = fresh();
+    editSayHello(p.stub);
+    fs.writeFileSync(p.proto, GREETER_RETYPED);
+    expect(p.gen().status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    expect(merged).toContain(`async sayHello(request: HelloRequestV2, context: RequestContext): Promise<HelloReply> ${EDITED_BODY}`);
+    expect(merged).toMatch(/import type \{ HelloReply, HelloRequest, HelloRequestV2 \} from '.\/greet';/);
+  });
+
+  it('turns a handler into an async generator when its RPC becomes a server stream', () => {
+    const p = fresh();
+    editSayHello(p.stub);
+    fs.writeFileSync(p.proto, GREETER_STREAMING);
+    expect(p.gen().status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    expect(merged).toContain(`async *sayHello(request: HelloRequest, context: RequestContext): AsyncIterable<HelloReply> ${EDITED_BODY}`);
+  });
+
+  it('keeps the handler of a removed RPC and names it in a warning', () => {
+    const p = fresh();
+    const before = fs.readFileSync(p.stub, 'utf8');
+    fs.writeFileSync(p.proto, GREETER_REMOVED);
+    const result = p.gen();
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain('GreeterImpl.sayMany handles no RPC of greet.Greeter any more; kept');
+    expect(fs.readFileSync(p.stub, 'utf8')).toBe(before);
+  });
+
+  it('keeps CRLF line endings and 4-space indentation of a reformatted stub', () => {
+    const p = fresh();
+    const text = fs.readFileSync(p.stub, 'utf8').replace(/^( +)/gm, (s) => ' '.repeat(s.length * 2)).replace(/\n/g, '\r\n');
+    fs.writeFileSync(p.stub, text);
+    fs.writeFileSync(p.proto, GREETER_ADDED);
+    expect(p.gen().status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    expect(merged.startsWith(text.slice(0, text.lastIndexOf('\r\n}')))).toBe(true);
+    expect(merged).toContain('\r\n\r\n    /** Greets everyone sent. */\r\n    async sayToAll(');
+    expect(merged.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+});
