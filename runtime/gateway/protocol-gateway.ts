@@ -29,6 +29,7 @@ import { UdpTransport, type UdpGatewayConfig } from './udp/transport';
 import { WebSocketTransport, type WebSocketGatewayConfig } from './websocket/transport';
 import type { Monitoring } from './monitoring/create-monitoring';
 import type { MonitoringConfig } from './monitoring/monitoring-config';
+import type { GatewayMetrics } from './monitoring/metrics-snapshot';
 
 /** Minimal view of discovery's factory, loaded lazily. */
 type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
@@ -238,7 +239,7 @@ export class ProtocolGateway {
   }
 
   /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */
-  getMetrics(): ReturnType<Monitoring['getMetrics']> | { requests_total: Record<string, number>; avg_response_time: Record<string, number> } {
+  getMetrics(): GatewayMetrics {
     if (this.#monitoring !== undefined) return this.#monitoring.getMetrics();
     const zero = { http: 0, websocket: 0, grpc: 0, udp: 0, tcp: 0 };
     return { requests_total: { ...zero }, avg_response_time: { ...zero } };

@@ -62,8 +62,7 @@ export interface ServiceDefinition {
 export type ServiceInput =
   | ServiceDefinition
   | Omit<ServiceDefinition, 'name'>
-  | Record<string, ServiceMethod>
-  | Record<string, GatewayHandler>;
+  | Record<string, ServiceMethod | GatewayHandler>;
 
 /** Per-service options when registering a generated descriptor. */
 export interface DescriptorServiceOptions {

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { ProtocolGateway, type AuthenticationConfig } from 'fw';
+import { ProtocolGateway, type AuthenticationConfig, type ServiceDefinition } from 'fw';
 import { allDrivers, httpDriver, grpcDriver, tcpDriver, udpDriver, type Driver } from './support/drivers';
 import { HOST } from './support/clients';
 
@@ -24,7 +24,7 @@ function b64(v: unknown): string {
 
 const METHODS = ['getUser', 'updateUser', 'deleteUser', 'publicInfo'];
 
-function usersService(): Parameters<ProtocolGateway['addService']>[1] {
+function usersService(): ServiceDefinition {
   return {
     name: 'Users',
     authentication: {
@@ -42,7 +42,7 @@ function usersService(): Parameters<ProtocolGateway['addService']>[1] {
       deleteUser: { handler: async () => ({ success: true }) },
       publicInfo: { authentication: false, handler: async () => ({ public: true }) },
     },
-  } as never;
+  };
 }
 
 describe('gateway authentication', () => {

@@ -10,11 +10,10 @@
  * connections time out after `idleTimeout`.
  */
 import type { Socket } from 'node:net';
-import { ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import { CallSession } from '../session/call-session';
-import { FrameReader } from '../wire/frame-codec';
+import { BAD_HEADER, FrameReader } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { tcpContext } from './context';
 
@@ -101,17 +100,15 @@ export class TcpTransport {
     socket.setTimeout(config.idleTimeout ?? 120_000, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
       if (core.observed) core.emit({ type: 'message', protocol: 'tcp', direction: 'in', bytes: chunk.length, connectionId });
-      let frames;
-      try {
-        frames = reader.push(chunk);
-      } catch (e) {
-        // Framing is lost: answer once, then close.
-        sink.error(undefined, e instanceof ServiceError ? e : toServiceError(e), undefined);
-        socket.end();
-        socket.pause();
-        return;
+      for (const frame of reader.push(chunk)) {
+        handleFrame(frame, session, sink);
+        if (frame.type === BAD_HEADER) {
+          // Framing is lost: the error frame above is the last word.
+          socket.end();
+          socket.pause();
+          return;
+        }
       }
-      for (const frame of frames) handleFrame(frame, session, sink);
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {

@@ -72,14 +72,21 @@ export function decodeFrame(buffer: Buffer, maxPayload: number): Frame {
   return { type, payload: parsePayload(buffer.subarray(FRAME_HEADER_BYTES)) };
 }
 
+/** Frame type of a payload that was not valid JSON (`payload.error` holds the ServiceError). */
+export const BAD_PAYLOAD = -1;
+/** Frame type reporting a bad header: framing is lost, the stream must be closed. */
+export const BAD_HEADER = -2;
+
 /**
  * Incremental decoder for a byte stream (TCP). Buffers at most one frame
- * (header + `maxPayload`); `push` returns the complete frames so far and throws
- * a ServiceError on a bad header, after which the stream must be closed.
+ * (header + `maxPayload`); `push` returns the complete frames so far. A bad
+ * header ends the list with a BAD_HEADER frame, after which the reader
+ * ignores all input (the stream must be closed).
  */
 export class FrameReader {
   readonly #maxPayload: number;
   #buffer: Buffer = Buffer.alloc(0);
+  #failed = false;
 
   constructor(maxPayload: number) {
     this.#maxPayload = maxPayload;
@@ -91,11 +98,20 @@ export class FrameReader {
   }
 
   push(chunk: Buffer): Frame[] {
+    if (this.#failed) return [];
     let buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
     const frames: Frame[] = [];
     let offset = 0;
     while (buffer.length - offset >= FRAME_HEADER_BYTES) {
-      const length = readHeader(buffer, offset, this.#maxPayload);
+      let length: number;
+      try {
+        length = readHeader(buffer, offset, this.#maxPayload);
+      } catch (e) {
+        this.#failed = true;
+        this.#buffer = Buffer.alloc(0);
+        frames.push({ type: BAD_HEADER, payload: { error: e } });
+        return frames;
+      }
       const end = offset + FRAME_HEADER_BYTES + length;
       if (buffer.length < end) break;
       const type = buffer[offset + 1] as number;
@@ -106,7 +122,7 @@ export class FrameReader {
         payload = parsePayload(payloadBytes);
       } catch (e) {
         // A bad payload in a well-framed message: report it and keep the stream.
-        frames.push({ type: -1, payload: { error: e } });
+        frames.push({ type: BAD_PAYLOAD, payload: { error: e } });
         continue;
       }
       frames.push({ type, payload });

@@ -8,7 +8,7 @@ import type { Protocol } from '../../core/request-context';
 import { GatewayErrors, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { CallSession, EnvelopeRequest, ReplySink } from '../session/call-session';
-import { encodeFrame, FrameType, type Frame } from './frame-codec';
+import { BAD_HEADER, BAD_PAYLOAD, encodeFrame, FrameType, type Frame } from './frame-codec';
 
 /** The error payload of a type-3 frame (or the user's transformError output, merged with id/traceId). */
 export function errorPayload(core: GatewayCore, protocol: Protocol, id: unknown, error: ServiceError, traceId: string | undefined): Record<string, unknown> {
@@ -46,7 +46,8 @@ export function handleFrame(frame: Frame, session: CallSession, sink: ReplySink)
     case FrameType.ClientStreamEnd:
       session.end(p.id);
       return;
-    case -1:
+    case BAD_PAYLOAD:
+    case BAD_HEADER:
       sink.error(undefined, p.error as ServiceError, undefined);
       return;
     default:

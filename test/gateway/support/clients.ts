@@ -41,7 +41,7 @@ export function parseFrames(buffer: Buffer): { frames: FrameReply[]; rest: Buffe
 /** A TCP frame-protocol client. */
 export class TcpFrameClient {
   readonly socket: net.Socket;
-  #buffer = Buffer.alloc(0);
+  #buffer: Buffer = Buffer.alloc(0);
   readonly frames: FrameReply[] = [];
   #waiters: (() => void)[] = [];
   closed = false;
