@@ -87,7 +87,10 @@ export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   if (isStatusLike(error)) {
     const name = grpcStatusName(error.code);
-    return new ServiceError(name, typeof error.message === 'string' ? stripStatusPrefix(error.message) : name, grpcStatusToHttp(error.code), error.details);
+    const message = typeof error.message === 'string' ? stripStatusPrefix(error.message) : name;
+    // fw/grpc's GrpcError repeats its message as `details`; only carry details that add something.
+    const details = typeof error.details === 'string' && stripStatusPrefix(error.details) === message ? undefined : error.details;
+    return new ServiceError(name, message, grpcStatusToHttp(error.code), details);
   }
   if (error instanceof Error && error.name === 'ValidationError') {
     return new ServiceError('VALIDATION_ERROR', error.message, 400);
