@@ -30,7 +30,8 @@ export async function startUserService(port: number, host = '127.0.0.1'): Promis
   return { app, port: address.port };
 }
 
-if (require.main === module) {
+// Run directly, or through examples/user-service/start.js (npm start).
+if (require.main === module || require.main?.filename.endsWith('user-service/start.js') === true) {
   const port = Number(process.env['PORT'] ?? 50051);
   const host = process.env['HOST'] ?? '127.0.0.1';
   startUserService(Number.isInteger(port) ? port : 50051, host).then(
