@@ -1,5 +1,5 @@
 /** Spec 7.2 / 4.3 rules 8–9: error handlers, next(error), rejected async handlers, 404 handler — both transports. */
-import { server, type FwApplication } from 'fw';
+import { server, type ErrorHandler, type FwApplication, type RouteHandler } from 'fw';
 import { bothWays, json } from './support/both-ways';
 
 const logged: unknown[] = [];
@@ -16,17 +16,19 @@ function buildApp(withHandlers: boolean): FwApplication {
   app.get('/promise-reject', () => Promise.reject(new Error('hidden')));
   app.get('/after-headers', (req, res) => { res.write('partial'); throw new Error('mid-stream'); });
   app.get('/status-prop', (req, res, next) => next(Object.assign(new Error('too many'), { status: 429 })));
-  app.get('/recover', (req, res, next) => next(new Error('recoverable')), (err: unknown, req: unknown, res: { json(v: unknown): void }, _next: unknown) => {
-    res.json({ recovered: (err as Error).message });
-  });
+  // Error handlers are recognised by declaring four parameters, as in Express.
+  const recover: ErrorHandler = (err, req, res, _next) => { res.json({ recovered: (err as Error).message }); };
+  const fail: RouteHandler = (req, res, next) => next(new Error('recoverable'));
+  app.get('/recover', fail, recover);
   app.get('/pass', (req, res, next) => next(new Error('pass me on')));
   app.get('/breaks', (req, res, next) => next(new Error('handler breaks')));
   if (withHandlers) {
-    app.use((err: unknown, req, res, next) => {
+    const onError: ErrorHandler = (err, req, res, next) => {
       if ((err as Error).message === 'pass me on') { next(err); return; }
       if ((err as Error).message === 'handler breaks') throw new Error('error handler failed');
       next(err);
-    });
+    };
+    app.use(onError);
     app.use((req, res) => res.status(404).json({ error: 'custom 404', path: req.path }));
   }
   return app;
@@ -90,10 +92,11 @@ bothWays('custom error and 404 handlers', () => buildApp(true), (client) => {
     const seen: string[] = [];
     const app = server.http().withLogger({ error: () => undefined });
     app.get('/boom', () => { throw Object.assign(new Error('teapot'), { statusCode: 418 }); });
-    app.use((err: unknown, req, res, _next) => {
+    const onError: ErrorHandler = (err, req, res, _next) => {
       seen.push((err as Error).message);
       res.status((err as { statusCode: number }).statusCode).json({ error: (err as Error).message, handled: true });
-    });
+    };
+    app.use(onError);
     const r = await app.createFetchHandler()(new Request('http://localhost/boom'));
     expect(r.status).toBe(418);
     expect(await r.json()).toEqual({ error: 'teapot', handled: true });
