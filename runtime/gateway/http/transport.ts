@@ -51,6 +51,18 @@ function rejectProto(key: string, value: unknown): unknown {
   return value;
 }
 
+/** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
+function requestTarget(url: string | undefined): string {
+  if (url === undefined || url === '') return '/';
+  if (url.charCodeAt(0) === 47 /* / */) return url;
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return '/';
+  }
+}
+
 function parseQuery(search: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   if (search === '') return out;
@@ -118,7 +130,7 @@ export class HttpTransport {
   };
 
   #route(routes: RouteTable, req: ParsedRequest, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void {
-    const url = req.url ?? '/';
+    const url = requestTarget(req.url);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const verb = req.method ?? 'GET';
