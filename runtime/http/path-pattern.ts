@@ -40,8 +40,12 @@ export class PathMatcher {
   readonly regexp: RegExp;
   /** The normalised path when the pattern has no parameters; used as the static-map key. */
   readonly staticPath: string | null;
-  /** The literal first segment every match starts with; used to bucket dynamic routes. */
-  readonly firstLiteral: string | null;
+  /**
+   * The literal leading segments every match starts with (`/api/users` for
+   * `/api/users/:id`), or null when the pattern starts with a parameter;
+   * used to index dynamic routes.
+   */
+  readonly literalPrefix: string | null;
   /** True for a `use('/')` / `use(mw)` prefix, which matches every path. */
   readonly matchesAll: boolean;
   readonly #variants: Segment[][];
@@ -58,7 +62,7 @@ export class PathMatcher {
       this.regexp = pattern;
       this.keys = regexpKeys(pattern);
       this.staticPath = null;
-      this.firstLiteral = null;
+      this.literalPrefix = null;
       this.matchesAll = false;
       return;
     }
@@ -72,9 +76,7 @@ export class PathMatcher {
     this.staticPath = only !== null && only.every((s) => s.kind === SegmentKind.Literal) && !options.prefix
       ? '/' + only.map((s) => s.value).join('/')
       : null;
-    const firsts = new Set(parsed.variants.map((v) => (v[0]?.kind === SegmentKind.Literal ? v[0].value : null)));
-    const first = firsts.size === 1 ? [...firsts][0]! : null;
-    this.firstLiteral = first === '' ? null : first;
+    this.literalPrefix = commonLiteralPrefix(parsed.variants);
     this.matchesAll = options.prefix && parsed.variants.length === 1 && parsed.variants[0]!.length === 0;
   }
 
@@ -151,6 +153,20 @@ export class PathMatcher {
     this.#lastExec = m;
     return this.#prefix ? m.index + m[0].length : path.length;
   }
+}
+
+function commonLiteralPrefix(variants: Segment[][]): string | null {
+  const prefixes = variants.map((segments) => {
+    const literals: string[] = [];
+    for (const s of segments) {
+      if (s.kind !== SegmentKind.Literal || s.value === '') break;
+      literals.push(s.value);
+    }
+    return literals;
+  });
+  const common: string[] = [];
+  for (let i = 0; prefixes.every((p) => i < p.length && p[i] === prefixes[0]![i]); i++) common.push(prefixes[0]![i]!);
+  return common.length === 0 ? null : '/' + common.join('/');
 }
 
 /** Decodes one parameter value; a malformed escape is the client's fault (400). */

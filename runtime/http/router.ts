@@ -3,10 +3,12 @@
  * middleware and mounting, `route(path)` chains, and the route queries
  * (`getRoutes`, `hasRoute`, `getAllowedMethods`).
  *
- * Lookup structure, rebuilt lazily after any registration: a map from static
- * path to its candidate layers, a map from first path segment to the dynamic
- * layers that can only match under it, and the generic rest — each list
- * already merged in definition order, so definition order always wins.
+ * Lookup structure, rebuilt lazily after any registration: a map keyed by
+ * static paths and by the literal prefixes of dynamic patterns (`/api/users`
+ * for `/api/users/:id`). A request looks up its path, then its parent paths,
+ * and takes the first hit: a list of every layer that can match, already
+ * merged in definition order with the generic layers, so definition order
+ * always wins and a 1000-route table costs a couple of map lookups.
  */
 import { Dispatch, type DispatchHost } from './dispatch';
 import { ALL, Layer, USE } from './layer';
@@ -48,14 +50,10 @@ export const STANDARD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'
 type ChainHandlers = (AnyRouteHandler | AnyRouteHandler[])[];
 
 interface LookupTable {
-  statics: Map<string, Layer[]>;
-  buckets: Map<string, Layer[]>;
+  /** Normalised path or literal prefix → every layer that can match a path starting with it, in definition order. */
+  keyed: Map<string, Layer[]>;
+  /** Layers that can match any path (`use(mw)`, RegExp routes, patterns starting with a parameter). */
   generic: Layer[];
-}
-
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return path.slice(1, end === -1 ? path.length : end);
 }
 
 function byIndex(a: Layer, b: Layer): number {
@@ -228,7 +226,14 @@ export class Router implements DispatchHost {
   /** @internal Candidate layers for a normalised lookup key (see the module comment). */
   candidates(key: string): readonly Layer[] {
     const table = this.#table ?? this.#compile();
-    return table.statics.get(key) ?? table.buckets.get(firstSegment(key)) ?? table.generic;
+    let k = key;
+    for (;;) {
+      const hit = table.keyed.get(k);
+      if (hit !== undefined) return hit;
+      const slash = k.lastIndexOf('/');
+      if (slash <= 0) return table.generic;
+      k = k.slice(0, slash);
+    }
   }
 
   /** @internal Called when no layer ended the response; a mounted router never gets here. */
@@ -260,30 +265,31 @@ export class Router implements DispatchHost {
   }
 
   #compile(): LookupTable {
-    const staticGroups = new Map<string, Layer[]>();
-    const bucketGroups = new Map<string, Layer[]>();
+    const groups = new Map<string, Layer[]>();
     const generic: Layer[] = [];
     for (const layer of this.#layers) {
-      const key = layer.matcher.staticPath;
-      if (key !== null) {
-        const group = staticGroups.get(key) ?? [];
-        group.push(layer);
-        staticGroups.set(key, group);
-      } else if (layer.matcher.firstLiteral !== null) {
-        const group = bucketGroups.get(layer.matcher.firstLiteral) ?? [];
-        group.push(layer);
-        bucketGroups.set(layer.matcher.firstLiteral, group);
-      } else {
+      const key = layer.matcher.staticPath ?? layer.matcher.literalPrefix;
+      if (key === null) {
         generic.push(layer);
+        continue;
       }
+      const group = groups.get(key) ?? [];
+      group.push(layer);
+      groups.set(key, group);
     }
-    const buckets = new Map<string, Layer[]>();
-    for (const [first, group] of bucketGroups) buckets.set(first, [...group, ...generic].sort(byIndex));
-    const statics = new Map<string, Layer[]>();
-    for (const [path, group] of staticGroups) {
-      statics.set(path, [...group, ...(bucketGroups.get(firstSegment(path)) ?? []), ...generic].sort(byIndex));
+    const keyed = new Map<string, Layer[]>();
+    for (const key of groups.keys()) {
+      const list = [...generic];
+      // Layers keyed at an ancestor of `key` can match below it; static routes only at their own key.
+      for (let k = key, own = true; ; own = false) {
+        for (const layer of groups.get(k) ?? []) if (own || layer.matcher.staticPath === null) list.push(layer);
+        const slash = k.lastIndexOf('/');
+        if (slash <= 0) break;
+        k = k.slice(0, slash);
+      }
+      keyed.set(key, list.sort(byIndex));
     }
-    const table: LookupTable = { statics, buckets, generic };
+    const table: LookupTable = { keyed, generic };
     this.#table = table;
     return table;
   }

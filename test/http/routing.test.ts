@@ -28,6 +28,10 @@ function buildApp(): FwApplication {
   app.post('/allow', (req, res) => res.json({}));
   app.get('/trailing', (req, res) => res.json({ trailing: 'ok' }));
   app.get('/', (req, res) => res.json({ root: true }));
+  app.get('/api/:kind/fixed', (req, res) => res.json({ winner: 'param', kind: req.params.kind }));
+  app.get('/api/items/fixed', (req, res) => res.json({ winner: 'static' }));
+  for (let i = 0; i < 300; i++) app.get(`/api/v1/resource${i}/:id`, (req, res) => res.json({ resource: i, id: req.params.id }));
+  app.get('/api/v1/resource299/special', (req, res) => res.json({ special: true }));
   for (let i = 0; i < 1000; i++) app.get(`/table${i}/:id`, (req, res) => res.json({ table: i, id: req.params.id }));
   return app;
 }
@@ -147,6 +151,12 @@ bothWays('routing', buildApp, (client) => {
     const r = await get('/allow', { method: 'OPTIONS' });
     expect(r.status).toBe(204);
     expect(r.headers.get('allow')).toBe('GET, POST');
+  });
+
+  test('definition order holds across shared prefixes', async () => {
+    expect(await json(await get('/api/items/fixed'))).toEqual({ winner: 'param', kind: 'items' });
+    expect(await json(await get('/api/v1/resource299/special'))).toEqual({ resource: 299, id: 'special' });
+    expect(await json(await get('/api/v1/resource7/x'))).toEqual({ resource: 7, id: 'x' });
   });
 
   test('a 1000-route table reaches its last dynamic route', async () => {
