@@ -28,23 +28,11 @@ const useExpress = process.env.MW_TEST_HOST === 'express';
 /** A fresh app; `configure` registers middleware and routes before it listens. */
 export async function startApp(configure: (app: TestApp) => void, options?: Record<string, unknown>): Promise<Started> {
   if (useExpress) return startExpress(configure, options);
-  const app = server.http() as unknown as TestApp & {
-    withOptions(o: Record<string, unknown>): unknown;
-    listen(port: number, hostname?: string): Promise<Server> | Server;
-    close?(): Promise<void>;
-  };
+  const app = server.http();
   if (options !== undefined) app.withOptions(options);
-  configure(app);
-  const listening = await app.listen(0, '127.0.0.1');
-  const port = (listening.address() as AddressInfo).port;
-  return {
-    app,
-    port,
-    close: () => new Promise<void>((resolve) => {
-      listening.closeAllConnections();
-      listening.close(() => resolve());
-    }),
-  };
+  configure(app as unknown as TestApp);
+  await app.listen(0, '127.0.0.1');
+  return { app: app as unknown as TestApp, port: app.port, close: () => app.close({ graceMs: 1000 }) };
 }
 
 async function startExpress(configure: (app: TestApp) => void, options?: Record<string, unknown>): Promise<Started> {
