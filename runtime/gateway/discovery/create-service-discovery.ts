@@ -12,9 +12,6 @@ import { validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, 
 import { createRemoteMethod, type CallRouter, type WireCodec } from './grpc-forwarder';
 import { HealthChecker } from './health-checker';
 import { InstancePool } from './instance-pool';
-import { ConsulSource } from './providers/consul-source';
-import { DnsSource } from './providers/dns-source';
-import { EtcdSource } from './providers/etcd-source';
 import type { InstanceSource } from './providers/instance-source';
 import type { InstanceInfo } from './service-instance';
 
@@ -122,12 +119,15 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
     .map(([name]) => name);
   let source: InstanceSource | undefined;
   if (discovered.length > 0) {
+    // Providers load on demand: a gateway using static lists never loads the etcd3 client.
+    /* eslint-disable @typescript-eslint/no-require-imports */
     switch (config.provider) {
-      case 'dns': source = new DnsSource(config.dns); break;
-      case 'etcd': source = new EtcdSource(config.etcd ?? { hosts: [] }); break;
-      case 'consul': source = new ConsulSource(config.consul); break;
+      case 'dns': source = new (require('./providers/dns-source') as typeof import('./providers/dns-source')).DnsSource(config.dns); break;
+      case 'etcd': source = new (require('./providers/etcd-source') as typeof import('./providers/etcd-source')).EtcdSource(config.etcd ?? { hosts: [] }); break;
+      case 'consul': source = new (require('./providers/consul-source') as typeof import('./providers/consul-source')).ConsulSource(config.consul); break;
       case 'static': break;
     }
+    /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
   const started = (source?.start(discovered, (service, list) => pools.get(service)?.update(list), onProblem) ?? Promise.resolve()).then(() => {

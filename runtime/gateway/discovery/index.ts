@@ -19,5 +19,5 @@ export {
   type ServiceDiscoveryConfig,
 } from './discovery-config';
 export { ForwardingError } from './grpc-forwarder';
-export { registerEtcdInstance, DEFAULT_ETCD_PREFIX, type EtcdRegistration } from './providers/etcd-source';
+export { registerEtcdInstance, DEFAULT_ETCD_PREFIX, type EtcdRegistration } from './etcd-registration';
 export type { InstanceInfo } from './service-instance';

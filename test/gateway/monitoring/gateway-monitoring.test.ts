@@ -47,7 +47,7 @@ describe('monitoring a live gateway on every protocol', () => {
     }
     const metrics = gateway.getMetrics() as ReturnType<ProtocolGateway['getMetrics']> & { error_rate: Record<string, number>; active_connections: Record<string, number> };
     expect(metrics.requests_total).toEqual({ http: 2, websocket: 3, grpc: 4, udp: 5, tcp: 6 });
-    for (const p of Object.keys(plan)) expect(metrics.avg_response_time[p]).toBeGreaterThan(0);
+    for (const p of Object.keys(plan) as (keyof typeof plan)[]) expect(metrics.avg_response_time[p]).toBeGreaterThan(0);
     expect(metrics.error_rate).toEqual({ http: 1 / 2, websocket: 1 / 3, grpc: 1 / 4, udp: 1 / 5, tcp: 1 / 6 });
     expect(metrics.active_connections.websocket).toBe(1);
     expect(metrics.active_connections.tcp).toBe(1);
