@@ -85,7 +85,8 @@ describe('bad input to the gRPC server', () => {
       });
       request.end('{}');
     });
-    expect(outcome).toMatch(/^(error|status|timeout)/);
+    // The server answers in HTTP/2 (SETTINGS/GOAWAY) and closes: the HTTP/1.1 client cannot parse it.
+    expect(outcome).toMatch(/^error /);
     await stillServing();
   });
 

@@ -61,6 +61,9 @@ export type UntypedGrpcClient = Record<string, (input: unknown, options?: GrpcCa
  */
 export function createGrpcClient<T extends object = UntypedGrpcClient>(options: GrpcClientOptions): T & GrpcClientControls {
   if (typeof options.address !== 'string' || options.address === '') throw new TypeError('createGrpcClient: address is required (host:port)');
+  if (typeof options.service !== 'object' && typeof options.service !== 'function') {
+    throw new TypeError('createGrpcClient: service is required (a generated descriptor, a service from loadProtoDefinition(), or {name, methods})');
+  }
   const channelOptions: ChannelOptions = { ...options.channelOptions };
   if (options.compression === 'gzip') channelOptions['grpc.default_compression_algorithm'] = 2;
   const channel = new Client(options.address, toCredentials(options.credentials), channelOptions);
@@ -135,17 +138,19 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
     case 'client':
       return (requests, options = {}) =>
         new Promise((resolve, reject) => {
+          const source = asIterable(requests);
           const call = channel.makeClientStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options), (error, value) =>
             error ? reject(GrpcError.fromServiceError(error)) : resolve(value),
           );
           cancelOnAbort(call, options.signal);
-          void pump(asIterable(requests), call);
+          void pump(source, call);
         });
     default:
       return (requests, options = {}) => {
+        const source = asIterable(requests);
         const call = channel.makeBidiStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options));
         cancelOnAbort(call, options.signal);
-        void pump(asIterable(requests), call);
+        void pump(source, call);
         return responses(call);
       };
   }
