@@ -82,6 +82,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   }
 
   function pick(context: RequestContext, tried: ServiceInstance[] | undefined, lastError: unknown): ServiceInstance {
+    if (context.signal.aborted) throw new ForwardingError(GrpcCode.CANCELLED, 'the call was cancelled before it was forwarded');
     const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried);
     if (instance !== undefined) return instance;
     if (lastError !== undefined) throw lastError;
