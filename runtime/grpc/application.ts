@@ -10,10 +10,10 @@ import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
-import type { MethodBinding, ServiceBinding } from './method-binding';
+import type { ServiceBinding } from './method-binding';
 import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
-import { findHostedService, hostService, registerHostedService, type HostedService } from './registry';
+import { hostService, registerHostedService, type HostedService } from './registry';
 import { createHandler } from './server-handlers';
 import {
   bindDescriptor,
@@ -224,5 +224,3 @@ export function createGrpcApplication(): GrpcApplication {
   return new GrpcApplicationImpl();
 }
 
-export { findHostedService };
-export type { MethodBinding };

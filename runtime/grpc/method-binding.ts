@@ -9,6 +9,7 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 /** Calls the user's handler: returns a value (or promise) for unary/client streaming, an AsyncIterable otherwise. */
 export type Invoker = (call: GrpcCall) => unknown;
 
+/** One servable method: its identity, codecs and how to call its handler. */
 export interface MethodBinding extends CallTarget {
   /** Request bytes → request object. */
   readonly requestDeserialize: (bytes: Buffer) => unknown;
@@ -21,6 +22,7 @@ export interface MethodBinding extends CallTarget {
   readonly skipMiddleware: boolean;
 }
 
+/** A service as the server registers it. */
 export interface ServiceBinding {
   /** Fully-qualified name: `user.UserService`. */
   readonly name: string;

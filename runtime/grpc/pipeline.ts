@@ -21,6 +21,7 @@ import type { MethodBinding } from './method-binding';
  */
 export type GrpcMiddleware = Middleware<GrpcCall, unknown>;
 
+/** An app's middleware list and the per-method chains composed from it. */
 export class CallPipeline {
   readonly #middleware: GrpcMiddleware[] = [];
   #composed = new Map<MethodBinding, (call: GrpcCall) => Promise<unknown>>();

@@ -11,6 +11,7 @@ export interface RateLimitedCall {
   getPeer(): string;
 }
 
+/** Options of `new RateLimiter()` (spec 8.5). */
 export interface RateLimiterOptions<C extends RateLimitedCall = RateLimitedCall> {
   /** Window length in ms. */
   windowMs: number;

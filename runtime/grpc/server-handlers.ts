@@ -121,18 +121,15 @@ async function streamOut(
   call: GrpcCall,
   stream: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
 ): Promise<void> {
-  let iterator: AsyncIterator<unknown> | undefined;
+  let iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
   const stop = (): void => {
     // Ends a generator at its next `yield` (running its finally); handlers blocked elsewhere see call.signal.
-    iterator?.return?.()?.then(undefined, () => undefined);
+    void Promise.resolve(iterator?.return?.()).catch(() => undefined);
   };
   stream.once('cancelled', stop);
   try {
     const produced = await pipeline.run(binding, call);
-    if (!isAsyncIterable(produced)) {
-      throw new TypeError(`${binding.path}: a streaming handler must return an async iterable (use async function*)`);
-    }
-    iterator = produced[Symbol.asyncIterator]();
+    iterator = iteratorOf(produced, binding.path);
     if (call.cancelled) return;
     for (;;) {
       const next = await iterator.next();
@@ -178,6 +175,19 @@ function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexS
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * The iterator of a streaming handler's result: an async iterable (async
+ * generator, the spec's shape) or, as a convenience, a sync iterable such as
+ * an array. Anything else is a programming error reported as INTERNAL.
+ */
+export function iteratorOf(produced: unknown, path: string): AsyncIterator<unknown> | Iterator<unknown> {
+  if (isAsyncIterable(produced)) return produced[Symbol.asyncIterator]();
+  if (typeof produced === 'object' && produced !== null && typeof (produced as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    return (produced as Iterable<unknown>)[Symbol.iterator]();
+  }
+  throw new TypeError(`${path}: a streaming handler must return an async iterable (use async function*)`);
 }
 
 /** True when `value` can be iterated with `for await`. */

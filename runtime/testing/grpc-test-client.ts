@@ -17,7 +17,7 @@ import { GrpcStatus } from '../core/status';
 import type { MethodBinding } from '../grpc/method-binding';
 import type { CallPipeline } from '../grpc/pipeline';
 import { findHostedService, type HostedService } from '../grpc/registry';
-import { isAsyncIterable } from '../grpc/server-handlers';
+import { iteratorOf } from '../grpc/server-handlers';
 
 /** Per-call options of the test client (same as the network client's). */
 export interface GrpcTestCallOptions {
@@ -27,6 +27,7 @@ export interface GrpcTestCallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `createGrpcTestClient()`. */
 export interface GrpcTestClientOptions {
   /** The application to call; default: where `serviceName` was last registered. */
   app?: GrpcApplication;
@@ -144,12 +145,11 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
   return (input, options = {}) => {
     const { call, source } = start(input, options);
     return (async function* responses(): AsyncGenerator<unknown> {
-      let iterator: AsyncIterator<unknown> | undefined;
+      let iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
       let done = false;
       try {
         const produced = await pipeline.run(binding, call);
-        if (!isAsyncIterable(produced)) throw new TypeError(`${binding.path}: a streaming handler must return an async iterable`);
-        iterator = produced[Symbol.asyncIterator]();
+        iterator = iteratorOf(produced, binding.path);
         for (;;) {
           if (source.reason !== undefined) throw source.reason;
           const next = await iterator.next();

@@ -30,6 +30,7 @@ export interface InlineClientService {
   methods: Record<string, StreamingMode>;
 }
 
+/** Options of `createGrpcClient()`. */
 export interface GrpcClientOptions {
   /** `host:port` */
   address: string;
