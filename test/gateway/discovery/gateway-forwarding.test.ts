@@ -3,6 +3,11 @@
  * does not host go to discovered gRPC instances, whichever protocol they
  * arrive on.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
 import { ProtocolGateway } from 'fw';
 import { httpDriver, tcpDriver, udpDriver, wsDriver, type Driver } from '../support/drivers';
 import { HOST } from '../support/clients';
@@ -13,6 +18,13 @@ describe('gateway → discovered instances', () => {
   let instances: TestInstance[];
   let port: number;
   let drivers: Driver[] = [];
+  const protoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-fwd-'));
+  const protoFile = path.join(protoDir, 'echo.proto');
+  fs.writeFileSync(
+    protoFile,
+    'syntax = "proto3"; package test; service EchoService { rpc Echo (EchoRequest) returns (EchoReply); }\n' +
+      'message EchoRequest { int32 n = 1; } message EchoReply { string instance = 1; EchoRequest echo = 2; }\n',
+  );
 
   beforeAll(async () => {
     instances = await Promise.all(['a', 'b', 'c'].map((id) => startInstance(id)));
@@ -22,6 +34,8 @@ describe('gateway → discovered instances', () => {
       services: { EchoService: { strategy: 'round_robin', instances: instances.map((i) => ({ host: HOST, port: i.port })) } },
       routing: { http: { sticky_sessions: true, session_header: 'X-Session-ID' } },
     });
+    // gRPC clients reach the discovered service through a proto mapped onto it.
+    gateway.configureGRPC({ protoFiles: [protoFile], services: { 'test.EchoService': 'EchoService' }, methodMapping: { Echo: 'echo' } });
     port = (await gateway.listen(0, HOST)).port as number;
     drivers = [httpDriver(port), await wsDriver(port), udpDriver(port), await tcpDriver(port)];
   });
@@ -30,6 +44,25 @@ describe('gateway → discovered instances', () => {
     for (const d of drivers) d.close();
     await gateway?.close();
     await Promise.all((instances ?? []).map((i) => i.stop()));
+    fs.rmSync(protoDir, { recursive: true, force: true });
+  });
+
+  test('gRPC calls (a proto mapped with configureGRPC) are forwarded round robin too', async () => {
+    const pkg = grpc.loadPackageDefinition(loadSync(protoFile)) as unknown as { test: { EchoService: grpc.ServiceClientConstructor } };
+    const client = new pkg.test.EchoService(`${HOST}:${port}`, grpc.credentials.createInsecure());
+    try {
+      const seen: string[] = [];
+      for (let n = 1; n <= 6; n++) {
+        type Reply = { instance: string; echo: { n: number } };
+        const echo = client as unknown as { Echo(req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: Reply) => void): void };
+        const reply = await new Promise<Reply>((resolve, reject) => echo.Echo({ n }, { deadline: Date.now() + 5000 }, (e, r) => (e ? reject(e) : resolve(r))));
+        expect(reply.echo.n).toBe(n);
+        seen.push(reply.instance);
+      }
+      expect([...seen].sort()).toEqual(['a', 'a', 'b', 'b', 'c', 'c']);
+    } finally {
+      client.close();
+    }
   });
 
   test('HTTP, WebSocket, UDP and TCP calls are forwarded round robin, with the trace id', async () => {
