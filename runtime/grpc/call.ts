@@ -97,6 +97,11 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
     return this.#source.getPeer();
   }
 
+  /** True once the server is done with the call (response or status sent). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
   /** True once the caller cancelled or the deadline passed. */
   get cancelled(): boolean {
     return this.#source.isCancelled() || (this.#abort !== undefined && this.#abort.signal.aborted);

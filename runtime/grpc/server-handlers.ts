@@ -69,6 +69,7 @@ function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<
 function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
   return (grpcCall, callback) => {
     const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    endReadsOnCancel(grpcCall, call);
     respond(binding, pipeline, call, callback);
   };
 }
@@ -83,6 +84,7 @@ function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
   return (grpcCall) => {
     const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    endReadsOnCancel(grpcCall, call);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
@@ -163,14 +165,21 @@ function drained(stream: NodeJS.EventEmitter): Promise<void> {
 
 /**
  * The request stream as an AsyncIterable. Breaking out of `for await` must not
- * destroy a duplex (that would kill the response side too); a cancelled call
- * makes the iteration throw CANCELLED instead of waiting forever.
+ * destroy a duplex (that would kill the response side too).
  */
 function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): AsyncIterable<unknown> {
-  stream.once('cancelled', () => {
-    if (!stream.readableEnded) stream.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
-  });
   return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+}
+
+/**
+ * A handler reading requests of a cancelled call would wait forever: make the
+ * iteration throw CANCELLED instead. grpc-js also reports 'cancelled' when a
+ * finished call's stream closes; those are ignored.
+ */
+function endReadsOnCancel(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, call: GrpcCall): void {
+  stream.once('cancelled', () => {
+    if (!call.finished && !stream.readableEnded) stream.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
+  });
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

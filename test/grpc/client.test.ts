@@ -13,9 +13,10 @@ interface Client {
   wait(r: Msg, o?: Opts): Promise<Msg>;
   count(r: Msg, o?: Opts): AsyncIterable<Msg>;
   sum(r: unknown, o?: Opts): Promise<Msg>;
+  first(r: unknown, o?: Opts): Promise<Msg>;
   close(): void;
 }
-const service = { name: 'Tools', methods: { Meta: 'none', Wait: 'none', Count: 'server', Sum: 'client' } } as const;
+const service = { name: 'Tools', methods: { Meta: 'none', Wait: 'none', Count: 'server', Sum: 'client', First: 'client' } } as const;
 
 describe('createGrpcClient', () => {
   let client: Client;
@@ -26,7 +27,14 @@ describe('createGrpcClient', () => {
     const app = newApp().addService({
       name: 'Tools',
       methods: {
-        Meta: { handler: async (_r: Msg, context) => ({ headers: context.headers }) },
+        Meta: { handler: async (r: Msg, context) => ({ headers: context.headers, clientIp: (r as { clientIp?: string }).clientIp, keys: Object.keys(r) }) },
+        First: {
+          streaming: 'client',
+          async handler(stream: AsyncIterable<Msg>) {
+            for await (const message of stream) return message;
+            return {};
+          },
+        },
         Wait: {
           handler: (_r: Msg, context) => new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({}))),
         },
@@ -62,6 +70,16 @@ describe('createGrpcClient', () => {
     const result = await client.meta({}, { metadata: { 'x-one': 'a', 'x-many': ['b', 'c'] } });
     // HTTP/2 carries repeated values as one comma-joined header, as grpc-js reads them.
     expect(result.headers).toMatchObject({ 'x-one': 'a', 'x-many': 'b, c' });
+  });
+
+  it('inline unary requests carry a non-enumerable clientIp (spec 4.6)', async () => {
+    await expect(client.meta({ a: 1 })).resolves.toMatchObject({ clientIp: '127.0.0.1', keys: ['a'] });
+  });
+
+  it('a client-streaming handler may answer before reading every request', async () => {
+    const many = Array.from({ length: 50 }, (_, n) => ({ n }));
+    await expect(client.first(many)).resolves.toEqual({ n: 0 });
+    await expect(client.sum([{ n: 5 }])).resolves.toEqual({ total: 5 });
   });
 
   it('deadline as milliseconds or a Date gives DEADLINE_EXCEEDED', async () => {
