@@ -14,9 +14,11 @@ interface Client {
   count(r: Msg, o?: Opts): AsyncIterable<Msg>;
   sum(r: unknown, o?: Opts): Promise<Msg>;
   first(r: unknown, o?: Opts): Promise<Msg>;
+  refuse(r: Msg): Promise<Msg>;
+  big(r: Msg): AsyncIterable<Msg>;
   close(): void;
 }
-const service = { name: 'Tools', methods: { Meta: 'none', Wait: 'none', Count: 'server', Sum: 'client', First: 'client' } } as const;
+const service = { name: 'Tools', methods: { Meta: 'none', Wait: 'none', Count: 'server', Sum: 'client', First: 'client', Refuse: 'none', Big: 'server' } } as const;
 
 describe('createGrpcClient', () => {
   let client: Client;
@@ -28,6 +30,18 @@ describe('createGrpcClient', () => {
       name: 'Tools',
       methods: {
         Meta: { handler: async (r: Msg, context) => ({ headers: context.headers, clientIp: (r as { clientIp?: string }).clientIp, keys: Object.keys(r) }) },
+        Refuse: {
+          handler: async () => {
+            throw new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, 'slow down', { 'x-retry-after': '5' });
+          },
+        },
+        Big: {
+          streaming: 'server',
+          async *handler(r: { count?: number }) {
+            const chunk = 'y'.repeat(10_000);
+            for (let i = 0; i < (r.count ?? 0); i += 1) yield { i, chunk };
+          },
+        },
         First: {
           streaming: 'client',
           async handler(stream: AsyncIterable<Msg>) {
@@ -111,6 +125,24 @@ describe('createGrpcClient', () => {
       throw new Error('source failed');
     }
     await expect(client.sum(broken())).rejects.toMatchObject({ code: GrpcStatus.CANCELLED });
+  });
+
+  it('a GrpcError carries its metadata to the client as trailers', async () => {
+    const error = (await client.refuse({}).catch((e: unknown) => e)) as GrpcError;
+    expect(error).toBeInstanceOf(GrpcError);
+    expect(error.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(error.codeName).toBe('RESOURCE_EXHAUSTED');
+    expect(error.metadata['x-retry-after']).toBe('5');
+  });
+
+  it('a slow reader gets every message of a large stream in order (server honours back-pressure)', async () => {
+    let expected = 0;
+    for await (const message of client.big({ count: 300 })) {
+      expect(message.i).toBe(expected);
+      expected += 1;
+      if (expected % 100 === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(expected).toBe(300);
   });
 
   it('refuses unusable options', () => {
