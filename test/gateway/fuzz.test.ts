@@ -186,7 +186,7 @@ describe('gateway fuzz', () => {
       const res = await fetch(`http://${HOST}:${port}${paths[Math.floor(rand() * paths.length)] ?? '/'}`, {
         method: 'POST',
         headers: { 'content-type': rand() < 0.8 ? 'application/json' : 'text/plain' },
-        body: mutatedJson(rand),
+        body: new Uint8Array(mutatedJson(rand)),
         signal: AbortSignal.timeout(10_000),
       });
       await res.json();
