@@ -4,10 +4,10 @@
  * (`http.createServer({ IncomingMessage: FwRequest })`), so there is no
  * per-request prototype swap, and every field is declared up front.
  */
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
 import type { Socket } from 'node:net';
-import { makeHeadersIterable, type IterableHeaders } from './iterable-headers';
+import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
 import type { FwResponse } from './response';
 
 /** A file accepted by the upload middleware (`req.file`). */
@@ -81,6 +81,7 @@ export class FwRequest extends IncomingMessage {
   #queryString: string | null = null;
   #query: ParsedUrlQuery | null = null;
   #queryOverride: unknown = undefined;
+  #headers: IterableHeaders | null = null;
 
   constructor(socket: Socket) {
     super(socket);
@@ -173,6 +174,17 @@ export class FwRequest extends IncomingMessage {
     this.#pathname = null;
   }
 
+  /** Node's lazy header build, into an iterable object; Node's own rules merge duplicates. */
+  #buildHeaders(): IterableHeaders {
+    const headers = createHeaderBag();
+    const raw = this.rawHeaders;
+    const add = (this as unknown as { _addHeaderLine(name: string, value: string, dest: IncomingHttpHeaders): void })._addHeaderLine;
+    for (let i = 0; i < raw.length; i += 2) add.call(this, raw[i]!, raw[i + 1]!, headers);
+    baseHeaders!.set!.call(this, headers);
+    this.#headers = headers;
+    return headers;
+  }
+
   #getUrl(): string {
     let full = this.#fullUrl;
     if (full === null) {
@@ -204,10 +216,11 @@ export class FwRequest extends IncomingMessage {
       configurable: true,
       enumerable: true,
       get(this: FwRequest): IterableHeaders {
-        return makeHeadersIterable(baseHeaders!.get!.call(this));
+        return this.#headers ?? this.#buildHeaders();
       },
       set(this: FwRequest, value: IterableHeaders) {
         baseHeaders!.set!.call(this, value);
+        if (#headers in this) this.#headers = value === null || typeof value !== 'object' ? null : makeHeadersIterable(value);
       },
     });
   }
