@@ -127,6 +127,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     if (this.#server !== undefined) throw new Error('listen(): already listening');
     const grpcOptions = this.#options.grpc ?? {};
     const compression = toCompressionSettings(grpcOptions);
+    this.#health.restart();
     const server = new Server(toChannelOptions(grpcOptions));
     this.#server = server;
     for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);

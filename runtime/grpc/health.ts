@@ -26,7 +26,7 @@ export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 export class HealthState {
   readonly #statuses = new Map<string, ServingStatus>([['', 'SERVING']]);
   readonly #changes = new EventEmitter();
-  readonly #closing = new AbortController();
+  #closing = new AbortController();
 
   constructor() {
     this.#changes.setMaxListeners(0);
@@ -51,6 +51,13 @@ export class HealthState {
   shutdown(): void {
     for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
     this.#closing.abort();
+  }
+
+  /** Back to SERVING after a shutdown, for an app that listens again. */
+  restart(): void {
+    if (!this.#closing.signal.aborted) return;
+    this.#closing = new AbortController();
+    for (const name of [...this.#statuses.keys()]) this.set(name, 'SERVING');
   }
 
   get closingSignal(): AbortSignal {

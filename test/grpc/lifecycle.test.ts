@@ -5,6 +5,7 @@
 import { server } from 'fw';
 import { createGrpcClient } from 'fw/grpc-client';
 import { GrpcStatus } from 'fw/grpc';
+import { createGrpcTestClient } from 'fw/testing';
 import { listen, newApp, stopAll } from './fixtures/servers';
 
 type Msg = Record<string, unknown>;
@@ -50,6 +51,17 @@ describe('gRPC application lifecycle', () => {
     await probe.close();
     const app = newApp().withOptions({ port: free, hostname: '127.0.0.1' });
     await expect(app.listen()).resolves.toEqual({ host: '127.0.0.1', port: free });
+    await app.close();
+  });
+
+  it('can listen again after close(), health SERVING again', async () => {
+    const app = newApp().addService(slowService([]));
+    await app.listen(0, '127.0.0.1');
+    await app.close();
+    const client = createGrpcClient<SlowClient>({ address: await listen(app), service: slowClientService });
+    await expect(client.sleep({ ms: 1 })).resolves.toEqual({ slept: 1 });
+    client.close();
+    await expect(createGrpcTestClient<{ Check(r: Msg): Promise<Msg> }>('Health', { app }).Check({ service: 'Slow' })).resolves.toEqual({ status: 'SERVING' });
     await app.close();
   });
 
