@@ -3,11 +3,13 @@
  * limit (or the app's `maxRequestBodySize`) and `__proto__` /
  * `constructor.prototype` keys refused with 400.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
+import { appBodyLimit, toBytes } from './body-limit';
 import { createBodyReader, type BodyOptions } from './body-reader';
+import { fastPathLength, readJson } from './json-fast-path';
 import { assertNoPrototypeKeys, mayHoldPrototypeKeys } from './prototype-guard';
-import type { ConnectHandler } from './types';
+import type { ConnectHandler, NextFunction } from './types';
 
 /** Options of {@link json}. */
 export interface JsonOptions extends BodyOptions {
@@ -37,17 +39,37 @@ export function json(options: JsonOptions = {}): ConnectHandler {
   const verify = (req: IncomingMessage, _res: unknown, raw: Buffer, encoding: string): void => {
     if (encoding !== 'utf-8' || mayHoldPrototypeKeys(raw)) suspects.add(req);
   };
+  const strict = options.strict ?? true;
   const factory = (limit: number): ConnectHandler =>
     bodyParser.json({
       limit,
-      strict: options.strict ?? true,
+      strict,
       inflate: options.inflate ?? true,
       type: options.type ?? 'application/json',
       verify,
     }) as ConnectHandler;
-  return createBodyReader('JSON', options.limit, factory, (req) => {
+  const general = createBodyReader('JSON', options.limit, factory, (req) => {
     if (!suspects.has(req)) return;
     suspects.delete(req);
     assertNoPrototypeKeys((req as ParsedRequest).body, 'JSON body');
   });
+  // A custom `type` changes what counts as JSON: leave all of it to body-parser.
+  if (options.type !== undefined) return general;
+  const explicitLimit = options.limit === undefined ? undefined : toBytes(options.limit, 'limit');
+
+  return function fwJson(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    const length = fastPathLength(req, explicitLimit ?? appBodyLimit(req));
+    if (length === -1) {
+      general(req, res, next);
+      return;
+    }
+    readJson(req, length, strict, (error, value) => {
+      if (error !== undefined) {
+        next(error);
+        return;
+      }
+      (req as ParsedRequest).body = value;
+      next();
+    });
+  };
 }

@@ -140,6 +140,53 @@ describe('json()', () => {
   });
 });
 
+describe('json() fast path and its fallbacks give the same answers', () => {
+  test.each([
+    ['application/json; charset=utf-8'],
+    ['Application/JSON'],
+    ['application/vnd.api+json'],
+    ['application/json; charset=UTF-8'],
+  ])('content type %s', async (type) => {
+    const r = await postJson(s.port, '/json', '{"a":[1,2,{"b":null}]}', { 'content-type': type });
+    if (type === 'application/vnd.api+json') {
+      // Not matched by the default type: json() leaves it alone.
+      expect(r.json).toEqual({});
+    } else {
+      expect(r.json).toEqual({ body: { a: [1, 2, { b: null }] } });
+    }
+  });
+
+  test('a UTF-8 byte order mark is skipped', async () => {
+    const r = await postJson(s.port, '/json', '\uFEFF{"bom":true}');
+    expect(r.json).toEqual({ body: { bom: true } });
+  });
+
+  test('multi-byte characters split across packets', async () => {
+    const body = JSON.stringify({ name: 'Zoë 日本語 😀'.repeat(2000) });
+    const r = await postJson(s.port, '/json', body);
+    expect(r.json).toEqual({ body: JSON.parse(body) });
+  });
+
+  test('strict mode names what it found', async () => {
+    const r = await postJson(s.port, '/json', '  42');
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ error: expect.stringMatching(/^Malformed JSON body/) });
+  });
+
+  test('a client that disconnects mid-body does not disturb the server', async () => {
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: s.port }, () => {
+        socket.write('POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":');
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+    await expectAlive();
+  });
+});
+
 describe('urlencoded()', () => {
   test('flat form', async () => {
     const r = await send(s.port, { method: 'POST', path: '/form', body: 'name=Ada&role=admin&role=dev', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
