@@ -7,9 +7,9 @@
  * call pays for none of it.
  */
 import type { Metadata } from '@grpc/grpc-js';
-import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
+import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from './descriptor';
-import { metadataToRecord } from './errors';
+import { GrpcRequestContext } from './grpc-request-context';
 
 /** The call's request metadata as spec 4.6 shows it. */
 export interface CallMetadata {
@@ -168,98 +168,4 @@ class MetadataView implements CallMetadata {
   getMap(): Record<string, string | Buffer> {
     return this.#metadata.getMap() as Record<string, string | Buffer>;
   }
-}
-
-/** RequestContext over a GrpcCall: every field computed on first read. */
-class GrpcRequestContext implements RequestContext {
-  readonly protocol = 'grpc' as const;
-  readonly #call: GrpcCall;
-  #client: ClientInfo | undefined;
-  #headers: Record<string, string> | undefined;
-  #metadata: Record<string, unknown> | undefined;
-  #tracing: TracingInfo | undefined;
-  #authentication: AuthenticationInfo | undefined;
-
-  constructor(call: GrpcCall) {
-    this.#call = call;
-    this.#client = undefined;
-    this.#headers = undefined;
-    this.#metadata = undefined;
-    this.#tracing = undefined;
-    this.#authentication = undefined;
-  }
-
-  get client(): ClientInfo {
-    if (this.#client === undefined) this.#client = clientInfo(this.#call);
-    return this.#client;
-  }
-  get headers(): Record<string, string> {
-    if (this.#headers === undefined) {
-      const headers: Record<string, string> = {};
-      const map = this.#call.metadata.getMap();
-      for (const key of Object.keys(map)) {
-        const value = map[key];
-        headers[key] = typeof value === 'string' ? value : (value as Buffer).toString('base64');
-      }
-      this.#headers = headers;
-    }
-    return this.#headers;
-  }
-  get metadata(): Record<string, unknown> {
-    if (this.#metadata === undefined) this.#metadata = { ...metadataFromCall(this.#call), service: this.#call.service, method: this.#call.method };
-    return this.#metadata;
-  }
-  get tracing(): TracingInfo {
-    if (this.#tracing === undefined) {
-      const [traceId] = this.#call.metadata.get('x-trace-id');
-      this.#tracing = { traceId: typeof traceId === 'string' ? traceId : randomTraceId() };
-    }
-    return this.#tracing;
-  }
-  /** Filled from `call.user` when middleware authenticated the caller. */
-  get authentication(): AuthenticationInfo | undefined {
-    if (this.#authentication === undefined && this.#call.user !== undefined && this.#call.user !== null) {
-      const user = typeof this.#call.user === 'object' ? (this.#call.user as Record<string, unknown>) : { id: this.#call.user };
-      this.#authentication = { provider: 'grpc-middleware', user };
-    }
-    return this.#authentication;
-  }
-  set authentication(value: AuthenticationInfo | undefined) {
-    this.#authentication = value;
-  }
-  get signal(): AbortSignal {
-    return this.#call.signal;
-  }
-}
-
-function metadataFromCall(call: GrpcCall): Record<string, unknown> {
-  const map = call.metadata.getMap();
-  return { ...map };
-}
-
-function clientInfo(call: GrpcCall): ClientInfo {
-  const peer = call.getPeer();
-  const { address, port } = splitPeer(peer);
-  const [userAgent] = call.metadata.get('user-agent');
-  return {
-    id: peer,
-    address,
-    port,
-    userAgent: typeof userAgent === 'string' ? userAgent : undefined,
-  };
-}
-
-/** `127.0.0.1:5000` / `[::1]:5000` / `ipv6:[::1]:5000` → address and port. */
-export function splitPeer(peer: string): { address: string; port: number } {
-  const bare = peer.replace(/^ipv[46]:/, '');
-  const colon = bare.lastIndexOf(':');
-  if (colon < 0) return { address: bare, port: 0 };
-  const port = Number(bare.slice(colon + 1));
-  if (!Number.isInteger(port)) return { address: bare, port: 0 };
-  return { address: bare.slice(0, colon).replace(/^\[|\]$/g, ''), port };
-}
-
-function randomTraceId(): string {
-  // 16 random bytes in hex: the W3C trace-id shape, cheap enough per call when asked for.
-  return globalThis.crypto.randomUUID().replace(/-/g, '');
 }

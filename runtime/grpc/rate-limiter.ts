@@ -4,7 +4,7 @@
  * Windows of keys that stopped calling are swept, so memory stays bounded by
  * the callers of the current window.
  */
-import { splitPeer } from './call';
+import { splitPeer } from './peer-address';
 
 /** What `checkLimit` needs of a call: its peer (GrpcCall fits). */
 export interface RateLimitedCall {

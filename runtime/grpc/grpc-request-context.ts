@@ -1,0 +1,87 @@
+/**
+ * The spec 2.3 RequestContext of a gRPC call, built over its GrpcCall. Every
+ * field is computed on first read, so calls whose handlers never look at the
+ * context pay only for one small object.
+ */
+import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
+import type { GrpcCall } from './call';
+import { splitPeer } from './peer-address';
+
+/** RequestContext over a GrpcCall: every field computed on first read. */
+export class GrpcRequestContext implements RequestContext {
+  readonly protocol = 'grpc' as const;
+  readonly #call: GrpcCall;
+  #client: ClientInfo | undefined;
+  #headers: Record<string, string> | undefined;
+  #metadata: Record<string, unknown> | undefined;
+  #tracing: TracingInfo | undefined;
+  #authentication: AuthenticationInfo | undefined;
+
+  constructor(call: GrpcCall) {
+    this.#call = call;
+    this.#client = undefined;
+    this.#headers = undefined;
+    this.#metadata = undefined;
+    this.#tracing = undefined;
+    this.#authentication = undefined;
+  }
+
+  get client(): ClientInfo {
+    if (this.#client === undefined) this.#client = clientInfo(this.#call);
+    return this.#client;
+  }
+  get headers(): Record<string, string> {
+    if (this.#headers === undefined) {
+      const headers: Record<string, string> = {};
+      const map = this.#call.metadata.getMap();
+      for (const key of Object.keys(map)) {
+        const value = map[key];
+        headers[key] = typeof value === 'string' ? value : (value as Buffer).toString('base64');
+      }
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+  get metadata(): Record<string, unknown> {
+    if (this.#metadata === undefined) this.#metadata = { ...this.#call.metadata.getMap(), service: this.#call.service, method: this.#call.method };
+    return this.#metadata;
+  }
+  get tracing(): TracingInfo {
+    if (this.#tracing === undefined) {
+      const [traceId] = this.#call.metadata.get('x-trace-id');
+      this.#tracing = { traceId: typeof traceId === 'string' ? traceId : randomTraceId() };
+    }
+    return this.#tracing;
+  }
+  /** Filled from `call.user` when middleware authenticated the caller. */
+  get authentication(): AuthenticationInfo | undefined {
+    if (this.#authentication === undefined && this.#call.user !== undefined && this.#call.user !== null) {
+      const user = typeof this.#call.user === 'object' ? (this.#call.user as Record<string, unknown>) : { id: this.#call.user };
+      this.#authentication = { provider: 'grpc-middleware', user };
+    }
+    return this.#authentication;
+  }
+  set authentication(value: AuthenticationInfo | undefined) {
+    this.#authentication = value;
+  }
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+}
+
+function clientInfo(call: GrpcCall): ClientInfo {
+  const peer = call.getPeer();
+  const { address, port } = splitPeer(peer);
+  const [userAgent] = call.metadata.get('user-agent');
+  return {
+    id: peer,
+    address,
+    port,
+    userAgent: typeof userAgent === 'string' ? userAgent : undefined,
+  };
+}
+
+function randomTraceId(): string {
+  // 16 random bytes in hex: the W3C trace-id shape, cheap enough per call when asked for.
+  return globalThis.crypto.randomUUID().replace(/-/g, '');
+}
