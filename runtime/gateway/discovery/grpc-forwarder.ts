@@ -54,10 +54,18 @@ export interface ForwarderSettings {
   forwarding: ForwardingOptions;
 }
 
+/**
+ * Channel defaults: grpc-js's own retry layer is off (this forwarder retries
+ * across instances itself, and the layer buffers every message of every
+ * call), and so is service-config lookup in DNS TXT records.
+ */
+const CHANNEL_DEFAULTS = { 'grpc.enable_retries': 0, 'grpc.service_config_disable_resolution': 1 };
+
 /** The gRPC channel to `instance`, opened on first use. */
 export function channelOf(instance: ServiceInstance, forwarding: ForwardingOptions): Client {
   if (instance.client === undefined) {
-    instance.client = new Client(instance.target, forwarding.credentials ?? grpcCredentials.createInsecure(), forwarding.channelOptions ?? {});
+    const options = { ...CHANNEL_DEFAULTS, ...forwarding.channelOptions };
+    instance.client = new Client(instance.target, forwarding.credentials ?? grpcCredentials.createInsecure(), options);
   }
   return instance.client;
 }
