@@ -105,14 +105,14 @@ export class FwResponse extends ServerResponse<FwRequest> {
    */
   json(value: unknown): this {
     const body = JSON.stringify(value);
-    if (!this.hasHeader('content-type')) this.setHeader('Content-Type', JSON_TYPE);
+    if (!this.hasHeader('content-type')) this.setHeader('content-type', JSON_TYPE);
     this.end(body === undefined ? '' : body);
     return this;
   }
 
   /** Sends an HTML string. */
   html(markup: string): this {
-    if (!this.hasHeader('content-type')) this.setHeader('Content-Type', HTML_TYPE);
+    if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
     this.end(markup);
     return this;
   }
@@ -127,12 +127,12 @@ export class FwResponse extends ServerResponse<FwRequest> {
       return this;
     }
     if (typeof body === 'string') {
-      if (!this.hasHeader('content-type')) this.setHeader('Content-Type', HTML_TYPE);
+      if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
       this.end(body);
       return this;
     }
     if (body instanceof Uint8Array) {
-      if (!this.hasHeader('content-type')) this.setHeader('Content-Type', OCTET_TYPE);
+      if (!this.hasHeader('content-type')) this.setHeader('content-type', OCTET_TYPE);
       this.end(body);
       return this;
     }
