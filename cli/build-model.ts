@@ -18,7 +18,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { FileDescriptorSet } from '@bufbuild/protobuf/wkt';
 import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
-import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, TsTypeRef } from './model';
+import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
 import { streamingModeOf } from './streaming-mode';
 
 const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -78,6 +78,8 @@ export class ModelBuilder {
   private readonly httpExt: DescExtension | undefined;
   private readonly rulesExt: DescExtension | undefined;
   private readonly rulesCache = new Map<DescField, FieldRulesJson | undefined>();
+  // Many methods share request types: one schema object per message, reused.
+  private readonly schemaCache = new Map<string, { json: { [key: string]: Json }; simple: SimpleSchema }>();
   readonly rulesOf: RulesReader;
 
   constructor(set: FileDescriptorSet) {
@@ -106,6 +108,15 @@ export class ModelBuilder {
     const routes: HttpRouteModel[] = [];
     httpRoutes(json, routes, 0);
     return routes;
+  }
+
+  private schemasOf(message: DescMessage): { json: { [key: string]: Json }; simple: SimpleSchema } {
+    let cached = this.schemaCache.get(message.typeName);
+    if (cached === undefined) {
+      cached = { json: standaloneSchema(message, this.rulesOf) as { [key: string]: Json }, simple: simpleSchemaOf(message, this.rulesOf) };
+      this.schemaCache.set(message.typeName, cached);
+    }
+    return cached;
   }
 
   private typeRef(message: DescMessage): TsTypeRef {
@@ -143,8 +154,8 @@ export class ModelBuilder {
           response: ref(m.output),
           http: this.httpOf(m),
           defaultRoute: `/${service.name}/${localName}`,
-          inputSchema: standaloneSchema(m.input, this.rulesOf) as { [key: string]: Json },
-          simpleSchema: simpleSchemaOf(m.input, this.rulesOf),
+          inputSchema: this.schemasOf(m.input).json,
+          simpleSchema: this.schemasOf(m.input).simple,
         };
       });
       return {

@@ -31,8 +31,8 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** One generation (or check) run; returns the exit code. */
-export function runOnce(args: readonly string[], options: CliOptions, cwd: string, log: (line: string) => void, err: (line: string) => void): number {
+/** One generation (or check) run; resolves to the exit code. */
+export async function runOnce(args: readonly string[], options: CliOptions, cwd: string, log: (line: string) => void, err: (line: string) => void): Promise<number> {
   try {
     const inputs = collectInputs(args, options.protoPath, cwd);
     const outDir = path.resolve(cwd, options.out);
@@ -42,7 +42,7 @@ export function runOnce(args: readonly string[], options: CliOptions, cwd: strin
       cwd,
       pruneExtras: args.every((a) => fs.statSync(path.resolve(cwd, a)).isDirectory()),
     };
-    const plan = generate(inputs, cwd);
+    const plan = await generate(inputs, cwd);
     if (options.check) {
       const report = checkPlan(plan, target);
       for (const w of report.warnings) err(w);
@@ -77,7 +77,7 @@ export function runOnce(args: readonly string[], options: CliOptions, cwd: strin
  * @example
  * // npx fw-gen proto --out generated --check
  */
-export function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command('fw-gen')
     .description('Generate typed fw services, clients, gateway bindings and stubs from .proto files')
     .argument('<paths...>', '.proto files or directories (a directory is an import root)')
@@ -97,20 +97,37 @@ export function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       const ok = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
-      return Promise.resolve(ok ? ExitCode.ok : ExitCode.usage);
+      return ok ? ExitCode.ok : ExitCode.usage;
     }
     throw e;
   }
   const cwd = process.cwd();
   const log = (l: string): void => void process.stdout.write(`${l}\n`);
   const err = (l: string): void => void process.stderr.write(`${l}\n`);
-  const code = runOnce(parsed.args, parsed.options, cwd, log, err);
-  if (!parsed.options.watch || parsed.options.check) return Promise.resolve(code);
+  const code = await runOnce(parsed.args, parsed.options, cwd, log, err);
+  if (!parsed.options.watch || parsed.options.check) return code;
   log('fw-gen: watching for changes (Ctrl-C to stop)');
   return new Promise((resolve) => {
+    // Runs never overlap: a change during a run schedules one more run after it.
+    let running = false;
+    let again = false;
+    const rerun = (): void => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      void runOnce(parsed.args, parsed.options, cwd, log, err).finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          rerun();
+        }
+      });
+    };
     const stop = watchProtos(
       parsed.args.map((a) => path.resolve(cwd, a)).filter((p) => fs.existsSync(p)),
-      () => void runOnce(parsed.args, parsed.options, cwd, log, err),
+      rerun,
     );
     process.once('SIGINT', () => {
       stop();

@@ -5,7 +5,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import type { FileModel } from './model';
 import { GENERATED_HEADER, importSpecifier, stubPath, type GenerationPlan } from './generate';
 import { OPENAPI_MARKER_KEY } from './openapi';
@@ -129,6 +128,9 @@ export function writePlan(plan: GenerationPlan, target: OutputTarget): OutputRep
 }
 
 function diffOf(display: string, before: string | undefined, after: string | undefined): string {
+  // Loaded only when there is drift to show.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createTwoFilesPatch } = require('diff') as typeof import('diff');
   return createTwoFilesPatch(`a/${display}`, `b/${display}`, before ?? '', after ?? '', before === undefined ? 'missing' : '', after === undefined ? 'extra' : '');
 }
 

@@ -14,6 +14,17 @@ import { handlerTypeName, stubSignature } from './stub-signature';
 import { tsLiteral } from './ts-literal';
 
 type Template = (view: object) => string;
+// Schemas are shared between methods with the same request type: print each once.
+const literalCache = new WeakMap<object, string>();
+
+function cachedLiteral(value: object, indent: string): string {
+  let text = literalCache.get(value);
+  if (text === undefined) {
+    text = tsLiteral(value as Json, indent);
+    literalCache.set(value, text);
+  }
+  return text;
+}
 const compiled = new Map<string, Template>();
 
 function template(name: string): Template {
@@ -93,8 +104,8 @@ export function renderFw(file: FileModel): string {
         responseType: m.response.protoName,
         handlerType: handlerTypeName(m),
         httpRules: tsLiteral(m.http.map((h): Json => (h.body === undefined ? { method: h.method, path: h.path } : { method: h.method, path: h.path, body: h.body })), '      '),
-        jsonSchema: tsLiteral(m.inputSchema, '    '),
-        simpleSchema: tsLiteral(m.simpleSchema as unknown as Json, '    '),
+        jsonSchema: cachedLiteral(m.inputSchema, '    '),
+        simpleSchema: cachedLiteral(m.simpleSchema, '    '),
         ...clientSignature(m),
       })),
     };

@@ -2,11 +2,18 @@
  * Stage 2: ts-proto, spawned as the protoc plugin it is (it has no in-process
  * API: its entry reads stdin and exits), fed a CodeGeneratorRequest built from
  * buf's image. Output is identical to `buf generate` with the same options.
+ *
+ * The request is assembled at the wire level: a FileDescriptorSet is a list
+ * of field-1 FileDescriptorProtos and a CodeGeneratorRequest carries the
+ * same messages as field 15, so each entry is re-tagged without decoding.
+ * The plugin runs asynchronously, so the model and templates render while
+ * it works.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, type FileDescriptorSet } from '@bufbuild/protobuf/wkt';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { CodeGeneratorResponseSchema } from '@bufbuild/protobuf/wkt';
 import { tsProtoParameter } from './ts-proto-options';
 
 /** One emitted file: path relative to the output root, and its text. */
@@ -19,23 +26,69 @@ function pluginPath(): string {
   return path.join(path.dirname(require.resolve('ts-proto/package.json')), 'build', 'src', 'plugin.js');
 }
 
+/** CodeGeneratorRequest bytes from FileDescriptorSet bytes. */
+export function codeGeneratorRequest(fileDescriptorSet: Uint8Array, filesToGenerate: readonly string[], parameter: string): Uint8Array {
+  const writer = new BinaryWriter();
+  for (const name of filesToGenerate) writer.tag(1, WireType.LengthDelimited).string(name);
+  writer.tag(2, WireType.LengthDelimited).string(parameter);
+  const reader = new BinaryReader(fileDescriptorSet);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.LengthDelimited) writer.tag(15, WireType.LengthDelimited).bytes(reader.bytes());
+    else reader.skip(wireType, field);
+  }
+  return writer.finish();
+}
+
+/** A ts-proto process started ahead of time; feed it once, or cancel it. */
+export interface TsProtoRun {
+  /** Sends the request; resolves to the emitted files. */
+  generate(fileDescriptorSet: Uint8Array, filesToGenerate: readonly string[]): Promise<EmittedFile[]>;
+  /** Kills the process (when buf failed and there is nothing to generate). */
+  cancel(): void;
+}
+
 /**
- * Runs ts-proto over `set` for `filesToGenerate` (root-relative proto names).
- * @throws Error when the plugin fails or reports an error
+ * Starts ts-proto before its input exists: the plugin spends a few hundred
+ * milliseconds loading its modules, which then overlaps buf's build.
+ * @example
+ * const tsProto = startTsProto();
+ * const files = await tsProto.generate(fileDescriptorSetBytes, ['user.proto']);
  */
-export function runTsProto(set: FileDescriptorSet, filesToGenerate: readonly string[]): EmittedFile[] {
-  const request = create(CodeGeneratorRequestSchema, {
-    fileToGenerate: [...filesToGenerate],
-    parameter: tsProtoParameter(),
-    protoFile: set.file,
+export function startTsProto(): TsProtoRun {
+  const child = spawn(process.execPath, [pluginPath()], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  child.stdin.on('error', () => {
+    // A plugin that exits early closes stdin; its exit code reports the failure.
   });
-  const result = spawnSync(process.execPath, [pluginPath()], {
-    input: toBinary(CodeGeneratorRequestSchema, request),
-    maxBuffer: 256 * 1024 * 1024,
+  const done = new Promise<EmittedFile[]>((resolve, reject) => {
+    child.on('error', (e) => reject(new Error(`fw-gen: cannot run ts-proto: ${e.message}`)));
+    child.on('close', (code, signal) => {
+      if (code !== 0) {
+        reject(new Error(signal !== null ? `fw-gen: ts-proto stopped by ${signal}` : `fw-gen: ts-proto failed: ${Buffer.concat(err).toString('utf8')}`));
+        return;
+      }
+      try {
+        const response = fromBinary(CodeGeneratorResponseSchema, Buffer.concat(out));
+        if (response.error !== undefined && response.error !== '') throw new Error(`fw-gen: ts-proto: ${response.error}`);
+        resolve(response.file.map((f) => ({ name: f.name, content: f.content })));
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    });
   });
-  if (result.error !== undefined) throw new Error(`fw-gen: cannot run ts-proto: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`fw-gen: ts-proto failed: ${result.stderr.toString('utf8')}`);
-  const response = fromBinary(CodeGeneratorResponseSchema, result.stdout);
-  if (response.error !== undefined && response.error !== '') throw new Error(`fw-gen: ts-proto: ${response.error}`);
-  return response.file.map((f) => ({ name: f.name, content: f.content }));
+  // Unobserved when cancelled; generate() hands it to the caller otherwise.
+  done.catch(() => undefined);
+  return {
+    generate(fileDescriptorSet, filesToGenerate) {
+      child.stdin.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter()));
+      return done;
+    },
+    cancel() {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+    },
+  };
 }

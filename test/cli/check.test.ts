@@ -9,6 +9,9 @@ import * as path from 'node:path';
 import { GREETER_ADDED, GREETER_V1 } from './support/greeter-protos';
 import { listTree, makeTemp, removeTemp, runCli } from './support/run-cli';
 
+// Each case runs the real CLI several times; a loaded machine can take a while.
+jest.setTimeout(120_000);
+
 const OTHER = `syntax = "proto3";
 package other;
 message PingMessage { string id = 1; }

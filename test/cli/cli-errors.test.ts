@@ -7,6 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTemp, removeTemp, REPO_ROOT, runCli } from './support/run-cli';
 
+// Each case runs the real CLI several times; a loaded machine can take a while.
+jest.setTimeout(120_000);
+
 describe('fw-gen usage and input errors', () => {
   let dir: string;
   beforeAll(() => {

@@ -8,6 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { copyTree, listTree, makeTemp, removeTemp, runCli } from './support/run-cli';
 
+// Each case runs the real CLI several times; a loaded machine can take a while.
+jest.setTimeout(120_000);
+
 const FIXTURES = path.join(__dirname, 'fixtures');
 const CASES = fs.readdirSync(FIXTURES).filter((c) => fs.existsSync(path.join(FIXTURES, c, 'proto')));
 

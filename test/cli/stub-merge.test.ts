@@ -9,6 +9,9 @@ import * as path from 'node:path';
 import { GREETER_ADDED, GREETER_REMOVED, GREETER_RETYPED, GREETER_STREAMING, GREETER_V1 } from './support/greeter-protos';
 import { makeTemp, removeTemp, runCli } from './support/run-cli';
 
+// Each case runs the real CLI several times; a loaded machine can take a while.
+jest.setTimeout(120_000);
+
 const EDITED_BODY = `{
     // edited by hand: kept byte for byte
     const greeting   =  \`Hello, \${request.name}!\`;
