@@ -17,6 +17,7 @@ export interface InputFile {
   relative: string;
 }
 
+/** The resolved inputs of one run. */
 export interface Inputs {
   /** Distinct import roots, sorted. */
   roots: string[];

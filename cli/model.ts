@@ -25,6 +25,7 @@ export interface TsTypeRef {
   module: string;
 }
 
+/** One HTTP route from a `google.api.http` rule (or an additional binding). */
 export interface HttpRouteModel {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** `google.api.http` template: `/users/{id}`. */
@@ -36,6 +37,7 @@ export interface HttpRouteModel {
   params: string[];
 }
 
+/** One RPC with everything the templates print for it. */
 export interface MethodModel {
   name: string;
   localName: string;
@@ -52,6 +54,7 @@ export interface MethodModel {
   simpleSchema: SimpleSchema;
 }
 
+/** One proto service. */
 export interface ServiceModel {
   name: string;
   typeName: string;

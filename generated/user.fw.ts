@@ -74,8 +74,8 @@ function responseCodec<T>(m: TsProtoMessage<T>): MessageCodec<T> {
   };
 }
 
-/** One HTTP route of the gateway mapping. */
-export interface FwHttpBinding {
+/** One HTTP route of the gateway mapping (local: every generated file has its own copy). */
+interface FwHttpBinding {
   verb: HttpRule['method'];
   /** Path template as written in the proto (`/users/{id}`), or the default route. */
   path: string;
@@ -91,7 +91,7 @@ export interface FwHttpBinding {
 }
 
 /** One entry of a WebSocket/UDP/TCP method table. */
-export interface FwMethodBinding {
+interface FwMethodBinding {
   rpc: string;
   streaming: StreamingMode;
   requestType: string;
@@ -648,7 +648,9 @@ export const UserServiceMethodTable: Readonly<Record<string, FwMethodBinding>> =
   chatWithUsers: { rpc: 'ChatWithUsers', streaming: 'bidirectional', requestType: 'user.ChatMessage', responseType: 'user.ChatMessage' },
 };
 
-/** WebSocket, UDP and TCP share one method table: the frame's `method` names the RPC. */
+/** WebSocket method table of user.UserService: a message's `method` names the RPC. */
 export const UserServiceWebSocketMethods = UserServiceMethodTable;
+/** UDP method table of user.UserService: a datagram's `method` names the RPC. */
 export const UserServiceUdpMethods = UserServiceMethodTable;
+/** TCP method table of user.UserService: a frame's `method` names the RPC. */
 export const UserServiceTcpMethods = UserServiceMethodTable;
