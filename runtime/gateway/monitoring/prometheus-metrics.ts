@@ -2,8 +2,9 @@
  * The same figures as `getMetrics()`, as Prometheus text through prom-client.
  * Each gateway owns a private Registry, so two gateways in one process (or a
  * gateway and the application's own metrics) never collide in the global one.
- * Label children are cached per label tuple: prom-client's label hashing is
- * the costly part of an increment.
+ * prom-client hashes the label set on every increment, so the per-call path
+ * keeps plain counts per label tuple and the counters copy them in when
+ * scraped (their `collect` hook); only the duration histogram is fed per call.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayEvent } from '../extension-points';
@@ -19,23 +20,25 @@ const CALL_LABELS = ['protocol', 'service', 'method', 'status'] as const;
 
 type CallLabel = (typeof CALL_LABELS)[number];
 
-interface CallChildren {
-  count: { inc(): void };
-  duration: { observe(v: number): void } | undefined;
-  errors: { inc(): void } | undefined;
+/** Counts of one (protocol, service, method, status) tuple, plus its bound histogram child. */
+class CallTuple {
+  readonly labels: Record<CallLabel, string>;
+  count = 0;
+  errors = 0;
+  readonly duration: { observe(v: number): void } | undefined;
+
+  constructor(labels: Record<CallLabel, string>, duration: Histogram<CallLabel> | undefined) {
+    this.labels = labels;
+    this.duration = duration?.labels(labels);
+  }
 }
 
 export class PrometheusMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<CallLabel>;
   readonly #duration: Histogram<CallLabel> | undefined;
-  readonly #errors: Counter<CallLabel> | undefined;
-  readonly #children = new Map<string, CallChildren>();
+  readonly #tuples = new Map<string, CallTuple>();
   readonly #messages: Counter<'protocol' | 'direction'> | undefined;
   readonly #bytes: Counter<'protocol' | 'direction'> | undefined;
-  readonly #httpStatus: Counter<'status_code'> | undefined;
-  readonly #userAgents: Counter<'user_agent'> | undefined;
-  readonly #userAgentSeen = new Set<string>();
   readonly #wsConnDuration: Histogram | undefined;
   readonly #grpcStreams: Counter | undefined;
   readonly #grpcLatency: Histogram<'service' | 'method'> | undefined;
@@ -46,7 +49,17 @@ export class PrometheusMetrics {
     const registers = [this.registry];
     const c = config.collectors;
     const pm = config.protocolMetrics;
-    this.#requests = new Counter({ name: `${PREFIX}requests_total`, help: 'Finished gateway calls', labelNames: CALL_LABELS, registers });
+    const tuples = this.#tuples;
+    new Counter({
+      name: `${PREFIX}requests_total`,
+      help: 'Finished gateway calls',
+      labelNames: CALL_LABELS,
+      registers,
+      collect() {
+        this.reset();
+        for (const t of tuples.values()) if (t.count > 0) this.inc(t.labels, t.count);
+      },
+    });
     new Gauge({
       name: `${PREFIX}avg_response_time_ms`,
       help: 'Mean call duration per protocol in milliseconds (getMetrics().avg_response_time)',
@@ -61,7 +74,16 @@ export class PrometheusMetrics {
       this.#duration = new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Gateway call duration', labelNames: CALL_LABELS, buckets: LATENCY_BUCKETS, registers });
     }
     if (c.has('error_rate')) {
-      this.#errors = new Counter({ name: `${PREFIX}errors_total`, help: 'Failed gateway calls', labelNames: CALL_LABELS, registers });
+      new Counter({
+        name: `${PREFIX}errors_total`,
+        help: 'Failed gateway calls',
+        labelNames: CALL_LABELS,
+        registers,
+        collect() {
+          this.reset();
+          for (const t of tuples.values()) if (t.errors > 0) this.inc(t.labels, t.errors);
+        },
+      });
       new Gauge({
         name: `${PREFIX}error_rate`,
         help: 'Failed calls / finished calls per protocol',
@@ -99,8 +121,30 @@ export class PrometheusMetrics {
         },
       });
     }
-    if (pm.has('http.status_codes')) this.#httpStatus = new Counter({ name: `${PREFIX}http_responses_total`, help: 'HTTP calls by status code', labelNames: ['status_code'], registers });
-    if (pm.has('http.user_agents')) this.#userAgents = new Counter({ name: `${PREFIX}http_user_agent_requests_total`, help: 'HTTP calls by user agent (first 100 distinct, then "other")', labelNames: ['user_agent'], registers });
+    if (pm.has('http.status_codes')) {
+      new Counter({
+        name: `${PREFIX}http_responses_total`,
+        help: 'HTTP calls by status code',
+        labelNames: ['status_code'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [code, n] of Object.entries(snapshot.snapshot().protocol_metrics?.http?.status_codes ?? {})) this.inc({ status_code: code }, n);
+        },
+      });
+    }
+    if (pm.has('http.user_agents')) {
+      new Counter({
+        name: `${PREFIX}http_user_agent_requests_total`,
+        help: 'HTTP calls by user agent (first 100 distinct, then "other")',
+        labelNames: ['user_agent'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [ua, n] of Object.entries(snapshot.snapshot().protocol_metrics?.http?.user_agents ?? {})) this.inc({ user_agent: ua }, n);
+        },
+      });
+    }
     if (pm.has('websocket.connection_duration')) {
       this.#wsConnDuration = new Histogram({ name: `${PREFIX}websocket_connection_duration_seconds`, help: 'WebSocket connection lifetimes', buckets: [1, 10, 60, 300, 1800, 3600], registers });
     }
@@ -166,32 +210,15 @@ export class PrometheusMetrics {
 
   recordCall(r: CallRecord): void {
     const key = `${r.protocol}\u0000${r.service}\u0000${r.method}\u0000${r.status}`;
-    let children = this.#children.get(key);
-    if (children === undefined) {
-      const labels = { protocol: r.protocol, service: r.service, method: r.method, status: r.status };
-      children = {
-        count: this.#requests.labels(labels),
-        duration: this.#duration?.labels(labels),
-        errors: this.#errors?.labels(labels),
-      };
-      this.#children.set(key, children);
+    let tuple = this.#tuples.get(key);
+    if (tuple === undefined) {
+      tuple = new CallTuple({ protocol: r.protocol, service: r.service, method: r.method, status: r.status }, this.#duration);
+      this.#tuples.set(key, tuple);
     }
-    children.count.inc();
-    children.duration?.observe(r.durationMs / 1000);
-    if (r.failed) children.errors?.inc();
-    if (r.protocol === 'http') {
-      this.#httpStatus?.inc({ status_code: String(r.httpStatus) });
-      if (this.#userAgents !== undefined) {
-        let ua = r.userAgent ?? 'unknown';
-        if (!this.#userAgentSeen.has(ua)) {
-          if (this.#userAgentSeen.size < 100) this.#userAgentSeen.add(ua);
-          else ua = 'other';
-        }
-        this.#userAgents.inc({ user_agent: ua });
-      }
-    } else if (r.protocol === 'grpc') {
-      this.#grpcLatency?.observe({ service: r.service, method: r.method }, r.durationMs / 1000);
-    }
+    tuple.count++;
+    if (r.failed) tuple.errors++;
+    tuple.duration?.observe(r.durationMs / 1000);
+    if (r.protocol === 'grpc') this.#grpcLatency?.observe({ service: r.service, method: r.method }, r.durationMs / 1000);
   }
 
   recordEvent(event: GatewayEvent): void {
