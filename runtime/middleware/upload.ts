@@ -212,7 +212,17 @@ export function multer(options: UploadOptions = {}): Upload {
   };
 }
 
-/** Multer's storage engines, for {@link UploadOptions.storage}. */
+/**
+ * Multer's disk engine, for choosing the directory or file name per file.
+ *
+ * @example
+ * const upload = multer({ storage: diskStorage({ destination: 'uploads/', filename: (req, file, cb) => cb(null, `${Date.now()}-${file.originalname}`) }) });
+ */
 export const diskStorage = multerPackage.diskStorage;
-/** Keeps files in memory as `file.buffer`. */
+/**
+ * Keeps files in memory as `file.buffer` (the default when there is no `dest`).
+ *
+ * @example
+ * const upload = multer({ storage: memoryStorage(), limits: { fileSize: 1024 * 1024 } });
+ */
 export const memoryStorage = multerPackage.memoryStorage;

@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { multer, type IncomingFile, type UploadedFile } from 'fw/middleware';
+import { memoryStorage, multer, type IncomingFile, type UploadedFile } from 'fw/middleware';
 import { send, startApp, type Started } from './support/test-app';
 
 type Req = { file?: UploadedFile; body: unknown };
@@ -134,4 +134,51 @@ test('prototype keys in multipart fields → 400', async () => {
   const r = await send(s.port, { method: 'POST', path: '/defaults', body, headers: formHeaders });
   expect(r.status).toBe(400);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+});
+
+describe('other upload shapes', () => {
+  let t: Started;
+  type FilesReq = { file?: UploadedFile; files?: UploadedFile[]; body: unknown };
+  beforeAll(async () => {
+    const inMemory = multer({ storage: memoryStorage(), limits: { files: 2 } });
+    t = await startApp((app) => {
+      app.post('/memory', inMemory.single('doc'), (req: FilesReq, res: Res) =>
+        res.json({ text: req.file?.buffer?.toString(), size: req.file?.size, path: req.file?.path ?? null }),
+      );
+      app.post('/many', inMemory.array('docs', 2), (req: FilesReq, res: Res) => res.json({ names: req.files?.map((f) => f.originalname) }));
+      app.post('/fields-only', inMemory.none(), (req: FilesReq, res: Res) => res.json({ body: req.body }));
+    });
+  });
+  afterAll(() => t.close());
+
+  test('memory storage (no dest): req.file.buffer, nothing on disk', async () => {
+    const body = multipart([{ name: 'doc', filename: 'a.txt', type: 'text/plain', content: 'in memory' }]);
+    const r = await send(t.port, { method: 'POST', path: '/memory', body, headers: formHeaders });
+    expect(r.json).toEqual({ text: 'in memory', size: 9, path: null });
+  });
+
+  test('array(field, max): req.files; one over max → 400/413', async () => {
+    const two = multipart([
+      { name: 'docs', filename: 'a.txt', content: 'a' },
+      { name: 'docs', filename: 'b.txt', content: 'b' },
+    ]);
+    expect((await send(t.port, { method: 'POST', path: '/many', body: two, headers: formHeaders })).json).toEqual({ names: ['a.txt', 'b.txt'] });
+    const three = multipart([
+      { name: 'docs', filename: 'a.txt', content: 'a' },
+      { name: 'docs', filename: 'b.txt', content: 'b' },
+      { name: 'docs', filename: 'c.txt', content: 'c' },
+    ]);
+    const r = await send(t.port, { method: 'POST', path: '/many', body: three, headers: formHeaders });
+    expect([400, 413]).toContain(r.status);
+    expect(r.json).toEqual({ error: expect.any(String) });
+  });
+
+  test('none(): fields parse, a file is refused with 400', async () => {
+    const fields = multipart([{ name: 'title', content: 'hello' }]);
+    expect((await send(t.port, { method: 'POST', path: '/fields-only', body: fields, headers: formHeaders })).json).toEqual({ body: { title: 'hello' } });
+    const withFile = multipart([{ name: 'title', filename: 'x.txt', content: 'x' }]);
+    const r = await send(t.port, { method: 'POST', path: '/fields-only', body: withFile, headers: formHeaders });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ error: expect.stringMatching(/Unexpected file field/) });
+  });
 });
