@@ -6,12 +6,17 @@
  */
 import { PathMatcher } from './path-pattern';
 import type { AnyRouteHandler, PathPattern } from './types';
-import type { Router } from './router';
 
 /** `method` of a `use()` layer. */
 export const USE = '';
 /** `method` of an `all()` route. */
 export const ALL = 'ALL';
+
+/** What a layer needs from a router mounted with `use(path, router)`. */
+export interface MountedRouter {
+  readonly layers: readonly Layer[];
+  routeMethodsFor(path: string): string[];
+}
 
 export class Layer {
   /** Upper-case method, `ALL`, or `USE` ('') for middleware. */
@@ -21,7 +26,7 @@ export class Layer {
   readonly matcher: PathMatcher;
   readonly handlers: AnyRouteHandler[];
   /** The mounted router, for `use(path, router)`. */
-  readonly router: Router | null;
+  readonly router: MountedRouter | null;
   /** Position in the router's stack. */
   readonly index: number;
   readonly hasParams: boolean;
@@ -30,7 +35,7 @@ export class Layer {
   /** Whether any handler takes fewer than four (runs only without an error). */
   readonly hasNormalHandler: boolean;
 
-  constructor(method: string, pattern: PathPattern, matcher: PathMatcher, handlers: AnyRouteHandler[], router: Router | null, index: number) {
+  constructor(method: string, pattern: PathPattern, matcher: PathMatcher, handlers: AnyRouteHandler[], router: MountedRouter | null, index: number) {
     this.method = method;
     this.pattern = pattern;
     this.matcher = matcher;

@@ -4,11 +4,10 @@
  * (`http.createServer({ IncomingMessage: FwRequest })`), so there is no
  * per-request prototype swap, and every field is declared up front.
  */
-import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
+import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
 import type { Socket } from 'node:net';
 import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
-import type { FwResponse } from './response';
 
 /** A file accepted by the upload middleware (`req.file`). */
 export interface UploadedFile {
@@ -66,8 +65,8 @@ export class FwRequest extends IncomingMessage {
   baseUrl = '';
   /** The application handling the request. */
   app: RequestApplication | null = null;
-  /** The response paired with this request. */
-  res: FwResponse | null = null;
+  /** The response paired with this request (the handler's `res`). */
+  res: ServerResponse | null = null;
   /** Set by the upload middleware after a single-file upload. */
   file: UploadedFile | undefined = undefined;
   /** Set by the session middleware. */

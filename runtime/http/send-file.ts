@@ -6,8 +6,7 @@
  */
 import { isAbsolute } from 'node:path';
 import send from 'send';
-import type { ServerResponse } from 'node:http';
-import type { FwRequest } from './request';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Options of `res.sendFile()`: those of the `send` package. */
 export interface SendFileOptions {
@@ -35,7 +34,7 @@ function failure(message: string, statusCode: number, cause?: unknown): HttpErro
 }
 
 /** Streams `path` to `res`; see the module comment. */
-export function sendFile(req: FwRequest, res: ServerResponse, path: string, options: SendFileOptions): Promise<void> {
+export function sendFile(req: IncomingMessage, res: ServerResponse, path: string, options: SendFileOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (typeof path !== 'string' || path.length === 0) {
       reject(new TypeError('sendFile: path must be a non-empty string'));
