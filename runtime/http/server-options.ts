@@ -71,9 +71,18 @@ export function serverConstructorOptions(options: HttpServerOptions): { keepAliv
   };
 }
 
-/** Applies the timeouts to an existing server (they are plain properties there). */
-export function applyTimeouts(server: Pick<Server, 'keepAliveTimeout' | 'requestTimeout' | 'headersTimeout'>, options: HttpServerOptions): void {
+type TimeoutProperties = Pick<Server, 'keepAliveTimeout' | 'requestTimeout' | 'headersTimeout'> & { connectionsCheckingInterval?: number };
+
+/**
+ * Applies the timeouts to a server (they are plain properties there). Node
+ * checks them every `connectionsCheckingInterval` (30 s by default), which
+ * would make short timeouts meaningless, so the check runs at least twice per
+ * shortest timeout. Takes effect for a server that has not started listening.
+ */
+export function applyTimeouts(server: TimeoutProperties, options: HttpServerOptions): void {
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT;
   server.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   server.headersTimeout = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT;
+  const shortest = Math.min(server.headersTimeout || Infinity, server.requestTimeout || Infinity);
+  server.connectionsCheckingInterval = Math.max(50, Math.min(30_000, Math.floor(shortest / 2)));
 }

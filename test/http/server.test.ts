@@ -159,6 +159,25 @@ describe('listen and close', () => {
     expect(events).toEqual(['response', 'closed']);
   });
 
+  test('a client too slow to send its headers is refused with 408 (headersTimeout)', async () => {
+    const app = server.http().withOptions({ headersTimeout: 200, requestTimeout: 400 });
+    app.get('/', (req, res) => res.json({}));
+    await app.listen(0, '127.0.0.1');
+    try {
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = netConnect(app.port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+        let data = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (c: string) => { data += c; });
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await app.close();
+    }
+  });
+
   test('malformed HTTP gets a 400 and the server keeps serving', async () => {
     const app = server.http().get('/', (req, res) => res.json({ alive: true }));
     await app.listen(0, '127.0.0.1');
