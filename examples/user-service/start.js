@@ -2,14 +2,15 @@
 'use strict';
 // `npm start`: regenerate code from proto/ (fw-gen merges the example stub),
 // rebuild dist/ when sources are newer than it, then serve the user service
-// over gRPC on PORT (default 50051). Plain JS so it runs before any build.
+// through the protocol gateway (HTTP, WebSocket, gRPC, TCP and UDP) on PORT
+// (default 50051). Plain JS so it runs before any build.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..', '..');
 const dist = path.join(root, 'dist');
-const main = path.join(dist, 'examples', 'user-service', 'main.js');
+const main = path.join(dist, 'examples', 'user-service', 'gateway.js');
 
 function run(cmd, args) {
   const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
@@ -36,7 +37,7 @@ if (!fs.existsSync(main) || fs.statSync(main).mtimeMs < sources) {
   run(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')]);
 }
 if (!fs.existsSync(main)) {
-  process.stderr.write('npm start: dist/examples/user-service/main.js was not built\n');
+  process.stderr.write('npm start: dist/examples/user-service/gateway.js was not built\n');
   process.exit(1);
 }
-require(main);
+require(main).serve();
