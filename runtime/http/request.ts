@@ -207,6 +207,10 @@ export class FwRequest extends IncomingMessage {
       set(this: FwRequest, value: string) {
         if (!(#rawUrl in this)) return;
         const text = String(value);
+        if (text.charCodeAt(0) === 47) {
+          this.setRawUrl(text);
+          return;
+        }
         const origin = ABSOLUTE_URL.exec(text);
         this.setRawUrl(origin === null ? text : text.slice(origin[0].length) || '/');
       },

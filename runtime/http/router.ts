@@ -226,14 +226,20 @@ export class Router implements DispatchHost {
   /** @internal Candidate layers for a normalised lookup key (see the module comment). */
   candidates(key: string): readonly Layer[] {
     const table = this.#table ?? this.#compile();
-    let k = key;
-    for (;;) {
-      const hit = table.keyed.get(k);
-      if (hit !== undefined) return hit;
-      const slash = k.lastIndexOf('/');
-      if (slash <= 0) return table.generic;
-      k = k.slice(0, slash);
+    const keyed = table.keyed;
+    const exact = keyed.get(key);
+    if (exact !== undefined) return exact;
+    // Every ancestor of a key is a key too, so walk down from the first
+    // segment and stop at the first miss: that leaves the deepest key.
+    let best = table.generic;
+    let end = key.indexOf('/', 1);
+    while (end !== -1) {
+      const hit = keyed.get(key.slice(0, end));
+      if (hit === undefined) return best;
+      best = hit;
+      end = key.indexOf('/', end + 1);
     }
+    return best;
   }
 
   /** @internal Called when no layer ended the response; a mounted router never gets here. */
@@ -276,6 +282,13 @@ export class Router implements DispatchHost {
       const group = groups.get(key) ?? [];
       group.push(layer);
       groups.set(key, group);
+    }
+    // Ancestors of every key become keys too (see `candidates`).
+    for (const key of [...groups.keys()]) {
+      for (let slash = key.lastIndexOf('/'); slash > 0; slash = key.lastIndexOf('/', slash - 1)) {
+        const ancestor = key.slice(0, slash);
+        if (!groups.has(ancestor)) groups.set(ancestor, []);
+      }
     }
     const keyed = new Map<string, Layer[]>();
     for (const key of groups.keys()) {
