@@ -71,7 +71,12 @@ class InProcessSource implements CallSource {
   getPeer(): string {
     return this.#peer;
   }
+  // The test client enforces the deadline itself (one timer → source.cancel), so the
+  // handler's signal and the caller's DEADLINE_EXCEEDED can never disagree.
   getDeadline(): number {
+    return Infinity;
+  }
+  get deadline(): number {
     return this.#deadline;
   }
   onCancelled(listener: () => void): void {
@@ -132,6 +137,7 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
       ended.catch(() => undefined);
       try {
         const result = await Promise.race([Promise.resolve().then(() => pipeline.run(binding, call)), ended]);
+        if (source.reason === undefined && Date.now() >= source.deadline) source.cancel(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded'));
         if (source.reason !== undefined) throw source.reason;
         return wire(binding.responseSerialize, binding.responseDeserialize, result);
       } catch (error) {

@@ -93,7 +93,7 @@ describe('generated-descriptor service form', () => {
 
   it('aborts the handler signal when the deadline passes and the caller gets DEADLINE_EXCEEDED', async () => {
     const seenDeadline = once(events, 'deadline-seen');
-    await expect(client.deleteUser({ id: '1' }, { deadline: 50 })).rejects.toMatchObject({ code: GrpcStatus.DEADLINE_EXCEEDED });
+    await expect(client.deleteUser({ id: '1' }, { deadline: 200 })).rejects.toMatchObject({ code: GrpcStatus.DEADLINE_EXCEEDED });
     await seenDeadline;
     expect(seen.deadlineAborted).toBe(true);
   });

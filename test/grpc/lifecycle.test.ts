@@ -14,6 +14,7 @@ const slowService = (log: string[]) => ({
   methods: {
     Sleep: {
       handler: async (r: { ms?: number }, context: { signal: AbortSignal }) => {
+        log.push(`started ${r.ms ?? 0}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, r.ms ?? 0);
           context.signal.addEventListener('abort', () => {
@@ -28,6 +29,10 @@ const slowService = (log: string[]) => ({
   },
 });
 type SlowClient = { sleep(r: Msg): Promise<Msg>; close(): void };
+/** Waits (bounded) until the server has started handling the call with `ms`. */
+async function started(log: string[], ms: number): Promise<void> {
+  for (let i = 0; i < 500 && !log.includes(`started ${ms}`); i += 1) await new Promise((r) => setTimeout(r, 10));
+}
 const slowClientService = { name: 'Slow', methods: { Sleep: 'none' as const } };
 
 describe('gRPC application lifecycle', () => {
@@ -74,11 +79,12 @@ describe('gRPC application lifecycle', () => {
   });
 
   it('close() lets running calls finish', async () => {
-    const app = newApp().addService(slowService([]));
+    const log: string[] = [];
+    const app = newApp().addService(slowService(log));
     const client = createGrpcClient<SlowClient>({ address: await listen(app), service: slowClientService });
     await client.sleep({ ms: 1 });
     const running = client.sleep({ ms: 150 });
-    await new Promise((r) => setTimeout(r, 30));
+    await started(log, 150);
     await app.close({ timeoutMs: 5000 });
     await expect(running).resolves.toEqual({ slept: 150 });
     client.close();
@@ -90,11 +96,11 @@ describe('gRPC application lifecycle', () => {
     const client = createGrpcClient<SlowClient>({ address: await listen(app), service: slowClientService });
     await client.sleep({ ms: 1 });
     const stuck = client.sleep({ ms: 60_000 }).catch((e: { code: number }) => e.code);
-    await new Promise((r) => setTimeout(r, 30));
+    await started(log, 60_000);
     await app.close({ timeoutMs: 100 });
     expect([GrpcStatus.CANCELLED, GrpcStatus.UNAVAILABLE, GrpcStatus.INTERNAL]).toContain(await stuck);
-    for (let i = 0; i < 50 && log.length === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
-    expect(log).toEqual(['aborted']);
+    for (let i = 0; i < 100 && !log.includes('aborted'); i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(log.filter((entry) => entry === 'aborted')).toEqual(['aborted']);
     client.close();
   });
 });
