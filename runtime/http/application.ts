@@ -30,6 +30,8 @@ export interface CloseOptions {
 export type FwServer = Server<typeof FwRequest, typeof FwResponse>;
 
 const DEFAULT_PORT = 3000;
+/** Options turned into global middleware once, when the app starts serving. */
+const GLOBAL_KEYS = ['cors', 'compression', 'rateLimit', 'maxRequestBodySize'] as const;
 const DEFAULT_GRACE_MS = 10_000;
 
 /**
@@ -84,6 +86,9 @@ export class FwApplication extends Router {
    */
   withOptions(options: HttpServerOptions): this {
     validateOptions(options);
+    if (this.#prepared && GLOBAL_KEYS.some((key) => options[key] !== undefined)) {
+      throw new Error(`withOptions(): ${GLOBAL_KEYS.join(', ')} must be set before listen(), createFetchHandler() or the first request`);
+    }
     const merged: HttpServerOptions = { ...this.#options, ...options };
     if (options.development !== undefined) merged.development = { ...this.#options.development, ...options.development };
     this.#options = merged;

@@ -73,6 +73,13 @@ describe('withOptions', () => {
     expect(() => server.http().withOptions({ rateLimit: { max: 1.5 } })).toThrow(/rateLimit.max/);
   });
 
+  test('global-middleware options after the app started serving are refused, not ignored', () => {
+    const app = server.http();
+    app.createFetchHandler();
+    expect(() => app.withOptions({ cors: { origin: '*' } })).toThrow(/must be set before listen/);
+    expect(() => app.withOptions({ keepAliveTimeout: 1000 })).not.toThrow();
+  });
+
   test('keepAlive: false closes the connection after each response', async () => {
     const app = server.http().withOptions({ keepAlive: false });
     app.get('/', (req, res) => res.json({}));
