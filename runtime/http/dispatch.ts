@@ -27,6 +27,7 @@ export interface DispatchHost {
 
 interface Thenable { then(onFulfilled: undefined, onRejected: (reason: unknown) => void): unknown }
 
+/** One router's walk over its layers for one request (see the module comment). */
 export class Dispatch {
   readonly next: NextFunction;
   readonly #host: DispatchHost;

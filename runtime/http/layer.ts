@@ -18,6 +18,7 @@ export interface MountedRouter {
   routeMethodsFor(path: string): string[];
 }
 
+/** A route or `use()` entry of a router's stack. */
 export class Layer {
   /** Upper-case method, `ALL`, or `USE` ('') for middleware. */
   readonly method: string;

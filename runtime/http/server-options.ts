@@ -7,9 +7,13 @@ import bytes from 'bytes';
 import type { Server } from 'node:http';
 import type { HttpServerOptions } from './types';
 
+/** Default `headersTimeout`, ms. */
 export const DEFAULT_HEADERS_TIMEOUT = 60_000;
+/** Default `requestTimeout`, ms. */
 export const DEFAULT_REQUEST_TIMEOUT = 120_000;
+/** Default `keepAliveTimeout`, ms (Node's own default). */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000;
+/** Default `maxRequestBodySize`. */
 export const DEFAULT_MAX_REQUEST_BODY_SIZE = '1mb';
 
 function fail(key: string, expected: string, value: unknown): never {
