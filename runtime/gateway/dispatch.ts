@@ -35,6 +35,7 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
     fromJSON: undefined,
     toJSON: undefined,
     descriptor: undefined,
+    direct: true,
   };
 }
 
@@ -75,6 +76,14 @@ export class Dispatcher {
    * for client/bidi streaming); the result is a value or an AsyncIterable.
    */
   call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
+    if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
+      // Nothing wraps this method: skip building the call object and the async pipeline.
+      try {
+        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(request, context));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const call: GatewayCall = {
       service: resolved?.service ?? service,
       method: resolved?.method ?? method,

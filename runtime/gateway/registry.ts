@@ -40,6 +40,22 @@ export interface ResolvedMethod {
   readonly toJSON: ((value: unknown) => unknown) | undefined;
   /** Set for generated services: binary codecs for gRPC. */
   readonly descriptor: MethodDescriptor | undefined;
+  /** No limits, auth, validation or middleware: dispatch may call the handler straight away. */
+  readonly direct: boolean;
+}
+
+/** Whether a method needs nothing around its handler. */
+export function isDirect(m: Omit<ResolvedMethod, 'direct'>): boolean {
+  const p = m.policy;
+  return (
+    p?.limiter === undefined &&
+    m.limiter === undefined &&
+    p?.authentication === undefined &&
+    m.authentication !== true &&
+    m.validateInput === undefined &&
+    m.validateOutput === undefined &&
+    (p === undefined || p.middleware.length === 0)
+  );
 }
 
 /** A hosted service. */
@@ -141,7 +157,7 @@ export class ServiceRegistry {
       const handler: GatewayHandler =
         typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
       const schema = extra.input ?? (md.inputSchema as ServiceMethod['input']);
-      resolved.push({
+      resolved.push(withDirect({
         service: name,
         method: md.localName,
         streaming: md.streaming,
@@ -154,7 +170,7 @@ export class ServiceRegistry {
         fromJSON: (json) => md.requestCodec.fromJSON(json ?? {}),
         toJSON: (value) => md.responseCodec.toJSON(value),
         descriptor: md,
-      });
+      }));
     }
     const registered = this.#store({ name, descriptor, methods: resolved });
     if (descriptor.typeName !== name) this.#alias(descriptor.typeName, registered);
@@ -164,7 +180,7 @@ export class ServiceRegistry {
   #inlineMethod(service: string, method: string, def: ServiceMethod, policy: ServicePolicy): ResolvedMethod {
     const streaming = def.streaming ?? (isAsyncGeneratorFunction(def.handler) ? 'server' : 'none');
     if (!STREAMING.includes(streaming)) throw new TypeError(`${service}.${method}: streaming must be one of ${STREAMING.join(', ')}`);
-    return {
+    return withDirect({
       service,
       method,
       streaming,
@@ -177,7 +193,7 @@ export class ServiceRegistry {
       fromJSON: undefined,
       toJSON: undefined,
       descriptor: undefined,
-    };
+    });
   }
 
   #store(service: RegisteredService): RegisteredService {
@@ -202,6 +218,10 @@ export class ServiceRegistry {
       }
     }
   }
+}
+
+function withDirect(m: Omit<ResolvedMethod, 'direct'>): ResolvedMethod {
+  return { ...m, direct: isDirect(m) };
 }
 
 function unimplemented(typeName: string, method: string): GatewayHandler {

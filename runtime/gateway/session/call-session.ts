@@ -46,10 +46,11 @@ export interface CallSessionOptions {
   /** Which streaming modes this transport can carry. */
   clientStreaming: boolean;
   serverStreaming: boolean;
+  /** Shared controller (UDP: one per transport); default one per session. */
+  controller?: AbortController;
 }
 
 interface ActiveCall {
-  readonly controller: AbortController;
   readonly queue: AsyncQueue<unknown> | undefined;
   readonly resolved: ResolvedMethod | undefined;
   readonly traceId: string;
@@ -66,6 +67,8 @@ export class CallSession {
   readonly #contextFor: ContextFactory;
   readonly #options: CallSessionOptions;
   readonly #active = new Map<string, ActiveCall>();
+  /** One signal for every call of the connection: calls end when the connection does (there is no per-call cancel message). */
+  readonly #controller: AbortController;
   #closed = false;
 
   constructor(core: GatewayCore, protocol: Protocol, sink: ReplySink, contextFor: ContextFactory, options: CallSessionOptions) {
@@ -74,6 +77,7 @@ export class CallSession {
     this.#sink = sink;
     this.#contextFor = contextFor;
     this.#options = options;
+    this.#controller = options.controller ?? new AbortController();
   }
 
   get activeCalls(): number {
@@ -116,9 +120,8 @@ export class CallSession {
       this.#sink.error(id, new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxConcurrentCalls} calls in flight on this connection`, 429), tracing.traceId);
       return;
     }
-    const controller = new AbortController();
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
-    const call: ActiveCall = { controller, queue, resolved, traceId: tracing.traceId };
+    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId };
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -128,14 +131,31 @@ export class CallSession {
       this.#sink.error(id, GatewayErrors.badRequest('Request data does not match the method\'s message type'), tracing.traceId);
       return;
     }
-    const context = this.#contextFor(message, tracing, controller.signal);
-    this.#core.dispatcher
-      .call(resolved, service, method, request, context, message)
-      .then((result) => (serverStreams ? this.#pump(id, call, result) : this.#reply(id, call, method, result)))
-      .catch((error: unknown) => {
-        if (!this.#closed) this.#sink.error(id, toServiceError(error), tracing.traceId);
-      })
-      .finally(() => this.#finish(id, k, call));
+    const context = this.#contextFor(message, tracing, this.#controller.signal);
+    this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
+      (result) => {
+        if (!serverStreams) {
+          this.#finish(id, k, call);
+          try {
+            this.#reply(id, call, method, result);
+          } catch (error) {
+            // A result that cannot be encoded (toJSON threw, circular data) is the handler's failure.
+            if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId);
+          }
+          return;
+        }
+        this.#pump(id, call, result).then(
+          () => this.#finish(id, k, call),
+          (error: unknown) => this.#failed(id, k, call, error),
+        );
+      },
+      (error: unknown) => this.#failed(id, k, call, error),
+    );
+  }
+
+  #failed(id: unknown, k: string, call: ActiveCall, error: unknown): void {
+    this.#finish(id, k, call);
+    if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId);
   }
 
   /** One client-stream message for call `id`. */
@@ -171,8 +191,8 @@ export class CallSession {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#controller.abort();
     for (const call of this.#active.values()) {
-      call.controller.abort();
       call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
     }
     this.#active.clear();
@@ -193,7 +213,7 @@ export class CallSession {
       throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
     }
     const toJSON = call.resolved?.toJSON;
-    const signal = call.controller.signal;
+    const signal = this.#controller.signal;
     for await (const item of result as AsyncIterable<unknown>) {
       if (signal.aborted) return;
       const wait = this.#sink.writable();

@@ -57,8 +57,19 @@ export class TcpTransport {
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'tcp', connectionId });
 
     let paused = false;
+    let corked = false;
+    const uncork = (): void => {
+      corked = false;
+      socket.uncork();
+    };
     const send = (frame: Buffer): void => {
       if (socket.destroyed || !socket.writable) return;
+      // Replies finishing in the same tick leave in one write (one syscall, fewer packets).
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
       socket.write(frame);
       const buffered = socket.writableLength;
       if (core.observed) {

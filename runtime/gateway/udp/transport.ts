@@ -34,6 +34,8 @@ export class UdpTransport {
   readonly #core: GatewayCore;
   readonly #config: () => UdpGatewayConfig;
   #socket: Socket | undefined = undefined;
+  /** Aborted on close; datagram calls share it (a datagram has no connection to lose). */
+  #controller = new AbortController();
 
   constructor(core: GatewayCore, config: () => UdpGatewayConfig) {
     this.#core = core;
@@ -91,6 +93,7 @@ export class UdpTransport {
       maxQueuedMessages: 0,
       clientStreaming: false,
       serverStreaming: false,
+      controller: this.#controller,
     });
     try {
       let message: unknown;
@@ -115,6 +118,8 @@ export class UdpTransport {
   close(): Promise<void> {
     const socket = this.#socket;
     this.#socket = undefined;
+    this.#controller.abort();
+    this.#controller = new AbortController();
     if (socket === undefined) return Promise.resolve();
     return new Promise((resolve) => socket.close(() => resolve()));
   }

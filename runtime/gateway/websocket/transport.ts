@@ -94,8 +94,19 @@ export class WebSocketTransport {
     const connectionId = nextConnectionId('websocket');
     const opened = Date.now();
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'websocket', connectionId });
+    let corked = false;
+    const uncork = (): void => {
+      corked = false;
+      socket.uncork();
+    };
     const send = (data: string | Uint8Array): void => {
       if (ws.readyState !== ws.OPEN) return;
+      // Replies finishing in the same tick leave in one write.
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
       if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'out', bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, connectionId });
       ws.send(data);
     };

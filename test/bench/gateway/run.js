@@ -1,0 +1,246 @@
+#!/usr/bin/env node
+/**
+ * Gateway benchmark: unary echo calls/s per transport, fw's gateway vs the raw
+ * floor of that transport, in one run. Each server runs in its own child
+ * process; load comes from this process.
+ *
+ *   npm run bench:gateway
+ *   BENCH_DURATION=5 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ROUNDS=1 npm run bench:gateway
+ *
+ * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
+ * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. Then
+ * every `forwarding*-run.js` scenario file beside this one runs (the
+ * observability developer's gateway-forwarding benchmark).
+ */
+'use strict';
+const path = require('node:path');
+const fs = require('node:fs');
+const { spawn, spawnSync } = require('node:child_process');
+const dgram = require('node:dgram');
+const net = require('node:net');
+const grpc = require('@grpc/grpc-js');
+const WebSocket = require('ws');
+const autocannon = require('autocannon');
+
+const DURATION_MS = Number(process.env.BENCH_DURATION || 5) * 1000;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 1);
+const TARGET = 0.8;
+const HOST = '127.0.0.1';
+const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
+
+function startServer(kind) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, 'server.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 30 s`)), 30_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]) });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGKILL');
+  });
+}
+
+// ---- load generators: each returns completed calls per second ----
+
+async function httpLoad(port, urlPath) {
+  const result = await autocannon({
+    url: `http://${HOST}:${port}${urlPath}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(PAYLOAD),
+    connections: CONNECTIONS * 4,
+    pipelining: 1,
+    duration: DURATION_MS / 1000,
+  });
+  return { rps: result.requests.average, errors: result.errors + result.non2xx };
+}
+
+/** `open()` gives a connection with send(id) and onReply(cb(id)); INFLIGHT calls per connection, bounded by time. */
+async function inflightLoad(open) {
+  const conns = [];
+  for (let i = 0; i < CONNECTIONS; i++) conns.push(await open());
+  let done = 0;
+  let seq = 0;
+  const deadline = Date.now() + DURATION_MS;
+  const started = Date.now();
+  await Promise.all(
+    conns.map(
+      (c) =>
+        new Promise((resolve) => {
+          let inflight = 0;
+          let last = Date.now();
+          const pump = () => {
+            while (inflight < INFLIGHT && Date.now() < deadline) {
+              inflight++;
+              c.send(String(++seq));
+            }
+            if (inflight === 0 && Date.now() >= deadline) finish();
+          };
+          // Datagrams may be lost: after 200 ms without a reply, stop waiting for the missing ones.
+          const watchdog = setInterval(() => {
+            if (Date.now() - last > 200) {
+              inflight = 0;
+              last = Date.now();
+              if (Date.now() >= deadline) finish();
+              else pump();
+            }
+          }, 100);
+          let finished = false;
+          const finish = () => {
+            if (finished) return;
+            finished = true;
+            clearInterval(watchdog);
+            resolve();
+          };
+          c.onReply(() => {
+            done++;
+            inflight = Math.max(0, inflight - 1);
+            last = Date.now();
+            if (Date.now() < deadline) pump();
+            else if (inflight === 0) finish();
+          });
+          pump();
+        }),
+    ),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  for (const c of conns) c.close();
+  return { rps: done / seconds, errors: 0 };
+}
+
+function frame(payload) {
+  const body = Buffer.from(JSON.stringify(payload));
+  const head = Buffer.alloc(6);
+  head[0] = 1;
+  head[1] = 1;
+  head.writeUInt32BE(body.length, 2);
+  return Buffer.concat([head, body]);
+}
+
+function countFrames(onFrame) {
+  let buffer = Buffer.alloc(0);
+  return (chunk) => {
+    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    let offset = 0;
+    while (buffer.length - offset >= 6) {
+      const len = buffer.readUInt32BE(offset + 2);
+      if (buffer.length - offset < 6 + len) break;
+      offset += 6 + len;
+      onFrame();
+    }
+    buffer = buffer.subarray(offset);
+  };
+}
+
+const openTcp = (port) => () =>
+  new Promise((resolve) => {
+    const socket = net.connect({ port, host: HOST, noDelay: true }, () => {
+      let cb = () => undefined;
+      socket.on('data', countFrames(() => cb()));
+      resolve({ send: (id) => socket.write(frame({ id, service: 'Echo', method: 'echo', data: PAYLOAD })), onReply: (f) => (cb = f), close: () => socket.destroy() });
+    });
+  });
+
+const openUdp = (port) => () =>
+  new Promise((resolve) => {
+    const socket = dgram.createSocket('udp4');
+    socket.bind(0, HOST, () => {
+      let cb = () => undefined;
+      socket.on('message', () => cb());
+      resolve({ send: (id) => socket.send(frame({ id, service: 'Echo', method: 'echo', data: PAYLOAD }), port, HOST), onReply: (f) => (cb = f), close: () => socket.close() });
+    });
+  });
+
+const openWs = (url) => () =>
+  new Promise((resolve) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    ws.once('open', () => {
+      let cb = () => undefined;
+      ws.on('message', () => cb());
+      resolve({ send: (id) => ws.send(JSON.stringify({ id, service: 'Echo', method: 'echo', data: PAYLOAD })), onReply: (f) => (cb = f), close: () => ws.terminate() });
+    });
+  });
+
+const openGrpc = (port) => {
+  let n = 0;
+  const json = (v) => Buffer.from(JSON.stringify(v));
+  const parse = (b) => JSON.parse(b.toString('utf8'));
+  const Ctor = grpc.makeGenericClientConstructor({ echo: { path: '/Echo/echo', requestStream: false, responseStream: false, requestSerialize: json, requestDeserialize: parse, responseSerialize: json, responseDeserialize: parse } }, 'Echo');
+  return () =>
+    new Promise((resolve) => {
+      const client = new Ctor(`${HOST}:${port}`, grpc.credentials.createInsecure(), { 'grpc.fw_bench_channel': n++ });
+      client.waitForReady(Date.now() + 10_000, () => {
+        let cb = () => undefined;
+        resolve({ send: () => client.echo(PAYLOAD, () => cb()), onReply: (f) => (cb = f), close: () => client.close() });
+      });
+    });
+};
+
+const SCENARIOS = [
+  { transport: 'http', floor: 'node:http', kind: 'http', raw: (p) => httpLoad(p, '/'), gw: (p) => httpLoad(p, '/api/Echo/echo') },
+  { transport: 'websocket', floor: 'ws echo', kind: 'ws', raw: (p) => inflightLoad(openWs(`ws://${HOST}:${p}`)), gw: (p) => inflightLoad(openWs(`ws://${HOST}:${p}/ws`)) },
+  { transport: 'grpc', floor: 'grpc-js', kind: 'grpc', raw: (p) => inflightLoad(openGrpc(p)), gw: (p) => inflightLoad(openGrpc(p)) },
+  { transport: 'udp', floor: 'dgram echo', kind: 'udp', raw: (p) => inflightLoad(openUdp(p)), gw: (p) => inflightLoad(openUdp(p)) },
+  { transport: 'tcp', floor: 'net echo', kind: 'tcp', raw: (p) => inflightLoad(openTcp(p)), gw: (p) => inflightLoad(openTcp(p)) },
+];
+
+async function measure(kind, fn) {
+  const { child, port } = await startServer(kind);
+  try {
+    await fn(port).catch(() => undefined); // warm-up round, not counted
+    return await fn(port);
+  } finally {
+    await stop(child);
+  }
+}
+
+async function main() {
+  const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
+  const rows = [];
+  for (const s of SCENARIOS) {
+    if (only && !only.includes(s.transport)) continue;
+    let best = { raw: 0, gw: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which server goes first so drift on a shared machine evens out.
+      const order = round % 2 === 0 ? ['raw', 'gw'] : ['gw', 'raw'];
+      for (const which of order) {
+        const r = which === 'raw' ? await measure(s.kind, s.raw) : await measure('gateway', s.gw);
+        best[which] = Math.max(best[which], r.rps);
+      }
+    }
+    rows.push({ ...s, ...best, ratio: best.gw / best.raw });
+  }
+  console.log(`gateway unary echo (${DURATION_MS / 1000} s per measurement, ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; best of ${ROUNDS})`);
+  console.log('| transport | floor | floor calls/s | gateway calls/s | ratio | target |');
+  console.log('|---|---|---:|---:|---:|---|');
+  for (const r of rows) {
+    console.log(`| ${r.transport} | ${r.floor} | ${Math.round(r.raw)} | ${Math.round(r.gw)} | ${r.ratio.toFixed(2)}× | ≥ ${TARGET}× ${r.ratio >= TARGET ? 'MET' : 'NOT MET'} |`);
+  }
+  // Extra scenario files (e.g. the forwarding benchmark) run as their own processes.
+  for (const file of fs.readdirSync(__dirname).sort()) {
+    if (/^forwarding.*-run\.js$/.test(file) && !only) {
+      console.log(`\n--- ${file} ---`);
+      spawnSync(process.execPath, [path.join(__dirname, file)], { stdio: 'inherit', env: process.env });
+    }
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

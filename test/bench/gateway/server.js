@@ -1,0 +1,92 @@
+/**
+ * One benchmark server in its own process. `node server.js <kind>`:
+ *   gateway  — fw's ProtocolGateway, inline Echo service, all five protocols on one port
+ *   http     — bare node:http echo (reads the body, answers it as JSON)
+ *   ws       — bare ws echo server
+ *   udp      — bare dgram echo
+ *   tcp      — bare net echo
+ *   grpc     — plain grpc-js server, JSON codec, /Echo/echo
+ * Prints `PORT <n>` when listening.
+ */
+'use strict';
+const fs = require('node:fs');
+const ts = require('typescript');
+
+// Load fw from its TypeScript source: transpile each .ts file on require.
+require.extensions['.ts'] = (module, filename) => {
+  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+    fileName: filename,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  });
+  module._compile(outputText, filename);
+};
+
+const HOST = '127.0.0.1';
+const json = (v) => Buffer.from(JSON.stringify(v));
+const parse = (b) => JSON.parse(b.toString('utf8'));
+
+const servers = {
+  async gateway() {
+    const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
+    const gateway = new ProtocolGateway({});
+    gateway.addService('Echo', { echo: async (request) => request });
+    const { port } = await gateway.listen(0, HOST);
+    return port;
+  },
+  async http() {
+    const server = require('node:http').createServer((req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      });
+    });
+    await new Promise((r) => server.listen(0, HOST, r));
+    return server.address().port;
+  },
+  async ws() {
+    const { WebSocketServer } = require('ws');
+    const wss = new WebSocketServer({ host: HOST, port: 0, perMessageDeflate: false });
+    wss.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+    await new Promise((r) => wss.once('listening', r));
+    return wss.address().port;
+  },
+  async udp() {
+    const socket = require('node:dgram').createSocket('udp4');
+    socket.on('message', (msg, rinfo) => socket.send(msg, rinfo.port, rinfo.address));
+    await new Promise((r) => socket.bind(0, HOST, r));
+    return socket.address().port;
+  },
+  async tcp() {
+    const server = require('node:net').createServer({ noDelay: true }, (socket) => {
+      socket.on('data', (chunk) => socket.write(chunk));
+      socket.on('error', () => socket.destroy());
+    });
+    await new Promise((r) => server.listen(0, HOST, r));
+    return server.address().port;
+  },
+  async grpc() {
+    const grpc = require('@grpc/grpc-js');
+    const server = new grpc.Server();
+    server.addService(
+      { echo: { path: '/Echo/echo', requestStream: false, responseStream: false, requestSerialize: json, requestDeserialize: parse, responseSerialize: json, responseDeserialize: parse } },
+      { echo: (call, callback) => callback(null, call.request) },
+    );
+    return new Promise((resolve, reject) => server.bindAsync(`${HOST}:0`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+  },
+};
+
+const kind = process.argv[2];
+if (servers[kind] === undefined) {
+  console.error(`unknown server kind ${kind}; use ${Object.keys(servers).join(', ')}`);
+  process.exit(2);
+}
+servers[kind]().then(
+  (port) => process.stdout.write(`PORT ${port}\n`),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
