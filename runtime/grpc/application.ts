@@ -11,7 +11,7 @@ import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
-import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions } from './options';
+import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import { createHandler } from './server-handlers';
@@ -137,7 +137,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const target = host.includes(':') ? `[${host}]:${requested}` : `${host}:${requested}`;
     try {
       this.#port = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(target, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+        server.bindAsync(target, serverCredentials(grpcOptions.tls), (error, bound) => (error ? reject(error) : resolve(bound)));
       });
     } catch (error) {
       this.#server = undefined;
@@ -212,6 +212,12 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
     implementation[method.method] = createHandler(method, pipeline);
   }
   server.addService(definition as Parameters<Server['addService']>[0], implementation);
+}
+
+function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {
+  if (tls === undefined) return ServerCredentials.createInsecure();
+  const pem = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value) : value);
+  return ServerCredentials.createSsl(tls.ca === undefined ? null : pem(tls.ca), [{ cert_chain: pem(tls.cert), private_key: pem(tls.key) }], tls.requireClientCert === true);
 }
 
 function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {

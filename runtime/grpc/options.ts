@@ -37,6 +37,18 @@ export interface GrpcServerOptions {
   healthWatchIntervalMs?: number;
   /** `close()` waits this long (ms) for calls to finish before cancelling them; default 10000. */
   shutdownTimeoutMs?: number;
+  /** Serve over TLS instead of plaintext h2c. */
+  tls?: GrpcTlsOptions;
+}
+
+/** TLS material for `withOptions({grpc: {tls}})` (PEM text or buffers). */
+export interface GrpcTlsOptions {
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** CA that client certificates must chain to (mutual TLS). */
+  ca?: string | Buffer;
+  /** Refuse clients without a certificate signed by `ca`; default false. */
+  requireClientCert?: boolean;
 }
 
 /** Options of `app.withOptions()` for a gRPC application. */
