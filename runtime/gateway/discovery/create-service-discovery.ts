@@ -80,7 +80,14 @@ function pascal(name: string): string {
  */
 export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: ServiceDiscoveryOptions): ServiceDiscovery {
   validateDiscoveryConfig(config);
-  const onProblem = options.onProblem ?? ((service: string, error: Error) => process.emitWarning(`service discovery (${service}): ${error.message}`));
+  const report = options.onProblem ?? ((service: string, error: Error) => process.emitWarning(`service discovery (${service}): ${error.message}`));
+  const onProblem = (service: string, error: Error): void => {
+    try {
+      report(service, error);
+    } catch {
+      // A throwing problem listener must not stop discovery (or crash the process from a watcher callback).
+    }
+  };
   const forwarding = config.forwarding ?? {};
   const health = new HealthChecker(config.healthCheck);
   const pools = new Map<string, InstancePool>();

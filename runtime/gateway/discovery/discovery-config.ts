@@ -65,6 +65,8 @@ export interface EtcdOptions {
   hosts: string | readonly string[];
   /** Key prefix; instances live at `<prefix><service>/<id>` with a JSON InstanceAddress value. Default `/fw/services/`. */
   prefix?: string;
+  /** How long `ready()` waits for a first answer from an unreachable etcd before going on without instances. Default 5000. */
+  startTimeoutMs?: number;
 }
 
 export interface ConsulOptions {

@@ -121,6 +121,11 @@ export class CallTracer {
       service: call.service,
       method: call.method,
     };
-    return this.#spanAttributes(view);
+    try {
+      return this.#spanAttributes(view);
+    } catch (error) {
+      // A failing attribute function must not fail the call it describes.
+      return { ...defaultAttributes(call), 'fw.span_attributes_error': error instanceof Error ? error.message : String(error) };
+    }
   }
 }

@@ -10,7 +10,7 @@ export interface EtcdServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -30,8 +30,8 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-export async function startEtcd(): Promise<EtcdServer> {
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
+export async function startEtcd(port?: number): Promise<EtcdServer> {
+  const [clientPort, peerPort] = [port ?? (await freePort()), await freePort()];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-etcd-'));
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;

@@ -1,6 +1,6 @@
 import { Etcd3 } from 'etcd3';
 import { createServiceDiscovery, registerEtcdInstance, type EtcdRegistration, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
-import { startEtcd, type EtcdServer } from './etcd-server';
+import { freePort, startEtcd, type EtcdServer } from './etcd-server';
 import { ctx, startInstance, until, type TestInstance } from './test-instances';
 
 describe('etcd discovery against a real etcd', () => {
@@ -85,4 +85,38 @@ describe('etcd discovery against a real etcd', () => {
     expect(counts).toEqual({ a: 6, b: 2 });
     await client.delete().prefix('/my/');
   });
+
+  test('an unreachable etcd: ready() still settles, calls fail UNAVAILABLE, and instances appear once etcd is up', async () => {
+    instances = [await startInstance('late')];
+    const port = await freePort();
+    const problems: string[] = [];
+    discovery = createServiceDiscovery(
+      { provider: 'etcd', etcd: { hosts: `http://127.0.0.1:${port}`, startTimeoutMs: 300 }, services: { EchoService: {} } },
+      {
+        descriptorFor: () => undefined,
+        onProblem: (_s, e) => {
+          problems.push(e.message);
+          throw new Error('a buggy listener must not stop discovery');
+        },
+      },
+    );
+    const d = discovery;
+    await d.ready();
+    expect(problems.length).toBeGreaterThan(0);
+    await expect(d.resolve('EchoService', 'echo')?.handler({}, ctx('http'))).rejects.toMatchObject({ code: 14 });
+
+    const late = await startEtcd(port);
+    try {
+      const lateClient = new Etcd3({ hosts: late.url });
+      await registerEtcdInstance(lateClient, 'EchoService', { host: '127.0.0.1', port: instances[0]?.port as number }, { ttlSeconds: 30 });
+      await until(() => d.instances('EchoService').length === 1, 25_000);
+      const reply = (await d.resolve('EchoService', 'echo')?.handler({}, ctx('http'))) as { instance: string };
+      expect(reply.instance).toBe('late');
+      await discovery.close();
+      discovery = undefined;
+      lateClient.close();
+    } finally {
+      await late.stop();
+    }
+  }, 60_000);
 });

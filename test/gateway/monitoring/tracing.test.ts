@@ -78,6 +78,12 @@ describe('gateway tracing', () => {
     expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'admins only' });
   });
 
+  test('a throwing spanAttributes falls back to the default attributes and the call still succeeds', async () => {
+    const { exporter, monitoring } = tracedMonitoring({ tracing: { spanAttributes: () => { throw new Error('oops'); } } });
+    await expect(run(monitoring.interceptor, makeCall('http', 'S', 'm'), async () => 5)).resolves.toBe(5);
+    expect(exporter.getFinishedSpans()[0]?.attributes).toMatchObject({ protocol: 'http', 'rpc.method': 'm', 'fw.span_attributes_error': 'oops' });
+  });
+
   test('streaming spans end when the stream ends', async () => {
     const { exporter, monitoring } = tracedMonitoring();
     async function* two() { yield 1; yield 2; }

@@ -2,45 +2,69 @@
  * etcd discovery (etcd3 client): each instance is a key
  * `<prefix><service>/<id>` whose value is a JSON InstanceAddress
  * (`{"host":"10.0.0.5","port":50051,"weight":2}`), usually put under a lease
- * so it vanishes when the instance dies. The prefix is read once, then
- * watched; every put or delete re-reads it (one read at a time per service,
- * coalescing bursts). Malformed values are skipped and reported.
+ * so it vanishes when the instance dies. The prefix is read, then watched;
+ * every put or delete re-reads it (one read at a time per service, coalescing
+ * bursts). Malformed values are skipped and reported. When etcd cannot be
+ * reached, start() still returns after `startTimeoutMs` (the service has no
+ * instances meanwhile) and reads are retried with backoff until it answers.
  */
 import { Etcd3, type Watcher } from 'etcd3';
 import { checkInstance, type EtcdOptions, type InstanceAddress } from '../discovery-config';
 import { DEFAULT_ETCD_PREFIX } from '../etcd-registration';
 import type { InstanceSource, InstancesListener, ProblemListener } from './instance-source';
 
+const CALL_TIMEOUT_MS = 5000;
+const START_TIMEOUT_MS = 5000;
+
 export class EtcdSource implements InstanceSource {
   readonly #client: Etcd3;
   readonly #prefix: string;
+  readonly #startTimeoutMs: number;
   readonly #watchers: Watcher[] = [];
+  readonly #timers = new Set<NodeJS.Timeout>();
   #closed = false;
 
   constructor(options: EtcdOptions) {
-    this.#client = new Etcd3({ hosts: typeof options.hosts === 'string' ? options.hosts : [...options.hosts], dialTimeout: 3000 });
+    this.#client = new Etcd3({
+      hosts: typeof options.hosts === 'string' ? options.hosts : [...options.hosts],
+      dialTimeout: 3000,
+      // Without a deadline a read waits for etcd forever; watches are streams and stay open.
+      defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_TIMEOUT_MS }),
+    });
     this.#prefix = options.prefix ?? DEFAULT_ETCD_PREFIX;
+    this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   }
 
   async start(services: readonly string[], onInstances: InstancesListener, onProblem: ProblemListener): Promise<void> {
     await Promise.all(services.map((service) => this.#follow(service, onInstances, onProblem)));
   }
 
+  #later(ms: number, fn: () => void): void {
+    if (this.#closed) return;
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    this.#timers.add(t);
+  }
+
   async #follow(service: string, onInstances: InstancesListener, onProblem: ProblemListener): Promise<void> {
     const prefix = `${this.#prefix}${service}/`;
     let running = false;
     let again = false;
-    const relist = async (): Promise<void> => {
+    let backoff = 1000;
+    const relist = async (): Promise<boolean> => {
       if (running) {
         again = true;
-        return;
+        return false;
       }
       running = true;
       try {
         do {
           again = false;
           const kvs = await this.#client.getAll().prefix(prefix).strings();
-          if (this.#closed) return;
+          if (this.#closed) return false;
           const list: InstanceAddress[] = [];
           for (const [key, value] of Object.entries(kvs)) {
             try {
@@ -51,29 +75,56 @@ export class EtcdSource implements InstanceSource {
           }
           onInstances(service, list);
         } while (again && !this.#closed);
+        backoff = 1000;
+        return true;
       } catch (error) {
-        if (!this.#closed) onProblem(service, error as Error);
+        if (this.#closed) return false;
+        onProblem(service, error as Error);
+        this.#later(backoff, () => void relist());
+        backoff = Math.min(backoff * 2, 30_000);
+        return false;
       } finally {
         running = false;
       }
     };
-    await relist();
-    if (this.#closed) return;
+    void this.#watch(prefix, service, relist, onProblem);
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      relist(),
+      new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), this.#startTimeoutMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (first === 'timeout') onProblem(service, new Error(`etcd did not answer within ${this.#startTimeoutMs} ms; instances appear once it does`));
+  }
+
+  async #watch(prefix: string, service: string, relist: () => Promise<boolean>, onProblem: ProblemListener): Promise<void> {
     try {
       const watcher = await this.#client.watch().prefix(prefix).create();
+      if (this.#closed) {
+        await watcher.cancel();
+        return;
+      }
       this.#watchers.push(watcher);
       watcher.on('put', () => void relist());
       watcher.on('delete', () => void relist());
-      // After a reconnect, re-read in case the watch resumed past a compaction.
+      // After a (re)connect, re-read: changes may have happened while the watch was down.
       watcher.on('connected', () => void relist());
       watcher.on('error', (error) => onProblem(service, error));
+      void relist();
     } catch (error) {
+      if (this.#closed) return;
       onProblem(service, error as Error);
+      this.#later(5000, () => void this.#watch(prefix, service, relist, onProblem));
     }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
     await Promise.allSettled(this.#watchers.map((w) => w.cancel()));
     this.#client.close();
   }
