@@ -3,7 +3,7 @@
  * imports, with source info (comments) kept. Compile errors come back as
  * `file:line:col: message` lines with paths remapped to the user's tree.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from './cli-error';
@@ -65,21 +65,34 @@ function formatErrors(output: string, ws: Workspace, cwd: string): string {
 
 /**
  * Builds the given module-relative files (`src0/user.proto`) in `ws`.
+ * Asynchronous, so the caller loads its later stages while buf works.
  * @returns the encoded FileDescriptorSet, files in dependency order
  * @throws InputError with `file:line:col: message` lines on compile errors
  */
-export function bufBuild(ws: Workspace, targets: readonly string[], cwd: string): Uint8Array {
+export function bufBuild(ws: Workspace, targets: readonly string[], cwd: string): Promise<Uint8Array> {
   const config = JSON.stringify({ version: 'v2', modules: ws.moduleNames.map((p) => ({ path: p })) });
   const out = path.join(ws.dir, 'image.binpb');
   const args = ['build', '--config', config, '--error-format', 'json', '--as-file-descriptor-set', '-o', out];
   for (const t of targets) args.push('--path', t);
   args.push('.');
   const buf = resolveBuf();
-  const result = spawnSync(buf.file, [...buf.prefix, ...args], { cwd: ws.dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.error !== undefined) throw new Error(`fw-gen: cannot run buf: ${result.error.message}`);
-  if (result.status !== 0) {
-    const text = formatErrors(`${result.stdout}\n${result.stderr}`, ws, cwd);
-    throw new InputError(text === '' ? `fw-gen: buf build failed with status ${String(result.status)}` : text);
-  }
-  return fs.readFileSync(out);
+  return new Promise((resolve, reject) => {
+    const child = spawn(buf.file, [...buf.prefix, ...args], { cwd: ws.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => output.push(c));
+    child.stderr.on('data', (c: Buffer) => output.push(c));
+    child.on('error', (e) => reject(new Error(`fw-gen: cannot run buf: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code !== 0) {
+        const text = formatErrors(Buffer.concat(output).toString('utf8'), ws, cwd);
+        reject(new InputError(text === '' ? `fw-gen: buf build failed with status ${String(code)}` : text));
+        return;
+      }
+      try {
+        resolve(fs.readFileSync(out));
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    });
+  });
 }

@@ -3,7 +3,6 @@
  * model of services, methods, `google.api.http` rules and `buf.validate`
  * schemas that the templates render.
  */
-import * as path from 'node:path';
 import {
   createFileRegistry,
   getOption,
@@ -181,10 +180,4 @@ export class ModelBuilder {
     for (const [name, s] of schemaBuilder.defs) schemas[name] = s;
     return { protoPath: file.proto.name, stem, packageName: file.proto.package, services, imports, schemas };
   }
-}
-
-/** Import specifier from the generated file at `fromStem` to the module `toStem`. */
-export function relativeModule(fromStem: string, toStem: string): string {
-  const rel = path.posix.relative(path.posix.dirname(fromStem), toStem);
-  return rel.startsWith('.') ? rel : `./${rel}`;
 }

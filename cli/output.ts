@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileModel } from './model';
-import { GENERATED_HEADER, importSpecifier, stubPath, type GenerationPlan } from './generate';
+import { GENERATED_HEADER, stubPath, type GenerationPlan } from './generate';
+import { importSpecifier } from './module-paths';
 import { OPENAPI_MARKER_KEY } from './openapi';
 import { renderStub } from './render';
 import { mergeStub } from './stub-merge';

@@ -5,8 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import Handlebars from 'handlebars';
-import { relativeModule } from './build-model';
+import { relativeModule } from './module-paths';
 import type { FileModel, Json, MethodModel, TsTypeRef } from './model';
 import { openApiDocument } from './openapi';
 import { packageRoot } from './package-root';
@@ -31,10 +30,18 @@ function template(name: string): Template {
   let t = compiled.get(name);
   if (t === undefined) {
     const source = fs.readFileSync(path.join(packageRoot(), 'templates', name), 'utf8');
+    // Loaded on first use, while buf builds (see generate.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Handlebars = require('handlebars') as typeof import('handlebars');
     t = Handlebars.compile(source, { noEscape: true, strict: true });
     compiled.set(name, t);
   }
   return t;
+}
+
+/** Compiles every template now (generate.ts calls this while buf runs). */
+export function preloadTemplates(): void {
+  for (const name of ['service-fw.ts.hbs', 'service-stub.ts.hbs', 'stub-method.ts.hbs', 'openapi.json.hbs']) template(name);
 }
 
 /** A JSDoc block from a proto comment, indented; empty when there is none. */

@@ -11,9 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { CodeGeneratorResponseSchema } from '@bufbuild/protobuf/wkt';
 import { tsProtoParameter } from './ts-proto-options';
 
 /** One emitted file: path relative to the output root, and its text. */
@@ -38,6 +36,33 @@ export function codeGeneratorRequest(fileDescriptorSet: Uint8Array, filesToGener
     else reader.skip(wireType, field);
   }
   return writer.finish();
+}
+
+/**
+ * Decodes a CodeGeneratorResponse (error = 1; file = 15 with name = 1,
+ * content = 15) at the wire level: only `@bufbuild/protobuf/wire` is loaded
+ * on this path, not the reflection runtime.
+ */
+export function decodeCodeGeneratorResponse(bytes: Uint8Array): { error: string | undefined; files: EmittedFile[] } {
+  const reader = new BinaryReader(bytes);
+  let error: string | undefined;
+  const files: EmittedFile[] = [];
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.LengthDelimited) error = reader.string();
+    else if (field === 15 && wireType === WireType.LengthDelimited) {
+      const sub = new BinaryReader(reader.bytes());
+      const file: EmittedFile = { name: '', content: '' };
+      while (sub.pos < sub.len) {
+        const [f, w] = sub.tag();
+        if (f === 1 && w === WireType.LengthDelimited) file.name = sub.string();
+        else if (f === 15 && w === WireType.LengthDelimited) file.content = sub.string();
+        else sub.skip(w, f);
+      }
+      files.push(file);
+    } else reader.skip(wireType, field);
+  }
+  return { error, files };
 }
 
 /** A ts-proto process started ahead of time; feed it once, or cancel it. */
@@ -72,9 +97,9 @@ export function startTsProto(): TsProtoRun {
         return;
       }
       try {
-        const response = fromBinary(CodeGeneratorResponseSchema, Buffer.concat(out));
+        const response = decodeCodeGeneratorResponse(Buffer.concat(out));
         if (response.error !== undefined && response.error !== '') throw new Error(`fw-gen: ts-proto: ${response.error}`);
-        resolve(response.file.map((f) => ({ name: f.name, content: f.content })));
+        resolve(response.files);
       } catch (e) {
         reject(e instanceof Error ? e : new Error(String(e)));
       }

@@ -24,11 +24,25 @@ function must(result, what) {
   }
 }
 
+// CPU time of waited-for children (user + system, all descendants), from
+// /proc/self/stat on Linux: far steadier than wall clock on a shared machine.
+const TICK_MS = 1000 / 100;
+function childCpuMs() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
 function time(cmd, args, cwd) {
+  const cpu0 = childCpuMs();
   const start = process.hrtime.bigint();
   const result = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  return { ms, result };
+  return { ms, cpu: childCpuMs() - cpu0, result };
 }
 
 function median(values) {
@@ -78,23 +92,38 @@ function scenario(name, protoRoot) {
     const plain = [];
     const gen = [];
     const check = [];
+    const cpu = { plain: [], gen: [], check: [] };
     for (let i = 0; i < runs; i++) {
       fs.rmSync(plainOut, { recursive: true, force: true });
       const p = time(buf, ['generate', '--config', config, '--template', template, ...targets, '.'], ws);
       must(p.result, 'buf generate');
       plain.push(p.ms);
+      cpu.plain.push(p.cpu);
       fs.rmSync(fwOut, { recursive: true, force: true });
       const g = time(process.execPath, [path.join(root, 'bin', 'fw-gen.js'), protoRoot, '--out', fwOut, '--quiet'], root);
       must(g.result, 'fw-gen');
       gen.push(g.ms);
+      cpu.gen.push(g.cpu);
       const c = time(process.execPath, [path.join(root, 'bin', 'fw-gen.js'), '--check', protoRoot, '--out', fwOut, '--quiet'], root);
       must(c.result, 'fw-gen --check');
       check.push(c.ms);
+      cpu.check.push(c.cpu);
     }
     const plainMs = median(plain);
     const genMs = median(gen);
     const checkMs = median(check);
-    return { name, plainMs, genMs, checkMs, genRatio: genMs / plainMs, checkRatio: checkMs / plainMs };
+    const cpuPlain = median(cpu.plain);
+    return {
+      name,
+      plainMs,
+      genMs,
+      checkMs,
+      genRatio: genMs / plainMs,
+      checkRatio: checkMs / plainMs,
+      cpuPlain,
+      cpuGen: median(cpu.gen),
+      cpuCheck: median(cpu.check),
+    };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -117,6 +146,14 @@ try {
       `${pad(r.name, 28)}${pad(fmt(r.plainMs), 14)}${pad(fmt(r.genMs), 10)}${pad(r.genRatio.toFixed(2) + 'x', 8)}${pad(genOk ? '≤1.5 ok' : '≤1.5 MISS', 8)} ${pad(fmt(r.checkMs), 10)}${pad(r.checkRatio.toFixed(2) + 'x', 8)}${checkOk ? '≤2 ok' : '≤2 MISS'}\n`,
     );
   }
+  process.stdout.write(`\nCPU time (user+system of the whole process tree, ms), steadier on a shared machine:\n\n`);
+  process.stdout.write(`${pad('scenario', 28)}${pad('buf+ts-proto', 14)}${pad('fw-gen', 10)}${pad('ratio', 8)}${pad('--check', 10)}${pad('ratio', 8)}\n`);
+  for (const r of rows) {
+    process.stdout.write(
+      `${pad(r.name, 28)}${pad(fmt(r.cpuPlain), 14)}${pad(fmt(r.cpuGen), 10)}${pad((r.cpuGen / r.cpuPlain).toFixed(2) + 'x', 8)}${pad(fmt(r.cpuCheck), 10)}${pad((r.cpuCheck / r.cpuPlain).toFixed(2) + 'x', 8)}\n`,
+    );
+  }
+  process.stdout.write(`\nload average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs\n`);
   process.exitCode = ok ? 0 : 1;
 } finally {
   fs.rmSync(fixtureDir, { recursive: true, force: true });
