@@ -18,6 +18,7 @@ beforeAll(async () => {
   s = await startApp((app) => {
     app.post('/json', json(), echo);
     app.post('/json-small', json({ limit: '1kb' }), echo);
+    app.post('/json-twice', json(), json(), echo);
     app.post('/form', urlencoded({ extended: false }), echo);
     app.post('/form-nested', urlencoded({ extended: true }), echo);
     app.post('/raw', raw({ type: 'application/octet-stream' }), (req: Req, res: Res) => {
@@ -154,6 +155,11 @@ describe('json() fast path and its fallbacks give the same answers', () => {
     } else {
       expect(r.json).toEqual({ body: { a: [1, 2, { b: null }] } });
     }
+  });
+
+  test('a second json() on the same request keeps the parsed body', async () => {
+    const r = await postJson(s.port, '/json-twice', '{"once":true}');
+    expect(r.json).toEqual({ body: { once: true } });
   });
 
   test('a UTF-8 byte order mark is skipped', async () => {
