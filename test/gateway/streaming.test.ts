@@ -8,6 +8,8 @@ import { decode, encode } from '@msgpack/msgpack';
 import { encodeFrame, FrameType, ProtocolGateway } from 'fw';
 import { grpcJsonClient, HOST, TcpFrameClient, udpCall, withTimeout, WsClient } from './support/clients';
 
+const aborted: boolean[] = [];
+
 describe('gateway streaming', () => {
   let gateway: ProtocolGateway;
   let port: number;
@@ -34,6 +36,16 @@ describe('gateway streaming', () => {
           let total = 0;
           for await (const r of reqs) total += r.n;
           return { total };
+        },
+      },
+      endless: {
+        streaming: 'server',
+        handler: async function* (_req: unknown, ctx: { signal: AbortSignal }) {
+          for (let i = 0; i < 1000 && !ctx.signal.aborted; i++) {
+            yield { i };
+            await new Promise((r) => setTimeout(r, 10));
+          }
+          aborted.push(ctx.signal.aborted);
         },
       },
       chat: {
@@ -173,5 +185,25 @@ describe('gateway streaming', () => {
   it('refuses streaming methods over UDP with STREAMING_NOT_SUPPORTED', async () => {
     const reply = await udpCall(port, encodeFrame(FrameType.Request, { id: 'u1', service: 'Stream', method: 'count', data: { n: 1 } }));
     expect(reply).toMatchObject({ type: FrameType.Error, payload: { id: 'u1', error: { code: 'STREAMING_NOT_SUPPORTED' } } });
+  });
+
+  it('aborts context.signal when the client goes away mid-stream (HTTP, WebSocket, TCP)', async () => {
+    aborted.length = 0;
+    const controller = new AbortController();
+    const res = await fetch(`http://${HOST}:${port}/api/Stream/endless`, { method: 'POST', body: '{}', signal: controller.signal });
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    const ws = await WsClient.connect(`ws://${HOST}:${port}/ws`);
+    ws.send({ id: 'e', service: 'Stream', method: 'endless', data: {} });
+    await ws.until((ms) => ms.length > 0);
+    ws.close();
+    const tcp = await TcpFrameClient.connect(port);
+    tcp.send(FrameType.Request, { id: 'e', service: 'Stream', method: 'endless', data: {} });
+    await tcp.until((fs) => fs.length > 0);
+    tcp.close();
+    const deadline = Date.now() + 5000;
+    while (aborted.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(aborted).toEqual([true, true, true]);
   });
 });

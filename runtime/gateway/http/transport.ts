@@ -179,10 +179,6 @@ export class HttpTransport {
     const tracing = tracingFrom(req.headers[core.traceHeader.toLowerCase()], req.headers.traceparent);
     res.setHeader(core.traceHeader, tracing.traceId);
     const resolved = core.dispatcher.resolve(match.service, match.method);
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
     let request: unknown;
     try {
       request = this.#buildRequest(req, match, query, resolved, config);
@@ -190,7 +186,7 @@ export class HttpTransport {
       this.#fail(res, e instanceof ServiceError ? e : GatewayErrors.badRequest('Request does not match the method\'s message type'), tracing.traceId);
       return;
     }
-    const context = httpContext(req, path, query, match.params, tracing, controller.signal);
+    const context = httpContext(req, res, path, query, match.params, tracing);
     const streaming = resolved?.streaming ?? 'none';
     core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
       (result) => {
@@ -201,7 +197,7 @@ export class HttpTransport {
             return;
           }
           const sse = (req.headers.accept ?? '').includes('text/event-stream');
-          void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, controller.signal, toServiceError);
+          void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
           return;
         }
         const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
