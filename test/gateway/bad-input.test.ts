@@ -167,6 +167,16 @@ describe('gateway bad input', () => {
       ws.close();
     });
 
+    it('does not grow memory for a WebSocket client that never reads', async () => {
+      produced = 0;
+      const ws = await WsClient.connect(`ws://${HOST}:${port}/ws`);
+      (ws.ws as unknown as { _socket: { pause(): void } })._socket.pause(); // never read
+      ws.send({ id: 'flood', service: 'Echo', method: 'flood', data: {} });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(produced).toBeLessThan(500);
+      ws.close();
+    });
+
     it('refuses upgrades on other paths', async () => {
       await expect(WsClient.connect(`ws://${HOST}:${port}/elsewhere`)).rejects.toThrow();
     });

@@ -35,6 +35,8 @@ export interface WebSocketGatewayConfig {
   /** false refuses streaming methods with STREAMING_NOT_SUPPORTED; default true. */
   handleStreaming?: boolean | Record<string, unknown>;
   maxConcurrentCalls?: number;
+  /** Output bytes buffered for a peer that does not read before it is dropped; default 16 MiB. */
+  maxBufferedBytes?: number;
 }
 
 const HIGH_WATER = 1 << 20;
@@ -94,6 +96,7 @@ export class WebSocketTransport {
     const connectionId = nextConnectionId('websocket');
     const opened = Date.now();
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'websocket', connectionId });
+    const maxBuffered = config.maxBufferedBytes ?? 16 << 20;
     let corked = false;
     const uncork = (): void => {
       corked = false;
@@ -109,6 +112,13 @@ export class WebSocketTransport {
       }
       if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'out', bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, connectionId });
       ws.send(data);
+      // A peer that stops reading: stop reading its requests, and drop it past the hard limit.
+      const buffered = ws.bufferedAmount;
+      if (buffered > maxBuffered) ws.terminate();
+      else if (buffered > HIGH_WATER && !ws.isPaused) {
+        ws.pause();
+        socket.once('drain', () => ws.resume());
+      }
     };
     const writable = (): Promise<void> | undefined => {
       if (ws.bufferedAmount <= HIGH_WATER || ws.readyState !== ws.OPEN) return undefined;
