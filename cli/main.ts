@@ -66,7 +66,10 @@ export async function runOnce(args: readonly string[], options: CliOptions, cwd:
       err(e.message);
       return ExitCode.usage;
     }
-    err(`fw-gen: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // Anything else (unwritable output, a failing plugin) is reported by its
+    // message; FW_GEN_DEBUG=1 adds the stack.
+    const message = e instanceof Error ? (process.env['FW_GEN_DEBUG'] === '1' ? (e.stack ?? e.message) : e.message) : String(e);
+    err(message.startsWith('fw-gen') ? message : `fw-gen: ${message}`);
     return ExitCode.usage;
   }
 }

@@ -83,3 +83,22 @@ describe('fw-gen usage and input errors', () => {
     fs.rmSync(path.join(dir, 'proto', 'imp.proto'));
   });
 });
+
+describe('fw-gen output errors', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = makeTemp('output-errors');
+    fs.mkdirSync(path.join(dir, 'proto'));
+    fs.writeFileSync(path.join(dir, 'proto', 'a.proto'), 'syntax = "proto3";\npackage a;\nmessage M { string s = 1; }\nservice S { rpc Get(M) returns (M); }\n');
+  });
+  afterAll(() => removeTemp(dir));
+
+  it('exits 2 with a one-line message when the output directory is a file', () => {
+    fs.writeFileSync(path.join(dir, 'out'), 'not a directory');
+    const result = runCli(['proto', '--out', 'out'], dir);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^fw-gen: E(EXIST|NOTDIR)/);
+    expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('not a directory');
+  });
+});
