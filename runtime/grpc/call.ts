@@ -19,15 +19,20 @@ export interface CallMetadata {
   getMap(): Record<string, string | Buffer>;
 }
 
-/** Where a call came from and how it can end early: grpc-js or the in-process test client. */
+/**
+ * Where a call came from and how it can end early. grpc-js's server call
+ * objects fit this shape as they are (no wrapper allocated per call); the
+ * in-process test client implements it too.
+ */
 export interface CallSource {
   readonly metadata: Metadata;
+  /** True once the caller cancelled (grpc-js also sets it when a finished call's stream closes). */
+  readonly cancelled: boolean;
   getPeer(): string;
-  /** Absolute deadline in ms since the epoch, or Infinity. */
-  getDeadline(): number;
-  /** Registers `listener` for cancellation by the caller. */
-  onCancelled(listener: () => void): void;
-  isCancelled(): boolean;
+  /** Absolute deadline (a Date, or ms since the epoch; Infinity for none). */
+  getDeadline(): Date | number;
+  /** Registers `listener` for the `cancelled` event. */
+  once(event: 'cancelled', listener: () => void): unknown;
 }
 
 /** Identity of the method a call targets. */
@@ -104,7 +109,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
 
   /** True once the caller cancelled or the deadline passed. */
   get cancelled(): boolean {
-    return this.#source.isCancelled() || (this.#abort !== undefined && this.#abort.signal.aborted);
+    return this.#source.cancelled || (this.#abort !== undefined && this.#abort.signal.aborted);
   }
 
   /** Aborted when the caller cancels or the call's deadline passes. */
@@ -145,9 +150,10 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
     const abortCancelled = (): void => {
       if (!this.#finished) controller.abort(new Error('Call cancelled by the client'));
     };
-    if (this.#source.isCancelled()) abortCancelled();
-    else this.#source.onCancelled(abortCancelled);
-    const deadline = this.#source.getDeadline();
+    if (this.#source.cancelled) abortCancelled();
+    else this.#source.once('cancelled', abortCancelled);
+    const raw = this.#source.getDeadline();
+    const deadline = raw instanceof Date ? raw.getTime() : raw;
     if (Number.isFinite(deadline)) {
       const remaining = Math.max(0, deadline - Date.now());
       this.#deadlineTimer = setTimeout(() => controller.abort(new Error('Deadline exceeded')), remaining);

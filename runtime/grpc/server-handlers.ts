@@ -13,41 +13,15 @@ import type {
   Metadata,
   ServerDuplexStream,
   ServerReadableStream,
-  ServerUnaryCall,
   ServerWritableStream,
   UntypedHandleCall,
 } from '@grpc/grpc-js';
 import { GrpcStatus } from '../core/status';
-import { GrpcCall, type CallSource } from './call';
+import { GrpcCall } from './call';
 import { GrpcError, toStatusObject } from './errors';
 import type { MethodBinding } from './method-binding';
 import type { CallPipeline } from './pipeline';
 
-type AnyServerCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
-
-/** CallSource over a grpc-js server call. */
-class GrpcJsSource implements CallSource {
-  readonly #call: AnyServerCall;
-  constructor(call: AnyServerCall) {
-    this.#call = call;
-  }
-  get metadata(): Metadata {
-    return this.#call.metadata;
-  }
-  getPeer(): string {
-    return this.#call.getPeer();
-  }
-  getDeadline(): number {
-    const deadline = this.#call.getDeadline();
-    return deadline instanceof Date ? deadline.getTime() : deadline;
-  }
-  onCancelled(listener: () => void): void {
-    (this.#call as NodeJS.EventEmitter).once('cancelled', listener);
-  }
-  isCancelled(): boolean {
-    return this.#call.cancelled;
-  }
-}
 
 /** The grpc-js handler serving `binding` through `pipeline`. */
 export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandleCall {
@@ -61,14 +35,14 @@ export function createHandler(binding: MethodBinding, pipeline: CallPipeline): U
 
 function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
   return (grpcCall, callback) => {
-    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), grpcCall.request, undefined);
+    const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     respond(binding, pipeline, call, callback);
   };
 }
 
 function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
   return (grpcCall, callback) => {
-    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
     endReadsOnCancel(grpcCall, call);
     respond(binding, pipeline, call, callback);
   };
@@ -76,14 +50,14 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 
 function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
   return (grpcCall) => {
-    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), grpcCall.request, undefined);
+    const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
 
 function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
   return (grpcCall) => {
-    const call = new GrpcCall(binding, new GrpcJsSource(grpcCall), undefined, incoming(grpcCall));
+    const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
     endReadsOnCancel(grpcCall, call);
     void streamOut(binding, pipeline, call, grpcCall);
   };

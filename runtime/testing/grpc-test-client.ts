@@ -79,10 +79,11 @@ class InProcessSource implements CallSource {
   get deadline(): number {
     return this.#deadline;
   }
-  onCancelled(listener: () => void): void {
-    this.#events.once('cancelled', listener);
+  once(event: 'cancelled', listener: () => void): this {
+    this.#events.once(event, listener);
+    return this;
   }
-  isCancelled(): boolean {
+  get cancelled(): boolean {
     return this.#cancelled;
   }
   cancel(reason = new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled')): void {
@@ -115,7 +116,7 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
       // Same outcome as over the network: the handler's signal aborts and the caller gets DEADLINE_EXCEEDED.
       const timer = setTimeout(() => source.cancel(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), Math.max(0, deadline - Date.now()));
       timer.unref();
-      source.onCancelled(() => clearTimeout(timer));
+      source.once('cancelled', () => clearTimeout(timer));
       timers.set(source, timer);
     }
     const streamIn = binding.streaming === 'client' || binding.streaming === 'bidirectional';
