@@ -10,6 +10,7 @@
 import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type CallOptions, type ServiceError } from '@grpc/grpc-js';
 import { once } from 'node:events';
 import type { RequestContext } from '../../core/request-context';
+import { onAbort } from './abort-fanout';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { RemoteMethod } from '../extension-points';
 import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
@@ -100,9 +101,9 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   function unaryOnce(instance: ServiceInstance, request: unknown, context: RequestContext): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let answered = false;
-      const onAbort = (): void => call.cancel();
+      let unwatch: (() => void) | undefined;
       const call = channelOf(instance, s.forwarding).makeUnaryRequest(s.path, serialize, deserialize, request, metadataFor(context), options(), (error, response) => {
-        context.signal.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (error !== null) {
           if (!answered) unanswered.add(error);
           reject(error);
@@ -111,7 +112,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
         }
       });
       call.on('metadata', () => (answered = true));
-      context.signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = onAbort(context.signal, () => call.cancel());
     });
   }
 
@@ -142,8 +143,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       const call = channelOf(instance, s.forwarding).makeServerStreamRequest(s.path, serialize, deserialize, request, metadataFor(context), options());
       let answered = false;
       call.on('metadata', () => (answered = true));
-      const onAbort = (): void => call.cancel();
-      context.signal.addEventListener('abort', onAbort, { once: true });
+      const unwatch = onAbort(context.signal, () => call.cancel());
       let ended = false;
       try {
         for await (const message of call) {
@@ -159,7 +159,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
         lastError = error;
       } finally {
         instance.inFlight--;
-        context.signal.removeEventListener('abort', onAbort);
+        unwatch();
         if (!ended) call.cancel();
       }
     }
@@ -184,15 +184,15 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     instance.inFlight++;
     let finished = false;
     return new Promise<unknown>((resolve, reject) => {
-      const onAbort = (): void => call.cancel();
+      let unwatch: (() => void) | undefined;
       const call = channelOf(instance, s.forwarding).makeClientStreamRequest(s.path, serialize, deserialize, metadataFor(context), options(), (error, response) => {
         finished = true;
         instance.inFlight--;
-        context.signal.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (error !== null) reject(error);
         else resolve(response);
       });
-      context.signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = onAbort(context.signal, () => call.cancel());
       void pump(requests as AsyncIterable<unknown>, call, () => finished);
     });
   }
@@ -202,8 +202,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     instance.inFlight++;
     const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(s.path, serialize, deserialize, metadataFor(context), options());
     let finished = false;
-    const onAbort = (): void => call.cancel();
-    context.signal.addEventListener('abort', onAbort, { once: true });
+    const unwatch = onAbort(context.signal, () => call.cancel());
     void pump(requests as AsyncIterable<unknown>, call, () => finished);
     try {
       for await (const message of call) yield message;
@@ -211,7 +210,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       if (!finished) call.cancel();
       finished = true;
       instance.inFlight--;
-      context.signal.removeEventListener('abort', onAbort);
+      unwatch();
     }
   }
 

@@ -200,6 +200,27 @@ describe('forwarding discovered calls over gRPC', () => {
     expect(d.instances('EchoService')[0]?.inFlight).toBe(0);
   });
 
+  test('calls sharing one connection signal: no listener pile-up, and aborting it cancels them all', async () => {
+    instances = [await startInstance('a')];
+    const d = staticDiscovery();
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const connection = new AbortController();
+      const held = Array.from({ length: 25 }, () => d.resolve('EchoService', 'hold')?.handler({}, { ...ctx('tcp'), signal: connection.signal }) as Promise<unknown>);
+      const quick = await Promise.all(Array.from({ length: 25 }, () => d.resolve('EchoService', 'echo')?.handler({}, { ...ctx('tcp'), signal: connection.signal })));
+      expect(quick).toHaveLength(25);
+      connection.abort();
+      const outcomes = await Promise.allSettled(held);
+      expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code: number }).code === grpc.status.CANCELLED)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   test('bad configurations are refused with the key named', () => {
     const opts = { descriptorFor: () => undefined };
     expect(() => createServiceDiscovery({ provider: 'zookeeper' as never, services: {} }, opts)).toThrow(/provider: unknown provider "zookeeper"/);
