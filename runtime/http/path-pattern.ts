@@ -149,10 +149,15 @@ export class PathMatcher {
     const re = this.#userRegexp!;
     re.lastIndex = 0;
     const m = re.exec(path);
-    if (m === null) return -1;
+    // A `use(regexp)` prefix must match from the start of the path, ending at a segment boundary.
+    if (m === null || (this.#prefix && (m.index !== 0 || !isBoundary(path, m[0].length)))) return -1;
     this.#lastExec = m;
-    return this.#prefix ? m.index + m[0].length : path.length;
+    return this.#prefix ? m[0].length : path.length;
   }
+}
+
+function isBoundary(path: string, end: number): boolean {
+  return end === path.length || path.charCodeAt(end) === SLASH || (end > 0 && path.charCodeAt(end - 1) === SLASH);
 }
 
 function commonLiteralPrefix(variants: Segment[][]): string | null {

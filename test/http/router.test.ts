@@ -48,6 +48,7 @@ function buildApp(): FwApplication {
     next();
   });
   app.get('/mw/after', (req, res) => res.json({ path: req.path, baseUrl: req.baseUrl }));
+  app.use(/\/re-mount-\d+/, (req, res) => res.json({ baseUrl: req.baseUrl, path: req.path }));
   app.use((req, res, next) => { res.setHeader('X-Global', 'yes'); next(); });
   app.get('/after-global', (req, res) => res.json({ ok: true }));
   return app;
@@ -106,6 +107,11 @@ bothWays('routers', buildApp, (client) => {
     const r = await get('/mwx');
     expect(r.headers.get('x-seen')).toBeNull();
     expect(r.status).toBe(404);
+  });
+
+  test('use(RegExp, mw) mounts at a matching prefix', async () => {
+    expect(await json(await get('/re-mount-12/rest'))).toEqual({ baseUrl: '/re-mount-12', path: '/rest' });
+    expect((await get('/x/re-mount-12')).status).toBe(404);
   });
 
   test('use(mw) runs for later routes', async () => {
