@@ -24,6 +24,10 @@ export interface GatewayOptions {
   http?: HttpGatewayConfig & {
     /** Socket inactivity timeout for HTTP connections (ms); default 120000. */
     idleTimeout?: number;
+    /** Time allowed to receive a request's headers (ms); default 60000 → 408. */
+    headersTimeout?: number;
+    /** Time allowed to receive a whole request (ms); default 120000 → 408. */
+    requestTimeout?: number;
   };
   websocket?: WebSocketGatewayConfig;
   grpc?: GrpcGatewayOptions;

@@ -294,7 +294,14 @@ export class ProtocolGateway {
   }
 
   #createHttpServer(): http.Server {
-    const server = http.createServer((req, res) => {
+    const o = this.#options.http ?? {};
+    const headersTimeout = o.headersTimeout ?? 60_000;
+    const options: http.ServerOptions = {
+      headersTimeout,
+      requestTimeout: o.requestTimeout ?? 120_000,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 2))),
+    };
+    const server = http.createServer(options, (req, res) => {
       if (this.#enabled('http')) {
         this.#http.handle(req, res);
         return;
@@ -307,10 +314,9 @@ export class ProtocolGateway {
       if (this.#enabled('websocket') && this.#ws.accepts(req)) this.#ws.handleUpgrade(req, socket, head);
       else socket.destroy();
     });
-    server.on('clientError', (_err, socket: Duplex) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      else socket.destroy();
-    });
+    // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
+    // Node's headersTimeout/requestTimeout checks, which are otherwise started by listen().
+    server.emit('listening');
     return server;
   }
 
@@ -372,6 +378,7 @@ export class ProtocolGateway {
   async #closeMux(): Promise<void> {
     const mux = this.#mux;
     this.#mux = undefined;
+    this.#httpServer?.close();
     this.#httpServer?.closeAllConnections();
     this.#httpServer = undefined;
     if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));

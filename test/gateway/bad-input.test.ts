@@ -29,7 +29,7 @@ describe('gateway bad input', () => {
       websocket: { maxPayload: 4096 },
       grpc: { maxMessageSize: 64 * 1024 },
       tcp: { maxFrameSize: 64 * 1024, idleTimeout: 2000, highWaterMark: 256 * 1024, maxBufferedBytes: 2 * 1024 * 1024, sniffTimeout: 500 },
-      http: { maxBodySize: 64 * 1024 },
+      http: { maxBodySize: 64 * 1024, headersTimeout: 500, requestTimeout: 1000 },
     });
     gateway.addEventSink({ onEvent: (e) => {
       if (e.type === 'buffer') events.push(e);
@@ -185,6 +185,17 @@ describe('gateway bad input', () => {
   describe('HTTP', () => {
     const post = (path: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
       fetch(`http://${HOST}:${port}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, signal: AbortSignal.timeout(5000) });
+
+    it('answers a client that never finishes its headers with 408 and closes', async () => {
+      const socket = net.connect({ port, host: HOST });
+      socket.on('error', () => undefined);
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write('GET /api HTTP/1.1\r\nHost: x\r\n');
+      let out = '';
+      socket.on('data', (d: Buffer) => (out += d.toString()));
+      await withTimeout(new Promise((r) => socket.once('close', r)), 5000, 'headers timeout');
+      expect(out).toMatch(/^HTTP\/1\.1 408/);
+    });
 
     it('answers invalid JSON with 400 INVALID_JSON', async () => {
       const res = await post('/api/Echo/echo', '{"a":');
