@@ -3,7 +3,7 @@ import { server, type FwApplication } from 'fw';
 import { bothWays, json } from './support/both-ways';
 
 function buildApp(): FwApplication {
-  const app = server.http();
+  const app = server.http().withLogger({ error: () => undefined });
   app.get('/registered', (req, res) => res.json({ from: 'registered' }));
   app.withRoutes({
     '/native/:id': (request) => Response.json({ id: request.params.id, url: new URL(request.url).pathname }),

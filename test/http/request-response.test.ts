@@ -5,7 +5,7 @@ import { bothWays, json } from './support/both-ways';
 const finished: number[] = [];
 
 function buildApp(): FwApplication {
-  const app = server.http();
+  const app = server.http().withLogger({ error: () => undefined });
   app.get('/inspect/:id', (req, res) => {
     const pairs: [string, string | string[]][] = [];
     for (const pair of req.headers) pairs.push(pair);
