@@ -3,7 +3,7 @@
  * services in any of the three forms, add middleware, configure, listen on
  * grpc-js, and shut down gracefully.
  */
-import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { compressingSerializer } from './compression';
@@ -209,9 +209,23 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
       responseDeserialize: method.responseDeserialize,
       originalName: method.method,
     };
-    implementation[method.method] = createHandler(method, pipeline);
+    const handler = createHandler(method, pipeline);
+    implementation[method.method] = method.contentType === undefined ? handler : withContentType(handler, method.contentType);
   }
   server.addService(definition as Parameters<Server['addService']>[0], implementation);
+}
+
+type HeaderedCall = { sendMetadata(metadata: Metadata): void };
+
+/** Sends the response headers with `contentType` first (grpc-js would say application/grpc+proto). */
+function withContentType(handler: UntypedHandleCall, contentType: string): UntypedHandleCall {
+  const headers = new Metadata();
+  headers.set('content-type', contentType);
+  const run = handler as (call: HeaderedCall, callback?: unknown) => void;
+  return ((call: HeaderedCall, callback?: unknown) => {
+    call.sendMetadata(headers);
+    run(call, callback);
+  }) as UntypedHandleCall;
 }
 
 function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {

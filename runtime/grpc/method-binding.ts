@@ -20,6 +20,8 @@ export interface MethodBinding extends CallTarget {
   readonly invoke: Invoker;
   /** Health checks bypass middleware so probes need no credentials. */
   readonly skipMiddleware: boolean;
+  /** Response content-type when not grpc-js's `application/grpc+proto` (the JSON codec's `application/grpc+json`). */
+  readonly contentType?: string;
 }
 
 /** A service as the server registers it. */

@@ -93,8 +93,12 @@ export function jsonBinding(service: string, method: string, streaming: Streamin
     responseDeserialize: decodeJson,
     invoke,
     skipMiddleware: false,
+    contentType: JSON_CONTENT_TYPE,
   };
 }
+
+/** Content-type of the JSON codec's responses (DESIGN.md "gRPC runtime"). */
+export const JSON_CONTENT_TYPE = 'application/grpc+json';
 
 /** Form 2 → binding. Methods without an implementation answer UNIMPLEMENTED. */
 export function bindProto(registration: ProtoServiceRegistration): ServiceBinding {

@@ -65,6 +65,14 @@ describe('bad input to the gRPC server', () => {
     await stillServing();
   });
 
+  it('JSON services answer with content-type application/grpc+json, proto ones with application/grpc+proto', async () => {
+    const json = await rawCall(address, '/Echo/Echo', [frame(Buffer.from('{"a":1}'))]);
+    expect(json.headers['content-type']).toBe('application/grpc+json');
+    expect(json.status).toBe(GrpcStatus.OK);
+    const proto = await rawCall(address, '/user.UserService/GetUser', [frame(Buffer.alloc(0))]);
+    expect(proto.headers['content-type']).toBe('application/grpc+proto');
+  });
+
   it('unknown service or method is UNIMPLEMENTED', async () => {
     expect((await rawCall(address, '/nope.Service/Method', [frame(Buffer.alloc(0))])).status).toBe(GrpcStatus.UNIMPLEMENTED);
     expect((await rawCall(address, '/Echo/Missing', [frame(Buffer.alloc(0))])).status).toBe(GrpcStatus.UNIMPLEMENTED);
