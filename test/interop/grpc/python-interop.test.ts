@@ -1,7 +1,8 @@
 /**
  * Interop: Python's grpcio (Debian python3-grpcio) calls a proto-defined fw
  * service — unary, server streaming, client streaming, bidirectional — reads
- * a status error's code and message, and runs a standard health Check. Stubs
+ * a status error's code and message, runs a standard health Check, and calls
+ * an inline (JSON-codec) service with its own JSON serializers. Stubs
  * are generated at test time with grpc_tools.protoc into a temp dir.
  */
 import { execFile } from 'node:child_process';
@@ -37,7 +38,9 @@ describe('Python grpcio client against a fw gRPC server', () => {
     fs.writeFileSync(path.join(protos, 'user.proto'), fs.readFileSync(path.join(fixtures, 'user.proto'), 'utf8').replace(/\boptional /g, ''));
     fs.copyFileSync(path.join(fixtures, 'health.proto'), path.join(protos, 'health.proto'));
     await run(['-m', 'grpc_tools.protoc', `-I${protos}`, `-I${include}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, 'user.proto', 'health.proto']);
-    app = createGrpcApplication().addService(protoUserService(loadUserProto()));
+    app = createGrpcApplication()
+      .addService(protoUserService(loadUserProto()))
+      .addService({ name: 'Echo', methods: { Echo: { handler: async (request: Record<string, unknown>) => ({ ...request, echoed: true }) } } });
     const { port } = await app.listen(0, '127.0.0.1');
     address = `127.0.0.1:${port}`;
   }, 60_000);
@@ -60,6 +63,7 @@ describe('Python grpcio client against a fw gRPC server', () => {
       ['py', 'echo: hello'],
       ['py', 'echo: bye'],
     ]);
+    expect(result.json_echo).toEqual({ hello: 'from python', n: 3, echoed: true });
     expect(result.health_overall).toBe('SERVING');
     expect(result.health_users).toBe('SERVING');
   }, 60_000);

@@ -39,6 +39,14 @@ def main():
         messages = iter([user_pb2.ChatMessage(user_id="py", message="hello"), user_pb2.ChatMessage(user_id="py", message="bye")])
         out["chat"] = [[m.user_id, m.message] for m in users.ChatWithUsers(messages, timeout=5)]
 
+        # An inline fw service speaks JSON in gRPC frames: plain grpcio with JSON serializers.
+        echo = channel.unary_unary(
+            "/Echo/Echo",
+            request_serializer=lambda value: json.dumps(value).encode("utf-8"),
+            response_deserializer=lambda data: json.loads(data.decode("utf-8")),
+        )
+        out["json_echo"] = echo({"hello": "from python", "n": 3}, timeout=5)
+
         health = health_pb2_grpc.HealthStub(channel)
         out["health_overall"] = health_pb2.HealthCheckResponse.ServingStatus.Name(health.Check(health_pb2.HealthCheckRequest(), timeout=5).status)
         out["health_users"] = health_pb2.HealthCheckResponse.ServingStatus.Name(
