@@ -10,9 +10,9 @@ import type { FileModel, Json, MethodModel, TsTypeRef } from './model';
 import { openApiDocument } from './openapi';
 import { packageRoot } from './package-root';
 import { handlerTypeName, stubSignature } from './stub-signature';
+import { compileTemplate, type Template } from './template-cache';
 import { tsLiteral } from './ts-literal';
 
-type Template = (view: object) => string;
 // Schemas are shared between methods with the same request type: print each once.
 const literalCache = new WeakMap<object, string>();
 
@@ -29,11 +29,7 @@ const compiled = new Map<string, Template>();
 function template(name: string): Template {
   let t = compiled.get(name);
   if (t === undefined) {
-    const source = fs.readFileSync(path.join(packageRoot(), 'templates', name), 'utf8');
-    // Loaded on first use, while buf builds (see generate.ts).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Handlebars = require('handlebars') as typeof import('handlebars');
-    t = Handlebars.compile(source, { noEscape: true, strict: true });
+    t = compileTemplate(fs.readFileSync(path.join(packageRoot(), 'templates', name), 'utf8'));
     compiled.set(name, t);
   }
   return t;
