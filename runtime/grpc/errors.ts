@@ -5,7 +5,7 @@
  * with a generic message so internals never leak to callers (spec 7.1).
  */
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { GrpcStatus, grpcStatusName } from '../core/status';
+import { GrpcStatus, grpcStatusName, httpStatusToGrpc } from '../core/status';
 
 /**
  * A failure with a gRPC status code (spec 7.1). Thrown by handlers and
@@ -37,9 +37,15 @@ export class GrpcError extends Error {
     return grpcStatusName(this.code);
   }
 
-  /** The status a client sees for `error`: a GrpcError keeps its code; anything else is INTERNAL. */
+  /**
+   * The status a client sees for `error`: a GrpcError keeps its code; a
+   * gateway `ServiceError` (spec 7.3) maps its `statusCode` through the one
+   * HTTP→gRPC table and keeps its message; anything else is INTERNAL with a
+   * generic message.
+   */
   static from(error: unknown): GrpcError {
     if (error instanceof GrpcError) return error;
+    if (isServiceError(error)) return new GrpcError(httpStatusToGrpc(error.statusCode), error.message);
     return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
   }
 
@@ -51,6 +57,11 @@ export class GrpcError extends Error {
   }
 }
 
+/** Spec 7.3's ServiceError, recognised by shape so gRPC does not depend on the gateway. */
+function isServiceError(error: unknown): error is { name: 'ServiceError'; message: string; statusCode: number } {
+  return error instanceof Error && error.name === 'ServiceError' && typeof (error as { statusCode?: unknown }).statusCode === 'number';
+}
+
 /** The message callers see for a failure the server did not classify. */
 export const GENERIC_INTERNAL_MESSAGE = 'Internal server error';
 
@@ -59,7 +70,7 @@ export type UnexpectedErrorListener = (error: unknown, method: string) => void;
 
 /** grpc-js's status object for a thrown value, reporting unclassified errors to `onUnexpected`. */
 export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener): Partial<StatusObject> {
-  if (!(error instanceof GrpcError)) onUnexpected(error, method);
+  if (!(error instanceof GrpcError) && !isServiceError(error)) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
   return { code: grpcError.code as number, details: grpcError.details, metadata: recordToMetadata(grpcError.metadata) };
 }

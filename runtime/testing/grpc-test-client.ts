@@ -127,8 +127,9 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
   };
   const translate = (error: unknown): GrpcError => {
     if (error instanceof GrpcError) return new GrpcError(error.code, error.message, error.metadata);
-    pipeline.onUnexpected(error, binding.path);
-    return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
+    const translated = GrpcError.from(error);
+    if (translated.message === GENERIC_INTERNAL_MESSAGE) pipeline.onUnexpected(error, binding.path);
+    return translated;
   };
 
   if (binding.streaming === 'none' || binding.streaming === 'client') {

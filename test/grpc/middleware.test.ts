@@ -135,6 +135,20 @@ describe('gRPC middleware', () => {
     await expect(client.fail({}, auth)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'gone' });
   });
 
+  it('a gateway ServiceError (spec 7.3) keeps its message and maps statusCode through the HTTP→gRPC table', async () => {
+    class ServiceError extends Error {
+      override name = 'ServiceError';
+      constructor(readonly code: string, message: string, readonly statusCode = 500) {
+        super(message);
+      }
+    }
+    const app = newApp().addService({ name: 'Svc', methods: { Find: { handler: async () => { throw new ServiceError('USER_NOT_FOUND', 'No such user', 404); } } } });
+    const svc = createGrpcClient<{ find(r: Msg): Promise<Msg>; close(): void }>({ address: await listen(app), service: { name: 'Svc', methods: { Find: 'none' } } });
+    await expect(svc.find({})).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'No such user' });
+    await expect(createGrpcTestClient<{ Find(r: Msg): Promise<Msg> }>('Svc').Find({})).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+    svc.close();
+  });
+
   it('middleware wraps streaming calls too', async () => {
     order.length = 0;
     await expect(collect(client.ticks({}, auth))).resolves.toEqual([{ n: 1 }, { n: 2 }]);
