@@ -14,13 +14,22 @@ import type { FwRequest, RouteParams } from './request';
 import type { FwResponse } from './response';
 import type { AnyRouteHandler, ErrorHandler, NextFunction, RouteHandler } from './types';
 
+/** Layers that may match a path, in definition order. */
+export interface CandidateList {
+  readonly layers: readonly Layer[];
+  /** The list is for exactly this path, so its static routes match without testing. */
+  readonly exact: boolean;
+}
+
+const NO_CANDIDATES: CandidateList = { layers: [], exact: false };
+
 /** What a dispatch needs from its router. */
 export interface DispatchHost {
   readonly caseSensitive: boolean;
   readonly strict: boolean;
   readonly mergeParams: boolean;
   /** Candidate layers, in definition order, for a normalised (and, unless case-sensitive, lower-cased) path. */
-  candidates(key: string): readonly Layer[];
+  candidates(key: string): CandidateList;
   /** Called when the router has no more layers and no parent to return to. */
   finalize(req: FwRequest, res: FwResponse, error: unknown): void;
 }
@@ -36,6 +45,7 @@ export class Dispatch {
   readonly #out: NextFunction | null;
   readonly #parentParams: RouteParams;
   #list: readonly Layer[] = [];
+  #exact = false;
   #i = 0;
   #layer: Layer | null = null;
   #h = 0;
@@ -78,7 +88,9 @@ export class Dispatch {
     this.#path = path;
     this.#lower = path.length === raw.length ? rawLower : rawLower.slice(0, path.length);
     const lastIndex = this.#i === 0 ? -1 : this.#list[this.#i - 1]!.index;
-    this.#list = raw.charCodeAt(0) === 47 ? host.candidates(this.#lower) : [];
+    const candidates = raw.charCodeAt(0) === 47 ? host.candidates(this.#lower) : NO_CANDIDATES;
+    this.#list = candidates.layers;
+    this.#exact = candidates.exact;
     let i = 0;
     while (i < this.#list.length && this.#list[i]!.index <= lastIndex) i++;
     this.#i = i;
@@ -111,7 +123,9 @@ export class Dispatch {
       if (!candidate.accepts(method)) continue;
       if (err === undefined ? !candidate.hasNormalHandler : !candidate.hasErrorHandler) continue;
       const isUse = candidate.method === '';
-      const end = isUse ? candidate.matcher.match(this.#rawPath, this.#rawLower) : candidate.matcher.match(this.#path, this.#lower);
+      const end = isUse
+        ? candidate.matcher.match(this.#rawPath, this.#rawLower)
+        : this.#exact && candidate.matcher.staticPath !== null ? this.#path.length : candidate.matcher.match(this.#path, this.#lower);
       if (end < 0) continue;
       if (candidate.hasParams || this.#host.mergeParams) {
         const params = Object.create(null) as RouteParams;

@@ -10,7 +10,7 @@
  * merged in definition order with the generic layers, so definition order
  * always wins and a 1000-route table costs a couple of map lookups.
  */
-import { Dispatch, type DispatchHost } from './dispatch';
+import { Dispatch, type CandidateList, type DispatchHost } from './dispatch';
 import { ALL, Layer, USE } from './layer';
 import { PathMatcher } from './path-pattern';
 import { collectRoutes } from './route-info';
@@ -49,11 +49,18 @@ export const STANDARD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'
 
 type ChainHandlers = (AnyRouteHandler | AnyRouteHandler[])[];
 
+interface KeyEntry {
+  /** For a path equal to the key: its static routes (which match without testing) and the layers below. */
+  exact: CandidateList;
+  /** For a longer path: the same without the key's static routes. */
+  below: CandidateList;
+}
+
 interface LookupTable {
   /** Normalised path or literal prefix → every layer that can match a path starting with it, in definition order. */
-  keyed: Map<string, Layer[]>;
+  keyed: Map<string, KeyEntry>;
   /** Layers that can match any path (`use(mw)`, RegExp routes, patterns starting with a parameter). */
-  generic: Layer[];
+  generic: CandidateList;
 }
 
 function byIndex(a: Layer, b: Layer): number {
@@ -224,11 +231,11 @@ export class Router implements DispatchHost {
   }
 
   /** @internal Candidate layers for a normalised lookup key (see the module comment). */
-  candidates(key: string): readonly Layer[] {
+  candidates(key: string): CandidateList {
     const table = this.#table ?? this.#compile();
     const keyed = table.keyed;
     const exact = keyed.get(key);
-    if (exact !== undefined) return exact;
+    if (exact !== undefined) return exact.exact;
     // Every ancestor of a key is a key too, so walk down from the first
     // segment and stop at the first miss: that leaves the deepest key.
     let best = table.generic;
@@ -236,7 +243,7 @@ export class Router implements DispatchHost {
     while (end !== -1) {
       const hit = keyed.get(key.slice(0, end));
       if (hit === undefined) return best;
-      best = hit;
+      best = hit.below;
       end = key.indexOf('/', end + 1);
     }
     return best;
@@ -290,7 +297,7 @@ export class Router implements DispatchHost {
         if (!groups.has(ancestor)) groups.set(ancestor, []);
       }
     }
-    const keyed = new Map<string, Layer[]>();
+    const keyed = new Map<string, KeyEntry>();
     for (const key of groups.keys()) {
       const list = [...generic];
       // Layers keyed at an ancestor of `key` can match below it; static routes only at their own key.
@@ -300,9 +307,13 @@ export class Router implements DispatchHost {
         if (slash <= 0) break;
         k = k.slice(0, slash);
       }
-      keyed.set(key, list.sort(byIndex));
+      list.sort(byIndex);
+      keyed.set(key, {
+        exact: { layers: list, exact: true },
+        below: { layers: list.filter((layer) => layer.matcher.staticPath !== key), exact: false },
+      });
     }
-    const table: LookupTable = { keyed, generic };
+    const table: LookupTable = { keyed, generic: { layers: generic, exact: false } };
     this.#table = table;
     return table;
   }
