@@ -46,6 +46,7 @@ async function* validateEach(source: AsyncIterable<unknown>, validate: (v: unkno
   }
 }
 
+/** Runs calls for every transport; holds the interceptor chain, the authenticator and the discovery resolver. */
 export class Dispatcher {
   readonly #registry: ServiceRegistry;
   #chain: ((call: DispatchCall) => Promise<unknown>) | undefined = undefined;

@@ -53,6 +53,7 @@ export interface GenericErrorOutput {
   details?: unknown;
 }
 
+/** Any of the per-protocol renderings of `transformError`. */
 export type TransformedError = HttpErrorOutput | GrpcErrorOutput | WebSocketErrorOutput | GenericErrorOutput;
 
 /** Subset of a gRPC error (fw/grpc's GrpcError, grpc-js ServiceError): a numeric status. */

@@ -9,6 +9,7 @@ import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { GatewayEvent } from './extension-points';
 
+/** The gateway as a transport sees it. */
 export interface GatewayCore {
   readonly dispatcher: Dispatcher;
   /** True when someone listens to events; transports skip building them otherwise. */

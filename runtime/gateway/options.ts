@@ -11,6 +11,7 @@ import type { TcpGatewayConfig } from './tcp/transport';
 import type { UdpGatewayConfig } from './udp/transport';
 import type { WebSocketGatewayConfig } from './websocket/transport';
 
+/** `new ProtocolGateway(options)` (spec 4.10); every protocol is on unless its flag is false. */
 export interface GatewayOptions {
   /** Port for every protocol (TCP for HTTP/WebSocket/gRPC/frames, UDP on the same number); default 0 (any free port). */
   port?: number;

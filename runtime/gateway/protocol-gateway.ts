@@ -5,8 +5,8 @@
  * monitoring and service discovery through the dispatch interceptors and
  * event sinks of extension-points.ts.
  */
-import http from 'node:http';
-import type { Server as NetServer, Socket } from 'node:net';
+import type http from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
 import type { ServiceDescriptor } from '../grpc/descriptor';
@@ -20,9 +20,9 @@ import type { GatewayCore } from './gateway-core';
 import type { GrpcGatewayConfig } from './grpc/method-table';
 import { GrpcTransport } from './grpc/transport';
 import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
-import { createMuxServer } from './mux/connection-mux';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
 import { ServiceRegistry, type RegisteredService } from './registry';
+import { StreamListener } from './stream-listener';
 import { TcpTransport } from './tcp/transport';
 import type { DescriptorServiceOptions, ServiceInput } from './types';
 import { UdpTransport, type UdpGatewayConfig } from './udp/transport';
@@ -54,8 +54,6 @@ export class ProtocolGateway {
   #udpConfig: UdpGatewayConfig;
   #transformError: ErrorHandlingConfig['transformError'] = undefined;
   #monitoring: Monitoring | undefined = undefined;
-  #mux: NetServer | undefined = undefined;
-  #httpServer: http.Server | undefined = undefined;
   #address: GatewayAddress | undefined = undefined;
   readonly #core: GatewayCore;
   readonly #http: HttpTransport;
@@ -63,6 +61,7 @@ export class ProtocolGateway {
   readonly #grpc: GrpcTransport;
   readonly #udp: UdpTransport;
   readonly #tcp: TcpTransport;
+  readonly #listener: StreamListener;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
@@ -96,6 +95,14 @@ export class ProtocolGateway {
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
     this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
     this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
+    this.#listener = new StreamListener({
+      enabled: (p) => this.#enabled(p),
+      options: () => this.#options,
+      http: this.#http,
+      websocket: this.#ws,
+      grpc: this.#grpc,
+      tcp: this.#tcp,
+    });
   }
 
   #enabled(protocol: Protocol): boolean {
@@ -293,33 +300,6 @@ export class ProtocolGateway {
     return this.#address;
   }
 
-  #createHttpServer(): http.Server {
-    const o = this.#options.http ?? {};
-    const headersTimeout = o.headersTimeout ?? 60_000;
-    const options: http.ServerOptions = {
-      headersTimeout,
-      requestTimeout: o.requestTimeout ?? 120_000,
-      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 2))),
-    };
-    const server = http.createServer(options, (req, res) => {
-      if (this.#enabled('http')) {
-        this.#http.handle(req, res);
-        return;
-      }
-      res.statusCode = 404;
-      res.end();
-    });
-    server.timeout = this.#options.http?.idleTimeout ?? 120_000;
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (this.#enabled('websocket') && this.#ws.accepts(req)) this.#ws.handleUpgrade(req, socket, head);
-      else socket.destroy();
-    });
-    // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
-    // Node's headersTimeout/requestTimeout checks, which are otherwise started by listen().
-    server.emit('listening');
-    return server;
-  }
-
   /**
    * Starts every enabled protocol: one TCP listener (HTTP, WebSocket, gRPC,
    * TCP frames) and UDP on the same port number.
@@ -333,55 +313,17 @@ export class ProtocolGateway {
     if (this.#enabled('grpc')) this.#grpc.sync();
     for (let attempt = 0; ; attempt++) {
       let tcpPort: number | undefined;
-      if (streamOn) tcpPort = await this.#listenMux(wanted, bindHost);
+      if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);
       try {
         const udpPort = udpOn ? await this.#udp.bind(this.#udpConfig.port ?? tcpPort ?? wanted, bindHost) : undefined;
         this.#address = { host: bindHost, port: tcpPort, udpPort };
         return this.#address;
       } catch (e) {
         // With an ephemeral port the UDP twin may be taken: pick another pair.
-        await this.#closeMux();
+        await this.#listener.close();
         if (wanted !== 0 || this.#udpConfig.port !== undefined || attempt >= 10 || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
       }
     }
-  }
-
-  #listenMux(port: number, host: string): Promise<number> {
-    const tcpOptions = this.#options.tcp ?? {};
-    this.#httpServer = this.#createHttpServer();
-    const httpServer = this.#httpServer;
-    const mux = createMuxServer(
-      {
-        http: this.#enabled('http') || this.#enabled('websocket') ? (socket) => {
-          httpServer.emit('connection', socket);
-          socket.resume();
-        } : undefined,
-        grpc: this.#enabled('grpc') ? (socket) => this.#grpc.inject(socket) : undefined,
-        tcp: this.#enabled('tcp') ? (socket) => {
-          this.#tcp.handle(socket);
-          socket.resume();
-        } : undefined,
-      },
-      tcpOptions,
-    );
-    this.#mux = mux;
-    return new Promise((resolve, reject) => {
-      mux.once('error', reject);
-      mux.listen(port, host, () => {
-        mux.off('error', reject);
-        const address = mux.address();
-        resolve(typeof address === 'object' && address !== null ? address.port : port);
-      });
-    });
-  }
-
-  async #closeMux(): Promise<void> {
-    const mux = this.#mux;
-    this.#mux = undefined;
-    this.#httpServer?.close();
-    this.#httpServer?.closeAllConnections();
-    this.#httpServer = undefined;
-    if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
   }
 
   /** Stops every protocol and closes all connections. */
@@ -390,7 +332,7 @@ export class ProtocolGateway {
     this.#ws.close();
     this.#tcp.close();
     this.#grpc.close();
-    const closing = this.#closeMux();
+    const closing = this.#listener.close();
     await this.#udp.close();
     await closing;
     await this.#monitoring?.close();

@@ -99,6 +99,7 @@ function checkRateLimit(config: ServiceMethod['rateLimit'], where: string): Fixe
   }
 }
 
+/** Services by name and methods by `service\0method` (aliases included). */
 export class ServiceRegistry {
   readonly #services = new Map<string, RegisteredService>();
   /** `service\0method` → method, aliases included. */

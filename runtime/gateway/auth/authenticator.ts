@@ -19,6 +19,7 @@ export function authenticationRequired(service: ServiceAuthenticationConfig | un
   return service.required !== false;
 }
 
+/** Verifies credentials for dispatch: provider order from `rules`, narrowed by the service's `methods`. */
 export class Authenticator {
   readonly #providers = new Map<string, AuthProvider>();
   readonly #rules: Partial<Record<Protocol, string[]>>;

@@ -15,6 +15,7 @@ export type CredentialSource = unknown;
 /** Per-protocol token extraction overrides. */
 export type TokenExtractors = Partial<Record<Protocol, (source: CredentialSource) => string | undefined>>;
 
+/** `providers.jwt`: a shared secret (HS256/384/512) or a public key (RS, PS, ES or EdDSA algorithms). */
 export interface JwtProviderConfig {
   /** Shared secret for HS256/384/512. */
   secret?: string;
@@ -29,6 +30,7 @@ export interface JwtProviderConfig {
   extractToken?: TokenExtractors;
 }
 
+/** `providers.apikey`: a header name and the application's `validate`. */
 export interface ApiKeyProviderConfig {
   /** HTTP header carrying the key; default `X-API-Key` (gRPC: the same name as metadata). */
   header?: string;
@@ -40,6 +42,7 @@ export interface ApiKeyProviderConfig {
   extractToken?: TokenExtractors;
 }
 
+/** `providers.oauth`: an OIDC issuer whose JWKS verifies access tokens. */
 export interface OAuthProviderConfig {
   /** Issuer URL; `{issuer}/.well-known/openid-configuration` must name a `jwks_uri`. */
   issuer: string;
@@ -49,6 +52,7 @@ export interface OAuthProviderConfig {
   extractToken?: TokenExtractors;
 }
 
+/** The providers of `configureAuthentication`, by name. */
 export interface AuthProvidersConfig {
   jwt?: JwtProviderConfig;
   apikey?: ApiKeyProviderConfig;

@@ -14,6 +14,7 @@ export function parsePeer(peer: string): { address: string; port: number } {
   return { address: m[1] ?? peer, port: Number(m[2]) };
 }
 
+/** Builds the RequestContext of one gRPC call. */
 export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};

@@ -37,6 +37,7 @@ async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyO
   for await (const item of call.iterator({ destroyOnReturn: false })) yield fn(item);
 }
 
+/** The gRPC transport: a grpc-js server fed by the mux, one dispatch per call. */
 export class GrpcTransport {
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;

@@ -44,6 +44,7 @@ class HttpRequestContext implements RequestContext {
   }
 }
 
+/** Builds the RequestContext of one HTTP call. */
 export function httpContext(
   req: IncomingMessage,
   res: ServerResponse,

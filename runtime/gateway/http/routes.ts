@@ -55,6 +55,7 @@ function normalize(path: string): string {
   return '/' + splitPath(path).join('/');
 }
 
+/** Maps `(verb, path)` to a gateway method; rebuilt when services or HTTP config change. */
 export class RouteTable {
   readonly #static = new Map<string, RouteMatch>();
   readonly #patterns: PatternRoute[] = [];

@@ -36,6 +36,7 @@ export interface HttpGatewayConfig {
 /** Connect-style handler; `next` is called for paths the gateway does not serve. */
 export type HttpGatewayHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
+/** What the HTTP transport needs from the gateway. */
 export interface HttpTransportDeps {
   core: GatewayCore;
   registry: ServiceRegistry;
@@ -85,6 +86,7 @@ async function* toAsync(items: Iterable<unknown>, fromJSON: ((v: unknown) => unk
   for (const item of items) yield fromJSON === undefined ? item : fromJSON(item);
 }
 
+/** The HTTP transport; `handle` is the connect-style handler. */
 export class HttpTransport {
   readonly #deps: HttpTransportDeps;
   #routes: RouteTable | undefined = undefined;

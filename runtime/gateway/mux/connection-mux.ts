@@ -8,14 +8,17 @@
  */
 import net, { type Socket } from 'node:net';
 
+/** Where a classified connection goes. */
 export type MuxTarget = 'grpc' | 'http' | 'tcp';
 
+/** Receivers of classified connections; a missing one means that protocol is off (connection closed). */
 export interface MuxHandlers {
   http?: (socket: Socket) => void;
   grpc?: (socket: Socket) => void;
   tcp?: (socket: Socket) => void;
 }
 
+/** Socket options of the shared listener and the sniff deadline. */
 export interface MuxOptions {
   noDelay?: boolean;
   keepAlive?: boolean;

@@ -38,6 +38,7 @@ export interface ReplySink {
 /** Builds the per-call context from the envelope. */
 export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext;
 
+/** Limits and capabilities of one connection's session. */
 export interface CallSessionOptions {
   /** Calls in flight per connection before new ones are refused with RESOURCE_EXHAUSTED. */
   maxConcurrentCalls: number;
@@ -60,6 +61,7 @@ function key(id: unknown): string {
   return typeof id === 'string' ? id : String(id);
 }
 
+/** The calls of one connection (or one datagram), matched by id. */
 export class CallSession {
   readonly #core: GatewayCore;
   readonly #protocol: Protocol;

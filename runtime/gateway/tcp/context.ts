@@ -7,6 +7,7 @@ import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 
+/** Builds the RequestContext of one TCP frame call. */
 export function tcpContext(socket: Socket, connectionId: string, message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal): RequestContext {
   const address = socket.remoteAddress ?? '';
   const port = socket.remotePort ?? 0;

@@ -32,6 +32,7 @@ export interface TcpGatewayConfig {
   maxConcurrentCalls?: number;
 }
 
+/** The TCP frame transport; `handle` serves one connection. */
 export class TcpTransport {
   readonly #core: GatewayCore;
   readonly #config: () => TcpGatewayConfig;

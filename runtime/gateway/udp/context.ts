@@ -7,6 +7,7 @@ import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 
+/** Builds the RequestContext of one UDP datagram call. */
 export function udpContext(rinfo: RemoteInfo, message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal): RequestContext {
   const extra = message.metadata !== null && typeof message.metadata === 'object' ? (message.metadata as Record<string, unknown>) : {};
   return createContext(

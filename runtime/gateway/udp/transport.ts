@@ -30,6 +30,7 @@ export interface UdpGatewayConfig {
   routeMessage?: (message: unknown) => Partial<EnvelopeRequest> | undefined;
 }
 
+/** The UDP transport: a datagram socket on the gateway's port number. */
 export class UdpTransport {
   readonly #core: GatewayCore;
   readonly #config: () => UdpGatewayConfig;

@@ -6,8 +6,10 @@
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { GatewayErrors, ServiceError } from '../errors';
 
+/** `configureWebSocket({messageFormat})` values. */
 export type WebSocketMessageFormat = 'json' | 'msgpack' | 'binary';
 
+/** Every supported message format. */
 export const MESSAGE_FORMATS: readonly WebSocketMessageFormat[] = ['json', 'msgpack', 'binary'];
 
 function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {

@@ -7,6 +7,7 @@ import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 
+/** Builds the RequestContext of one WebSocket call. */
 export function websocketContext(
   req: IncomingMessage,
   connectionId: string,

@@ -41,6 +41,7 @@ export interface WebSocketGatewayConfig {
 
 const HIGH_WATER = 1 << 20;
 
+/** The WebSocket transport: takes over upgrades on its path. */
 export class WebSocketTransport {
   readonly #core: GatewayCore;
   readonly #config: () => WebSocketGatewayConfig;

@@ -6,7 +6,9 @@
  */
 import { ServiceError } from '../errors';
 
+/** The only frame version; replies carry it too. */
 export const FRAME_VERSION = 1;
+/** version + type + u32 length. */
 export const FRAME_HEADER_BYTES = 6;
 
 /** Frame types. */
@@ -19,8 +21,10 @@ export const FrameType = {
   ClientStreamItem: 6,
   ClientStreamEnd: 7,
 } as const;
+/** One of the FrameType numbers. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];
 
+/** A decoded frame: its type byte and JSON payload. */
 export interface Frame {
   type: number;
   payload: Record<string, unknown>;
@@ -38,6 +42,7 @@ export function encodeFrame(type: number, payload: unknown): Buffer {
   return frame;
 }
 
+/** The error for a frame that breaks the layout. */
 export function malformed(message: string): ServiceError {
   return new ServiceError('MALFORMED_FRAME', message, 400);
 }

@@ -1,0 +1,103 @@
+/**
+ * The gateway's one TCP listener: the mux that classifies connections, and
+ * the never-listening http.Server that HTTP/1.1 and WebSocket connections are
+ * handed to (with its header/request timeouts armed by hand).
+ */
+import http from 'node:http';
+import type { Server as NetServer } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Protocol } from '../core/request-context';
+import type { GrpcTransport } from './grpc/transport';
+import type { HttpTransport } from './http/transport';
+import { createMuxServer } from './mux/connection-mux';
+import type { GatewayOptions } from './options';
+import type { TcpTransport } from './tcp/transport';
+import type { WebSocketTransport } from './websocket/transport';
+
+/** The transports and settings the listener routes to. */
+export interface StreamListenerDeps {
+  enabled(protocol: Protocol): boolean;
+  options(): GatewayOptions;
+  http: HttpTransport;
+  websocket: WebSocketTransport;
+  grpc: GrpcTransport;
+  tcp: TcpTransport;
+}
+
+/** One port for HTTP, WebSocket, gRPC and TCP frames. */
+export class StreamListener {
+  readonly #deps: StreamListenerDeps;
+  #mux: NetServer | undefined = undefined;
+  #httpServer: http.Server | undefined = undefined;
+
+  constructor(deps: StreamListenerDeps) {
+    this.#deps = deps;
+  }
+
+  #createHttpServer(): http.Server {
+    const o = this.#deps.options().http ?? {};
+    const headersTimeout = o.headersTimeout ?? 60_000;
+    const options: http.ServerOptions = {
+      headersTimeout,
+      requestTimeout: o.requestTimeout ?? 120_000,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 2))),
+    };
+    const server = http.createServer(options, (req, res) => {
+      if (this.#deps.enabled('http')) {
+        this.#deps.http.handle(req, res);
+        return;
+      }
+      res.statusCode = 404;
+      res.end();
+    });
+    server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (this.#deps.enabled('websocket') && this.#deps.websocket.accepts(req)) this.#deps.websocket.handleUpgrade(req, socket, head);
+      else socket.destroy();
+    });
+    // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
+    // Node's headersTimeout/requestTimeout checks, which are otherwise started by listen().
+    server.emit('listening');
+    return server;
+  }
+
+  /** Listens on `port` (0 = any); resolves with the bound port. */
+  listen(port: number, host: string): Promise<number> {
+    const tcpOptions = this.#deps.options().tcp ?? {};
+    this.#httpServer = this.#createHttpServer();
+    const httpServer = this.#httpServer;
+    const mux = createMuxServer(
+      {
+        http: this.#deps.enabled('http') || this.#deps.enabled('websocket') ? (socket) => {
+          httpServer.emit('connection', socket);
+          socket.resume();
+        } : undefined,
+        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc.inject(socket) : undefined,
+        tcp: this.#deps.enabled('tcp') ? (socket) => {
+          this.#deps.tcp.handle(socket);
+          socket.resume();
+        } : undefined,
+      },
+      tcpOptions,
+    );
+    this.#mux = mux;
+    return new Promise((resolve, reject) => {
+      mux.once('error', reject);
+      mux.listen(port, host, () => {
+        mux.off('error', reject);
+        const address = mux.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  }
+
+  /** Stops listening and closes every HTTP connection (other transports close their own). */
+  async close(): Promise<void> {
+    const mux = this.#mux;
+    this.#mux = undefined;
+    this.#httpServer?.close();
+    this.#httpServer?.closeAllConnections();
+    this.#httpServer = undefined;
+    if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
+  }
+}
