@@ -49,7 +49,7 @@ export function jsdoc(comment: string | undefined, indent: string): string {
 }
 
 /** `import { A, B as pkg_B } from './x';` lines grouped by module, sorted. */
-export function importLines(refs: readonly TsTypeRef[], fromStem: string, typeOnly: boolean, moduleOf: (stem: string) => string): string[] {
+export function importLines(refs: readonly TsTypeRef[], typeOnly: boolean, moduleOf: (stem: string) => string): string[] {
   const byModule = new Map<string, string[]>();
   for (const r of refs) {
     const spec = r.localName === r.exportName ? r.exportName : `${r.exportName} as ${r.localName}`;
@@ -113,7 +113,7 @@ export function renderFw(file: FileModel): string {
       })),
     };
   });
-  const lines = importLines(file.imports, file.stem, false, (mod) => relativeModule(file.stem, mod));
+  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod));
   return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
 }
 
@@ -130,7 +130,7 @@ export function renderStubMethod(m: MethodModel, indent: string): string {
  */
 export function renderStub(file: FileModel, fwModule: string, moduleOf: (stem: string) => string): string {
   const handlers = file.services.map((s) => `${s.name}Handlers`).sort();
-  const lines = importLines(file.imports, file.stem, true, moduleOf);
+  const lines = importLines(file.imports, true, moduleOf);
   lines.push(`import type { ${handlers.join(', ')} } from '${fwModule}';`);
   const services = file.services.map((s) => ({
     name: s.name,
