@@ -126,14 +126,15 @@ class GrpcApplicationImpl implements GrpcApplication {
   async listen(port?: number, hostname?: string): Promise<GrpcListenAddress> {
     if (this.#server !== undefined) throw new Error('listen(): already listening');
     const grpcOptions = this.#options.grpc ?? {};
-    const compression = toCompressionSettings(grpcOptions);
-    this.#health.restart();
-    const server = new Server(toChannelOptions(grpcOptions));
-    this.#server = server;
-    for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
     const host = hostname ?? this.#options.hostname ?? '0.0.0.0';
     const requested = port ?? this.#options.port ?? 0;
+    if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
+    const compression = toCompressionSettings(grpcOptions);
+    const server = new Server(toChannelOptions(grpcOptions));
+    for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
+    this.#server = server;
+    this.#health.restart();
     const target = host.includes(':') ? `[${host}]:${requested}` : `${host}:${requested}`;
     try {
       this.#port = await new Promise<number>((resolve, reject) => {

@@ -70,6 +70,14 @@ describe('gRPC application lifecycle', () => {
     await app.close();
   });
 
+  it('refuses an invalid port before binding', async () => {
+    const app = newApp();
+    await expect(app.listen(70_000)).rejects.toThrow(RangeError);
+    await expect(app.listen(-1)).rejects.toThrow(/port must be an integer/);
+    await expect(app.listen(0, '127.0.0.1')).resolves.toMatchObject({ host: '127.0.0.1' });
+    await app.close();
+  });
+
   it('refuses a port that is taken without crashing', async () => {
     const first = newApp();
     const { port } = await first.listen(0, '127.0.0.1');
