@@ -63,9 +63,15 @@ export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
     record.durationMs = performance.now() - started;
     if (failed) {
       record.failed = true;
-      record.error = error;
-      record.status = error === CANCELLED ? CANCELLED_STATUS : statusOfError(error);
-      record.httpStatus = error === CANCELLED ? 499 : httpStatusOfError(error);
+      if (error === CANCELLED) {
+        record.error = new Error('the client stopped reading the stream');
+        record.status = CANCELLED_STATUS;
+        record.httpStatus = 499;
+      } else {
+        record.error = error;
+        record.status = statusOfError(error);
+        record.httpStatus = httpStatusOfError(error);
+      }
     }
     if (metricsOn) {
       snapshot.recordCall(record);
