@@ -10,7 +10,7 @@
  */
 import type { ClassDeclaration, MethodDeclaration, SourceFile } from 'ts-morph';
 import type { FileModel, MethodModel, ServiceModel, TsTypeRef } from './model';
-import { renderStubMethod } from './render';
+import { jsdoc, renderStubMethod } from './render';
 import { stubSignature } from './stub-signature';
 
 /** Result of a merge. */
@@ -155,8 +155,9 @@ export function mergeStub(text: string, file: FileModel, imports: StubImports, s
     if (cls === undefined) {
       const indent = '  ';
       const body = service.methods.map((m) => renderStubMethod(m, indent)).join('\n\n');
-      const cls = `${nl}/** Handlers of ${service.typeName}. */${nl}export class ${service.name}Impl implements ${service.name}Handlers {${nl}${body.split('\n').join(nl)}${nl}}${nl}`;
-      edits.push({ at: text.length, end: text.length, text: cls });
+      const doc = jsdoc(service.comment ?? `Handlers of ${service.typeName}.`, '').split('\n').join(nl);
+      const added = `${nl}${doc}export class ${service.name}Impl implements ${service.name}Handlers {${nl}${body.split('\n').join(nl)}${nl}}${nl}`;
+      edits.push({ at: text.length, end: text.length, text: added });
       continue;
     }
     const indent = detectIndent(cls, text);

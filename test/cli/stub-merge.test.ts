@@ -126,4 +126,16 @@ describe('stub merge', () => {
     expect(merged).toContain('\r\n\r\n    /** Greets everyone sent. */\r\n    async sayToAll(');
     expect(merged.replace(/\r\n/g, '')).not.toContain('\n');
   });
+
+  it('appends a class for a new service and imports its handler interface', () => {
+    const p = fresh();
+    const edited = editSayHello(p.stub);
+    fs.writeFileSync(p.proto, `${GREETER_V1}\n// Says goodbye.\nservice Farewell {\n  rpc Bye(HelloRequest) returns (HelloReply);\n}\n`);
+    expect(p.gen().status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    expect(merged).toContain("import type { GreeterHandlers, FarewellHandlers } from './greet.fw';");
+    expect(merged).toContain('/** Says goodbye. */\nexport class FarewellImpl implements FarewellHandlers {\n  async bye(request: HelloRequest, context: RequestContext): Promise<HelloReply> {');
+    expect(merged).toContain(EDITED_BODY);
+    expect(merged.indexOf(edited.slice(edited.indexOf('export class GreeterImpl')))).toBeGreaterThan(0);
+  });
 });
