@@ -42,11 +42,12 @@ describe('one gateway, five protocols, one port', () => {
           output: { type: 'object', properties: { id: { type: 'string', required: true } } },
           handler: async () => ({ nope: true }),
         },
+        unencodable: { handler: async () => ({ n: BigInt(10) }) },
         limited: { rateLimit: { requests: 2, window: 60_000 }, handler: async () => ({ ok: true }) },
       },
     });
     const address = await gateway.listen(0, HOST);
-    drivers = await allDrivers(address.port as number, 'Echo', ['echo', 'whoami', 'missing', 'crash', 'create', 'badOutput', 'limited']);
+    drivers = await allDrivers(address.port as number, 'Echo', ['echo', 'whoami', 'missing', 'crash', 'create', 'badOutput', 'limited', 'unencodable']);
   });
 
   afterAll(async () => {
@@ -102,6 +103,14 @@ describe('one gateway, five protocols, one port', () => {
     expect(JSON.stringify(out)).not.toContain('secret internals');
     if (d.protocol === 'http') expect(out).toMatchObject({ httpStatus: 500 });
     if (d.protocol === 'grpc') expect(out).toMatchObject({ grpcStatus: 13 });
+  });
+
+  each('answers a result that cannot be encoded with an error, without crashing', async (d) => {
+    const out = await d.call('Echo', 'unencodable', {});
+    expect(out.ok).toBe(false);
+    if (d.protocol === 'grpc') expect(out).toMatchObject({ grpcStatus: 13 });
+    else expect(out).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(await d.call('Echo', 'echo', { still: 'up' })).toMatchObject({ ok: true });
   });
 
   each('validates input and reports details', async (d) => {

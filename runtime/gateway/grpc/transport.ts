@@ -138,14 +138,14 @@ export class GrpcTransport {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const { promise } = run(c, toGateway(c.request), controllerFor(c).signal);
-          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error)));
+          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const { promise } = run(c, mapStream(c as never, toGateway), controllerFor(c).signal);
-          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error)));
+          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';

@@ -189,29 +189,48 @@ export class HttpTransport {
       return;
     }
     const context = httpContext(req, res, path, query, match.params, tracing);
-    const streaming = resolved?.streaming ?? 'none';
     core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
       (result) => {
-        if (res.destroyed) return;
-        if (streaming === 'server' || streaming === 'bidirectional') {
-          if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-            this.#fail(res, new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500), tracing.traceId);
-            return;
-          }
-          const sse = (req.headers.accept ?? '').includes('text/event-stream');
-          void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
-          return;
+        try {
+          this.#respond(req, res, result, resolved, match, config, context.signal, tracing.traceId);
+        } catch (error) {
+          // toJSON/transformResponse/JSON.stringify failed: the handler's result is unusable.
+          this.#fail(res, toServiceError(error), tracing.traceId);
         }
-        const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
-        const body = config.transformResponse === undefined ? { data } : config.transformResponse(data, match.method, req);
-        const json = JSON.stringify(body);
-        res.statusCode = 200;
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.setHeader('Content-Length', Buffer.byteLength(json));
-        res.end(json);
       },
       (error: unknown) => this.#fail(res, toServiceError(error), tracing.traceId),
     );
+  }
+
+  /** Writes a handler's result: one JSON reply, or an NDJSON/SSE stream. Throws when the result cannot be encoded. */
+  #respond(
+    req: ParsedRequest,
+    res: ServerResponse,
+    result: unknown,
+    resolved: ResolvedMethod | undefined,
+    match: RouteMatch,
+    config: HttpGatewayConfig,
+    signal: AbortSignal,
+    traceId: string,
+  ): void {
+    if (res.destroyed) return;
+    const streaming = resolved?.streaming ?? 'none';
+    if (streaming === 'server' || streaming === 'bidirectional') {
+      if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
+        this.#fail(res, new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500), traceId);
+        return;
+      }
+      const sse = (req.headers.accept ?? '').includes('text/event-stream');
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, signal, toServiceError);
+      return;
+    }
+    const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+    const body = config.transformResponse === undefined ? { data } : config.transformResponse(data, match.method, req);
+    const json = JSON.stringify(body);
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(json));
+    res.end(json);
   }
 
   #buildRequest(req: ParsedRequest, match: RouteMatch, query: Record<string, string>, resolved: ResolvedMethod | undefined, config: HttpGatewayConfig): unknown {

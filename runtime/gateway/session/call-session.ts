@@ -76,7 +76,7 @@ export class CallSession {
   constructor(core: GatewayCore, protocol: Protocol, sink: ReplySink, contextFor: ContextFactory, options: CallSessionOptions) {
     this.#core = core;
     this.#protocol = protocol;
-    this.#sink = sink;
+    this.#sink = safeSink(sink);
     this.#contextFor = contextFor;
     this.#options = options;
     this.#controller = options.controller ?? new AbortController();
@@ -225,4 +225,51 @@ export class CallSession {
     }
     if (!signal.aborted) this.#sink.end(id, call.traceId);
   }
+}
+
+/**
+ * Wraps a sink so that a reply which cannot be encoded (BigInt, circular data
+ * in a result or in error details) becomes a plain error reply instead of an
+ * exception escaping into a promise callback.
+ */
+function safeSink(sink: ReplySink): ReplySink {
+  const fallback = (id: unknown, traceId: string | undefined): void => {
+    try {
+      sink.error(typeof id === 'string' || typeof id === 'number' ? id : undefined, new ServiceError('INTERNAL_ERROR', 'Reply could not be encoded', 500), traceId);
+    } catch {
+      // Nothing more can be said on this connection.
+    }
+  };
+  return {
+    response: (id, method, data, traceId) => {
+      try {
+        sink.response(id, method, data, traceId);
+      } catch {
+        fallback(id, traceId);
+      }
+    },
+    item: (id, data, traceId) => {
+      try {
+        sink.item(id, data, traceId);
+      } catch {
+        fallback(id, traceId);
+        throw new ServiceError('INTERNAL_ERROR', 'Stream item could not be encoded', 500);
+      }
+    },
+    end: (id, traceId) => {
+      try {
+        sink.end(id, traceId);
+      } catch {
+        fallback(id, traceId);
+      }
+    },
+    error: (id, error, traceId) => {
+      try {
+        sink.error(id, error, traceId);
+      } catch {
+        fallback(id, traceId);
+      }
+    },
+    writable: () => sink.writable(),
+  };
 }
