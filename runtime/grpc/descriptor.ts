@@ -63,6 +63,11 @@ export interface ServiceDescriptor<M extends Record<string, MethodDescriptor> = 
   packageName: string;
   /** Keyed by PascalCase proto method name. */
   methods: M;
+  /**
+   * Serialized `google.protobuf.FileDescriptorProto`s of the service's file and
+   * its imports. Optional; when present, server reflection describes the service.
+   */
+  fileDescriptorProtos?: readonly Uint8Array[];
 }
 
 /** Request type of a method descriptor. */

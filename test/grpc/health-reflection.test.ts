@@ -7,7 +7,10 @@ import { createGrpcClient } from 'fw/grpc-client';
 import { GrpcStatus, loadProtoDefinition, type GrpcApplication, type GrpcMiddleware } from 'fw/grpc';
 import { createGrpcTestClient } from 'fw/testing';
 import { loadUserProto, protoUserService } from './fixtures/proto-user-service';
-import { listen, newApp, stopAll } from './fixtures/servers';
+import { loadSync } from '@grpc/proto-loader';
+import { userServiceDescriptor } from './fixtures/hand-descriptor';
+import { USER_PROTO } from './fixtures/proto-user-service';
+import { collect, listen, newApp, stopAll } from './fixtures/servers';
 
 type Msg = Record<string, unknown>;
 interface HealthClient {
@@ -125,6 +128,24 @@ describe('server reflection', () => {
     expect(services).toEqual(expect.arrayContaining(['user.UserService', 'grpc.health.v1.Health']));
     const files = (replies[1]?.fileDescriptorResponse as Msg).fileDescriptorProto as Buffer[];
     expect(files.length).toBeGreaterThan(0);
+    client.close();
+  });
+
+  it('describes a descriptor-form service that carries fileDescriptorProtos', async () => {
+    const descriptor = userServiceDescriptor();
+    const loaded = loadSync(USER_PROTO, { includeDirs: [path.dirname(require.resolve('google-proto-files/package.json'))] });
+    descriptor.fileDescriptorProtos = (loaded['user.User'] as { fileDescriptorProtos: Buffer[] }).fileDescriptorProtos;
+    const app = newApp().addService(descriptor, {}).enableReflection();
+    const client = createGrpcClient<{ serverReflectionInfo(r: AsyncIterable<Msg>): AsyncIterable<Msg>; close(): void }>({
+      address: await listen(app),
+      service: reflectionProto,
+    });
+    async function* ask(): AsyncGenerator<Msg> {
+      yield { listServices: '' };
+    }
+    const [reply] = await collect(client.serverReflectionInfo(ask()));
+    const services = ((reply?.listServicesResponse as Msg).service as Msg[]).map((s) => s.name);
+    expect(services).toEqual(expect.arrayContaining(['user.UserService', 'grpc.health.v1.Health']));
     client.close();
   });
 
