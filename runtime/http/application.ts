@@ -12,6 +12,7 @@ import { nativeRouteEntries } from './native-routes';
 import { FwRequest } from './request';
 import { FwResponse } from './response';
 import { Router, type RouteMethod } from './router';
+import { compileTrust, type TrustFunction, type TrustProxySetting } from './trust-proxy';
 import { applyTimeouts, DEFAULT_MAX_REQUEST_BODY_SIZE, parseByteSize, serverConstructorOptions, validateOptions } from './server-options';
 import type { AnyRouteHandler, HttpServerOptions, MiddlewareHandler, NativeRoutes, PathPattern } from './types';
 
@@ -54,6 +55,7 @@ export class FwApplication extends Router {
   #prepared = false;
   #closing: Promise<void> | null = null;
   #logger: ErrorLogger = console;
+  #trustProxy: TrustFunction | null = null;
 
   /**
    * The `(req, res)` listener the application's server uses. Requests must be
@@ -71,10 +73,24 @@ export class FwApplication extends Router {
     this.handleRequest = (req, res) => this.#entry(req as FwRequest, res as FwResponse);
   }
 
-  /** Sets an application setting (read back with `app.get(name)`); chainable. */
+  /**
+   * Sets an application setting (read back with `app.get(name)`); chainable.
+   * `'trust proxy'` takes Express's values (see docs/http.md) and makes
+   * `req.ip`, `req.protocol` and `req.hostname` honour `X-Forwarded-*` from
+   * the trusted proxies.
+   *
+   * @example
+   * app.set('trust proxy', 'loopback');
+   */
   set(setting: string, value: unknown): this {
+    if (setting === 'trust proxy') this.#trustProxy = compileTrust(value as TrustProxySetting | undefined);
     this.#settings.set(setting, value);
     return this;
+  }
+
+  /** The compiled `trust proxy` setting; null when no proxy is trusted (the default). */
+  get trustProxy(): TrustFunction | null {
+    return this.#trustProxy;
   }
 
   /**

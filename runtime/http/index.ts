@@ -11,6 +11,7 @@ export type { FetchHandler, FetchHandlerOptions } from './fetch-handler';
 export type { ErrorLogger } from './final-handler';
 export type { IterableHeaders } from './iterable-headers';
 export { PathPatternError } from './path-pattern';
+export type { TrustFunction, TrustProxySetting } from './trust-proxy';
 export type {
   NextFunction,
   RouteHandler,

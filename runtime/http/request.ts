@@ -7,7 +7,9 @@
 import { IncomingMessage, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
 import type { Socket } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
+import type { TrustFunction } from './trust-proxy';
 
 /** A file accepted by the upload middleware (`req.file`). */
 export interface UploadedFile {
@@ -31,6 +33,15 @@ export interface SessionData {
 export interface RequestApplication {
   /** An application setting (`app.set(name, value)`), as Express middleware reads them. */
   get(setting: string): unknown;
+  /** The compiled `trust proxy` setting, null when no proxy is trusted. */
+  readonly trustProxy: TrustFunction | null;
+}
+
+function firstForwarded(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  const comma = text.indexOf(',');
+  return (comma === -1 ? text : text.slice(0, comma)).trim() || undefined;
 }
 
 /** Parameters captured by the route pattern; a null-prototype object. */
@@ -121,19 +132,31 @@ export class FwRequest extends IncomingMessage {
     this.#queryOverride = value;
   }
 
-  /** The client address (the socket peer). */
+  /** The client address: the socket peer, or with `trust proxy` the first untrusted `X-Forwarded-For` hop. */
   get ip(): string {
-    return this.socket?.remoteAddress ?? '';
+    const trust = this.#trust();
+    if (trust === null) return this.socket?.remoteAddress ?? '';
+    return proxyaddr(this, trust);
   }
 
-  /** Express-compatible list of proxy addresses; empty because no proxy is trusted. */
+  /** With `trust proxy`: the forwarded client addresses, client first; otherwise empty. */
   get ips(): string[] {
-    return [];
+    const trust = this.#trust();
+    if (trust === null) return [];
+    const addresses = proxyaddr.all(this, trust);
+    addresses.reverse().pop();
+    return addresses;
   }
 
-  /** `https` on a TLS socket, else `http`. */
+  /** `https` on a TLS socket (or, from a trusted proxy, `X-Forwarded-Proto`), else `http`. */
   get protocol(): 'http' | 'https' {
-    return (this.socket as Socket & { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+    const tls = (this.socket as Socket & { encrypted?: boolean } | null)?.encrypted === true;
+    const trust = this.#trust();
+    if (trust !== null && trust(this.socket?.remoteAddress ?? '', 0)) {
+      const forwarded = firstForwarded(this.headers['x-forwarded-proto']);
+      if (forwarded !== undefined) return forwarded.toLowerCase() === 'https' ? 'https' : 'http';
+    }
+    return tls ? 'https' : 'http';
   }
 
   /** True on a TLS socket. */
@@ -141,9 +164,11 @@ export class FwRequest extends IncomingMessage {
     return this.protocol === 'https';
   }
 
-  /** The `Host` header without its port. */
+  /** The `Host` header (or, from a trusted proxy, `X-Forwarded-Host`) without its port. */
   get hostname(): string {
-    const host = this.headers.host ?? '';
+    const trust = this.#trust();
+    const forwarded = trust !== null && trust(this.socket?.remoteAddress ?? '', 0) ? firstForwarded(this.headers['x-forwarded-host']) : undefined;
+    const host = forwarded ?? this.headers.host ?? '';
     if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
     const colon = host.indexOf(':');
     return colon === -1 ? host : host.slice(0, colon);
@@ -164,6 +189,10 @@ export class FwRequest extends IncomingMessage {
   /** Alias of `get(name)`. */
   header(name: string): string | string[] | undefined {
     return this.get(name);
+  }
+
+  #trust(): TrustFunction | null {
+    return this.app?.trustProxy ?? null;
   }
 
   /** Internal: the router sets the mount-relative URL without building a full URL. */
