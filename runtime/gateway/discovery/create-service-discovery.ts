@@ -163,12 +163,14 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
           md === undefined
             ? null
             : createRemoteMethod({
-                service, path: md.path, streaming: md.streaming, requestCodec: binaryCodec(md.requestCodec),
+                service, paths: [md.path], streaming: md.streaming, requestCodec: binaryCodec(md.requestCodec),
                 responseCodec: binaryCodec(md.responseCodec), pool, router, forwarding,
               });
       } else {
+        const conventional = `/${service}/${pascal(method)}`;
+        const asNamed = `/${service}/${method}`;
         remote = createRemoteMethod({
-          service, path: `/${service}/${pascal(method)}`, streaming: config.services[service]?.methods?.[method] ?? 'none',
+          service, paths: conventional === asNamed ? [conventional] : [conventional, asNamed], streaming: config.services[service]?.methods?.[method] ?? 'none',
           requestCodec: JSON_CODEC, responseCodec: JSON_CODEC, pool, router, forwarding,
         });
       }

@@ -46,7 +46,13 @@ function isRetryable(error: unknown): boolean {
 
 export interface ForwarderSettings {
   service: string;
-  path: string;
+  /**
+   * gRPC paths to try, best guess first. Without a descriptor the method's
+   * real name is unknown (`GetUser` by gRPC convention, `getUser` as the
+   * gateway and fw's inline services name it): a call answered UNIMPLEMENTED
+   * moves to the next path, which then sticks for later calls.
+   */
+  paths: readonly string[];
   streaming: StreamingMode;
   requestCodec: WireCodec;
   responseCodec: WireCodec;
@@ -73,6 +79,15 @@ export function channelOf(instance: ServiceInstance, forwarding: ForwardingOptio
 
 export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   const forwardHeaders = (s.forwarding.forwardHeaders ?? ['authorization']).map((h) => h.toLowerCase());
+  let pathIndex = 0;
+  /** After UNIMPLEMENTED on `tried`: switches to the next candidate path; true when there is one. */
+  const nextPath = (tried: string, error: unknown): boolean => {
+    if ((error as ServiceError).code !== GrpcCode.UNIMPLEMENTED) return false;
+    const at = s.paths.indexOf(tried);
+    if (at === -1 || at + 1 >= s.paths.length) return false;
+    if (pathIndex === at) pathIndex = at + 1;
+    return true;
+  };
   const serialize = (v: unknown): Buffer => s.requestCodec.serialize(v);
   const deserialize = (b: Buffer): unknown => s.responseCodec.deserialize(b);
 
@@ -98,11 +113,11 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     throw new ForwardingError(GrpcCode.UNAVAILABLE, `no instance of service "${s.service}" is available`);
   }
 
-  function unaryOnce(instance: ServiceInstance, request: unknown, context: RequestContext): Promise<unknown> {
+  function unaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let answered = false;
       let unwatch: (() => void) | undefined;
-      const call = channelOf(instance, s.forwarding).makeUnaryRequest(s.path, serialize, deserialize, request, metadataFor(context), options(), (error, response) => {
+      const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, deserialize, request, metadataFor(context), options(), (error, response) => {
         unwatch?.();
         if (error !== null) {
           if (!answered) unanswered.add(error);
@@ -122,9 +137,11 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     for (;;) {
       const instance = pick(context, tried, lastError);
       instance.inFlight++;
+      const path = s.paths[pathIndex] as string;
       try {
-        return await unaryOnce(instance, request, context);
+        return await unaryOnce(instance, path, request, context);
       } catch (error) {
+        if (nextPath(path, error)) continue;
         if (!isRetryable(error) || context.signal.aborted) throw error;
         (tried ??= []).push(instance);
         lastError = error;
@@ -140,7 +157,8 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     for (;;) {
       const instance = pick(context, tried, lastError);
       instance.inFlight++;
-      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(s.path, serialize, deserialize, request, metadataFor(context), options());
+      const path = s.paths[pathIndex] as string;
+      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(path, serialize, deserialize, request, metadataFor(context), options());
       let answered = false;
       call.on('metadata', () => (answered = true));
       const unwatch = onAbort(context.signal, () => call.cancel());
@@ -154,6 +172,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
         return;
       } catch (error) {
         ended = true;
+        if (!answered && nextPath(path, error)) continue;
         if (answered || context.signal.aborted || (error as ServiceError).code !== GrpcCode.UNAVAILABLE) throw error;
         (tried ??= []).push(instance);
         lastError = error;
@@ -185,10 +204,13 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     let finished = false;
     return new Promise<unknown>((resolve, reject) => {
       let unwatch: (() => void) | undefined;
-      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(s.path, serialize, deserialize, metadataFor(context), options(), (error, response) => {
+      const path = s.paths[pathIndex] as string;
+      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(path, serialize, deserialize, metadataFor(context), options(), (error, response) => {
         finished = true;
         instance.inFlight--;
         unwatch?.();
+        // The request stream is spent: this call fails, the next one uses the other path.
+        if (error !== null) nextPath(path, error);
         if (error !== null) reject(error);
         else resolve(response);
       });
@@ -200,12 +222,16 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   async function* bidiStream(requests: unknown, context: RequestContext): AsyncGenerator<unknown> {
     const instance = pick(context, undefined, undefined);
     instance.inFlight++;
-    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(s.path, serialize, deserialize, metadataFor(context), options());
+    const path = s.paths[pathIndex] as string;
+    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(path, serialize, deserialize, metadataFor(context), options());
     let finished = false;
     const unwatch = onAbort(context.signal, () => call.cancel());
     void pump(requests as AsyncIterable<unknown>, call, () => finished);
     try {
       for await (const message of call) yield message;
+    } catch (error) {
+      nextPath(path, error);
+      throw error;
     } finally {
       if (!finished) call.cancel();
       finished = true;
