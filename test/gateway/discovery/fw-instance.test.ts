@@ -52,7 +52,7 @@ describe('forwarding to fw gRPC instances', () => {
     expect([...seen].sort()).toEqual(['a', 'a', 'b', 'b']);
     // The first client-streaming call learns the path; later ones use it.
     const count = d.resolve('EchoService', 'count');
-    await count?.handler(fromArray([{ n: 1 }]), ctx('http')).catch(() => undefined);
+    await (count?.handler(fromArray([{ n: 1 }]), ctx('http')) as Promise<unknown>).catch(() => undefined);
     expect(await count?.handler(fromArray([{ n: 1 }, { n: 2 }, { n: 3 }]), ctx('http'))).toMatchObject({ total: 6 });
   });
 });
