@@ -213,6 +213,9 @@ describe('gateway bad input', () => {
       const res = await post('/api/Echo/echo', '{"__proto__":{"polluted":true}}');
       expect(res.status).toBe(400);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((await post('/api/Echo/echo', '{"a":{"\\u005f_proto__":{"x":1}}}')).status).toBe(400);
+      expect((await post('/api/Echo/echo', '{"constructor":{"prototype":{"x":1}}}')).status).toBe(400);
+      expect((await post('/api/Echo/echo', '{"constructor":"a plain field"}')).status).toBe(200);
     });
 
     it('answers unknown routes with 404 and a non-object body with 400', async () => {

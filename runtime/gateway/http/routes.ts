@@ -91,9 +91,28 @@ export class RouteTable {
 
   /** The route for a request, or undefined. `path` has no query string. */
   match(verb: string, path: string): RouteMatch | undefined {
-    const exact = this.#static.get(`${verb} ${path}`) ?? this.#static.get(`${verb} ${normalize(path)}`);
+    const exact = this.#static.get(`${verb} ${path}`);
     if (exact !== undefined) return { service: exact.service, method: exact.method, params: {}, body: exact.body };
-    const parts = splitPath(path);
+    if (path.includes('//') || (path.length > 1 && path.endsWith('/'))) {
+      const loose = this.#static.get(`${verb} ${normalize(path)}`);
+      if (loose !== undefined) return { service: loose.service, method: loose.method, params: {}, body: loose.body };
+    }
+    if (this.#patterns.length > 0) {
+      const found = this.#matchPattern(verb, splitPath(path));
+      if (found !== undefined) return found;
+    }
+    // Default binding: POST {basePath}/<Service>/<method>.
+    if (verb === 'POST' && (this.#basePrefix === '' || path.startsWith(this.#basePrefix + '/'))) {
+      const rest = path.slice(this.#basePrefix.length + 1);
+      const slash = rest.indexOf('/');
+      if (slash > 0 && slash < rest.length - 1 && rest.indexOf('/', slash + 1) === -1) {
+        return { service: rest.slice(0, slash), method: rest.slice(slash + 1), params: {}, body: '*' };
+      }
+    }
+    return undefined;
+  }
+
+  #matchPattern(verb: string, parts: string[]): RouteMatch | undefined {
     for (const route of this.#patterns) {
       if (route.verb !== verb || route.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
@@ -116,11 +135,6 @@ export class RouteTable {
         }
       }
       if (ok) return { service: route.service, method: route.method, params, body: route.body };
-    }
-    // Default binding: POST {basePath}/<Service>/<method>.
-    if (verb === 'POST' && (this.#basePrefix === '' || path.startsWith(this.#basePrefix + '/'))) {
-      const rest = splitPath(path.slice(this.#basePrefix.length));
-      if (rest.length === 2) return { service: rest[0] as string, method: rest[1] as string, params: {}, body: '*' };
     }
     return undefined;
   }

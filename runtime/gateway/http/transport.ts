@@ -5,6 +5,7 @@
  * default, `__proto__` keys refused); CORS is the `cors` package.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
@@ -47,9 +48,23 @@ export interface HttpTransportDeps {
 
 type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string, string>; query?: unknown };
 
-function rejectProto(key: string, value: unknown): unknown {
-  if (key === '__proto__' || key === 'constructor') throw new SyntaxError(`JSON key "${key}" is not allowed`);
-  return value;
+/** Marks bodies that might carry prototype keys; only those are walked after parsing (a JSON.parse reviver would slow every request). */
+const SUSPECT = Symbol('fw.gateway.suspectBody');
+
+function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
+  if (buf.includes('__proto__') || buf.includes('prototype') || buf.includes('\\u')) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
+}
+
+/** True when parsed JSON holds a `__proto__` key or `constructor.prototype` anywhere (bounded depth). */
+function hasPrototypeKeys(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 64) return false;
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return true;
+    const child = (value as Record<string, unknown>)[key];
+    if (key === 'constructor' && child !== null && typeof child === 'object' && Object.prototype.hasOwnProperty.call(child, 'prototype')) return true;
+    if (hasPrototypeKeys(child, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
@@ -106,7 +121,7 @@ export class HttpTransport {
       this.#routes = new RouteTable(this.#deps.registry, config.basePath ?? '/api', config.routes ?? {});
       this.#routesVersion = this.#deps.registry.version;
       this.#configRef = config;
-      this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, reviver: rejectProto }) as unknown as RequestHandler;
+      this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, verify: flagSuspect }) as unknown as RequestHandler;
       this.#cors = config.enableCORS === true ? (cors(config.cors) as unknown as RequestHandler) : undefined;
     }
     return this.#routes;
@@ -171,6 +186,11 @@ export class HttpTransport {
         this.#fail(res, bodyError(err), tracing.traceId);
         return;
       }
+      if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
+        const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+        this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
+        return;
+      }
       this.#dispatch(req, res, match, path, query);
     });
   }
@@ -192,7 +212,7 @@ export class HttpTransport {
     core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
       (result) => {
         try {
-          this.#respond(req, res, result, resolved, match, config, context.signal, tracing.traceId);
+          this.#respond(req, res, result, resolved, match, config, context, tracing.traceId);
         } catch (error) {
           // toJSON/transformResponse/JSON.stringify failed: the handler's result is unusable.
           this.#fail(res, toServiceError(error), tracing.traceId);
@@ -210,7 +230,7 @@ export class HttpTransport {
     resolved: ResolvedMethod | undefined,
     match: RouteMatch,
     config: HttpGatewayConfig,
-    signal: AbortSignal,
+    context: RequestContext,
     traceId: string,
   ): void {
     if (res.destroyed) return;
@@ -221,7 +241,7 @@ export class HttpTransport {
         return;
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, signal, toServiceError);
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
       return;
     }
     const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);

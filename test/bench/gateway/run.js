@@ -8,7 +8,9 @@
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ROUNDS=1 npm run bench:gateway
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
- * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. Then
+ * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. The
+ * server process's CPU time per call is printed too: on a shared machine it
+ * is steadier than calls/s (the load generator competes for the same cores). Then
  * every `forwarding*-run.js` scenario file beside this one runs (the
  * observability developer's gateway-forwarding benchmark).
  */
@@ -199,11 +201,27 @@ const SCENARIOS = [
   { transport: 'tcp', floor: 'net echo', kind: 'tcp', raw: (p) => inflightLoad(openTcp(p)), gw: (p) => inflightLoad(openTcp(p)) },
 ];
 
+/** CPU seconds (user + system) used so far by a process, from /proc; undefined off Linux. */
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 async function measure(kind, fn) {
   const { child, port } = await startServer(kind);
   try {
     await fn(port).catch(() => undefined); // warm-up round, not counted
-    return await fn(port);
+    const cpuBefore = cpuSeconds(child.pid);
+    const started = Date.now();
+    const result = await fn(port);
+    const cpuAfter = cpuSeconds(child.pid);
+    const calls = result.rps * ((Date.now() - started) / 1000);
+    const cpuMicros = cpuBefore === undefined || cpuAfter === undefined || calls === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / calls;
+    return { ...result, cpuMicros };
   } finally {
     await stop(child);
   }
@@ -214,23 +232,27 @@ async function main() {
   const rows = [];
   for (const s of SCENARIOS) {
     if (only && !only.includes(s.transport)) continue;
-    let best = { raw: 0, gw: 0 };
+    let best = { raw: 0, gw: 0, rawCpu: Infinity, gwCpu: Infinity };
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which server goes first so drift on a shared machine evens out.
       const order = round % 2 === 0 ? ['raw', 'gw'] : ['gw', 'raw'];
       for (const which of order) {
         const r = which === 'raw' ? await measure(s.kind, s.raw) : await measure('gateway', s.gw);
         best[which] = Math.max(best[which], r.rps);
+        if (r.cpuMicros !== undefined) best[`${which}Cpu`] = Math.min(best[`${which}Cpu`], r.cpuMicros);
       }
     }
     rows.push({ ...s, ...best, ratio: best.gw / best.raw });
   }
   console.log(`gateway unary echo (${DURATION_MS / 1000} s per measurement, ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; best of ${ROUNDS})`);
-  console.log('| transport | floor | floor calls/s | gateway calls/s | ratio | target |');
-  console.log('|---|---|---:|---:|---:|---|');
+  console.log('| transport | floor | floor calls/s | gateway calls/s | ratio | target | floor CPU µs/call | gateway CPU µs/call | CPU ratio |');
+  console.log('|---|---|---:|---:|---:|---|---:|---:|---:|');
+  const fmt = (v) => (Number.isFinite(v) ? v.toFixed(0) : 'n/a');
   for (const r of rows) {
-    console.log(`| ${r.transport} | ${r.floor} | ${Math.round(r.raw)} | ${Math.round(r.gw)} | ${r.ratio.toFixed(2)}× | ≥ ${TARGET}× ${r.ratio >= TARGET ? 'MET' : 'NOT MET'} |`);
+    const cpuRatio = Number.isFinite(r.rawCpu) && Number.isFinite(r.gwCpu) ? `${(r.rawCpu / r.gwCpu).toFixed(2)}×` : 'n/a';
+    console.log(`| ${r.transport} | ${r.floor} | ${Math.round(r.raw)} | ${Math.round(r.gw)} | ${r.ratio.toFixed(2)}× | ≥ ${TARGET}× ${r.ratio >= TARGET ? 'MET' : 'NOT MET'} | ${fmt(r.rawCpu)} | ${fmt(r.gwCpu)} | ${cpuRatio} |`);
   }
+  console.log('CPU ratio = floor CPU per call / gateway CPU per call (server process, from /proc): steadier than calls/s on a busy machine.');
   // Extra scenario files (e.g. the forwarding benchmark) run as their own processes.
   for (const file of fs.readdirSync(__dirname).sort()) {
     if (/^forwarding.*-run\.js$/.test(file) && !only) {
