@@ -9,7 +9,7 @@ import type { RequestContext } from '../../core/request-context';
 import type { MethodDescriptor, ServiceDescriptor } from '../../grpc/descriptor';
 import type { RemoteMethod, RemoteServiceResolver } from '../extension-points';
 import { validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, type ServiceDiscoveryConfig } from './discovery-config';
-import { createRemoteMethod, type CallRouter, type WireCodec } from './grpc-forwarder';
+import { channelOf, createRemoteMethod, type CallRouter, type WireCodec } from './grpc-forwarder';
 import { HealthChecker } from './health-checker';
 import { InstancePool } from './instance-pool';
 import type { InstanceSource } from './providers/instance-source';
@@ -89,7 +89,7 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
     }
   };
   const forwarding = config.forwarding ?? {};
-  const health = new HealthChecker(config.healthCheck);
+  const health = new HealthChecker(config.healthCheck, (instance) => channelOf(instance, forwarding));
   const pools = new Map<string, InstancePool>();
   const remoteMethods = new Map<string, RemoteMethod | null>();
   const routers = new Map<string, CallRouter>();

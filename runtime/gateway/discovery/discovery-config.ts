@@ -24,7 +24,10 @@ export interface InstanceAddress {
 export interface DiscoveredServiceConfig {
   /** Default `round_robin`. */
   strategy?: BalancingStrategy;
-  /** HTTP path polled on each instance (`GET http://host:(healthPort ?? port)<path>`, 2xx = healthy). */
+  /**
+   * Polled on each instance: an HTTP path (`GET http://host:(healthPort ?? port)<path>`, 2xx = healthy),
+   * or `grpc` / `grpc:<service>` for the standard gRPC health Check (SERVING = healthy).
+   */
   healthCheck?: string;
   /** A fixed list, or `auto-discover` to ask the provider. Default `auto-discover` (a list for `static`). */
   instances?: readonly InstanceAddress[] | 'auto-discover';
@@ -133,8 +136,9 @@ export function validateDiscoveryConfig(config: ServiceDiscoveryConfig): void {
     if (svc.strategy !== undefined && !STRATEGIES.has(svc.strategy)) {
       throw new DiscoveryConfigError(`${where}.strategy: unknown strategy "${String(svc.strategy)}" (known: round_robin, least_connections, weighted)`);
     }
-    if (svc.healthCheck !== undefined && (typeof svc.healthCheck !== 'string' || !svc.healthCheck.startsWith('/'))) {
-      throw new DiscoveryConfigError(`${where}.healthCheck: expected a path starting with "/"`);
+    const hc = svc.healthCheck;
+    if (hc !== undefined && (typeof hc !== 'string' || !(hc.startsWith('/') || hc === 'grpc' || hc.startsWith('grpc:')))) {
+      throw new DiscoveryConfigError(`${where}.healthCheck: expected an HTTP path starting with "/", "grpc" or "grpc:<service>"`);
     }
     const instances = svc.instances ?? 'auto-discover';
     if (instances === 'auto-discover') {

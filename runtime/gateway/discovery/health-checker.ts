@@ -1,12 +1,16 @@
 /**
  * Active health checks: every `intervalMs`, `GET http://host:(healthPort ??
- * port)<healthCheck>` on each instance; a 2xx within `timeoutMs` is a pass.
+ * port)<healthCheck>` on each instance (a 2xx within `timeoutMs` is a pass),
+ * or, for `grpc` / `grpc:<service>`, the standard gRPC health Check on the
+ * instance's channel (SERVING is a pass).
  * `unhealthyThreshold` consecutive failures take an instance out of rotation,
  * `healthyThreshold` consecutive passes bring it back. A round never overlaps
  * the previous one of the same service, and timers never keep the process up.
  */
 import http from 'node:http';
+import type { Client } from '@grpc/grpc-js';
 import type { HealthCheckOptions } from './discovery-config';
+import { probeGrpcHealth } from './grpc-health-probe';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
 
@@ -24,9 +28,12 @@ export class HealthChecker {
   readonly #healthyThreshold: number;
   readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   readonly #watched: Watched[] = [];
+  readonly #channelOf: (instance: ServiceInstance) => Client;
   #closed = false;
 
-  constructor(options: HealthCheckOptions = {}) {
+  /** `channelOf` gives an instance's gRPC channel, for `grpc` checks. */
+  constructor(options: HealthCheckOptions = {}, channelOf: (instance: ServiceInstance) => Client) {
+    this.#channelOf = channelOf;
     this.#intervalMs = options.intervalMs ?? 5000;
     this.#timeoutMs = options.timeoutMs ?? 2000;
     this.#unhealthyThreshold = options.unhealthyThreshold ?? 2;
@@ -65,6 +72,9 @@ export class HealthChecker {
 
   #probe(instance: ServiceInstance, path: string): Promise<boolean> {
     if (this.#closed) return Promise.resolve(instance.healthy);
+    if (path === 'grpc' || path.startsWith('grpc:')) {
+      return probeGrpcHealth(this.#channelOf(instance), path === 'grpc' ? '' : path.slice(5), this.#timeoutMs);
+    }
     return new Promise((resolve) => {
       const req = http.get({ host: instance.host, port: instance.healthPort ?? instance.port, path, agent: this.#agent, timeout: this.#timeoutMs }, (res) => {
         res.resume();

@@ -55,4 +55,32 @@ describe('forwarding to fw gRPC instances', () => {
     await (count?.handler(fromArray([{ n: 1 }]), ctx('http')) as Promise<unknown>).catch(() => undefined);
     expect(await count?.handler(fromArray([{ n: 1 }, { n: 2 }, { n: 3 }]), ctx('http'))).toMatchObject({ total: 6 });
   });
+
+  test('healthCheck "grpc" uses the standard gRPC health service: NOT_SERVING leaves the rotation, SERVING returns', async () => {
+    const ports = [await fwInstance('a'), await fwInstance('b')];
+    discovery = createServiceDiscovery(
+      {
+        provider: 'static',
+        services: { EchoService: { healthCheck: 'grpc:EchoService', instances: ports.map((port) => ({ host: '127.0.0.1', port })) } },
+        healthCheck: { intervalMs: 60_000, unhealthyThreshold: 1, timeoutMs: 2000 },
+      },
+      { descriptorFor: () => undefined },
+    );
+    const d = discovery;
+    await d.ready();
+    expect(d.instances('EchoService').map((i) => i.healthy)).toEqual([true, true]);
+    apps[1]?.setServingStatus('EchoService', 'NOT_SERVING');
+    await d.checkHealth();
+    expect(d.instances('EchoService').map((i) => i.healthy)).toEqual([true, false]);
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) seen.add(((await d.resolve('EchoService', 'echo')?.handler({}, ctx('http'))) as { instance: string }).instance);
+    expect(seen).toEqual(new Set(['a']));
+    apps[1]?.setServingStatus('EchoService', 'SERVING');
+    await d.checkHealth();
+    expect(d.instances('EchoService').map((i) => i.healthy)).toEqual([true, true]);
+    // A stopped instance fails the gRPC check too.
+    await apps[0]?.close({ timeoutMs: 500 });
+    await d.checkHealth();
+    expect(d.instances('EchoService').map((i) => i.healthy)).toEqual([false, true]);
+  });
 });
