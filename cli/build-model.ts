@@ -81,7 +81,14 @@ export class ModelBuilder {
   private readonly schemaCache = new Map<string, { json: { [key: string]: Json }; simple: SimpleSchema }>();
   readonly rulesOf: RulesReader;
 
-  constructor(set: FileDescriptorSet) {
+  /**
+   * @param set the decoded FileDescriptorSet
+   * @param descriptorBytes file name → serialized FileDescriptorProto, for reflection
+   */
+  constructor(
+    set: FileDescriptorSet,
+    private readonly descriptorBytes: ReadonlyMap<string, Uint8Array> = new Map(),
+  ) {
     this.registry = createFileRegistry(set);
     this.httpExt = this.registry.getExtension('google.api.http');
     this.rulesExt = this.registry.getExtension('buf.validate.field');
@@ -121,6 +128,25 @@ export class ModelBuilder {
   private typeRef(message: DescMessage): TsTypeRef {
     const name = tsExportName(message);
     return { protoName: message.typeName, exportName: name, localName: name, module: message.file.name };
+  }
+
+  /** Base64 FileDescriptorProtos of `file` and its transitive imports, imports first. */
+  private reflectionDescriptors(file: DescFile): string[] {
+    const ordered: DescFile[] = [];
+    const seen = new Set<string>();
+    const visit = (f: DescFile, depth: number): void => {
+      if (seen.has(f.proto.name) || depth > 64) return;
+      seen.add(f.proto.name);
+      for (const dep of f.dependencies) visit(dep, depth + 1);
+      ordered.push(f);
+    };
+    visit(file, 0);
+    const out: string[] = [];
+    for (const f of ordered) {
+      const bytes = this.descriptorBytes.get(f.proto.name);
+      if (bytes !== undefined) out.push(Buffer.from(bytes).toString('base64'));
+    }
+    return out;
   }
 
   /** The model of one user file (by root-relative proto path). */
@@ -178,6 +204,14 @@ export class ModelBuilder {
     }
     const schemas: { [name: string]: Json } = {};
     for (const [name, s] of schemaBuilder.defs) schemas[name] = s;
-    return { protoPath: file.proto.name, stem, packageName: file.proto.package, services, imports, schemas };
+    return {
+      protoPath: file.proto.name,
+      stem,
+      packageName: file.proto.package,
+      services,
+      imports,
+      schemas,
+      fileDescriptorProtos: this.reflectionDescriptors(file),
+    };
   }
 }

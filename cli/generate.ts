@@ -19,8 +19,9 @@ function loadModelStage(): { decode(bytes: Uint8Array): InstanceType<typeof impo
   const { fromBinary } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf');
   const { FileDescriptorSetSchema } = require('@bufbuild/protobuf/wkt') as typeof import('@bufbuild/protobuf/wkt');
   const { ModelBuilder } = require('./build-model') as typeof import('./build-model');
+  const { fileDescriptorBytes } = require('./descriptor-bytes') as typeof import('./descriptor-bytes');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { decode: (bytes) => new ModelBuilder(fromBinary(FileDescriptorSetSchema, bytes)) };
+  return { decode: (bytes) => new ModelBuilder(fromBinary(FileDescriptorSetSchema, bytes), fileDescriptorBytes(bytes)) };
 }
 
 /** First line of every generated file but the stub. */

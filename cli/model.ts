@@ -75,4 +75,6 @@ export interface FileModel {
   imports: TsTypeRef[];
   /** JSON Schemas of every message reachable from the services, by proto name. */
   schemas: { [protoName: string]: Json };
+  /** Base64 FileDescriptorProtos of this file and its imports (imports first), for server reflection. */
+  fileDescriptorProtos: string[];
 }

@@ -114,7 +114,9 @@ export function renderFw(file: FileModel): string {
     };
   });
   const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod));
-  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
+  // Base64 of one descriptor per line: long, but generated and deterministic.
+  const descriptors = file.fileDescriptorProtos.map((b64) => `'${b64}'`);
+  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });
 }
 
 /** Renders one stub method (also used by the merge to append new RPCs). */

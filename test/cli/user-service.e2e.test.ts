@@ -3,10 +3,14 @@
  * the example service (the edited stub) serves it over gRPC on loopback, and
  * every RPC answers through the generated typed client.
  */
-import { GrpcStatus } from 'fw/grpc';
+import { server } from 'fw';
+import { GrpcStatus, loadProtoDefinition } from 'fw/grpc';
+import { createGrpcClient } from 'fw/grpc-client';
 import { createUserServiceClient, type UserServiceClient } from '../../generated/user.fw';
 import type { ChatMessage, User } from '../../generated/user';
 import { startUserService, type RunningUserService } from '../../examples/user-service/main';
+import { UserServiceImpl } from '../../examples/user-service/user.service';
+import { UserServiceDescriptor } from '../../generated/user.fw';
 import { runCli } from './support/run-cli';
 
 async function collect<T>(items: AsyncIterable<T>, max = 1000): Promise<T[]> {
@@ -99,5 +103,24 @@ describe('user service generated from proto/user.proto', () => {
     expect(replies[0]?.userId).toBe('system');
     expect(replies.slice(1).map((m) => m.message)).toEqual(['hello', 'bye']);
     expect(replies[1]?.timestamp).toBeInstanceOf(Date);
+  });
+
+  it('is described by server reflection from the generated file descriptors', async () => {
+    type Msg = Record<string, unknown>;
+    const app = server.grpc().addService(UserServiceDescriptor, new UserServiceImpl()).enableReflection();
+    const { port } = await app.listen(0, '127.0.0.1');
+    const reflection = createGrpcClient<{ serverReflectionInfo(r: AsyncIterable<Msg>): AsyncIterable<Msg> }>({
+      address: `127.0.0.1:${port}`,
+      service: loadProtoDefinition(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto')),
+    });
+    try {
+      const replies = await collect(reflection.serverReflectionInfo(fromArray<Msg>([{ listServices: '' }, { fileContainingSymbol: 'user.UserService' }])), 2);
+      const services = ((replies[0]?.['listServicesResponse'] as Msg)['service'] as Msg[]).map((x) => x['name']);
+      expect(services).toContain('user.UserService');
+      expect(replies[1]?.['fileDescriptorResponse']).toBeDefined();
+    } finally {
+      reflection.close();
+      await app.close();
+    }
   });
 });
