@@ -212,6 +212,13 @@ describe('gateway authentication with an asymmetric JWT key and the spec example
     t.close();
   });
 
+  it('narrows providers per service with authentication.methods', async () => {
+    gateway.addService('KeysOnly', { name: 'KeysOnly', authentication: { methods: ['apikey'] }, methods: { ping: { handler: async () => 'pong' } } });
+    const d = httpDriver(port);
+    expect(await d.call('KeysOnly', 'ping', {}, { apiKey: 'udp-key' })).toMatchObject({ ok: true, data: 'pong' });
+    expect(await d.call('KeysOnly', 'ping', {}, { token: await sign({ sub: 'a' }) })).toMatchObject({ ok: false, httpStatus: 401 });
+  });
+
   it('rejects configuration naming unknown providers or alg none', () => {
     const g = new ProtocolGateway({});
     expect(() => g.configureAuthentication({ providers: { jwt: { secret: 'x' } }, rules: { http: ['oauth'] } })).toThrow(/not configured/);

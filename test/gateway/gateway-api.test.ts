@@ -218,6 +218,39 @@ describe('gateway API', () => {
     expect(events.some((e) => e.type === 'message' && e.protocol === 'udp' && e.direction === 'in' && e.bytes > 6)).toBe(true);
   });
 
+  it('service middleware wraps only its service; a service rateLimit counts all its methods', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    const order: string[] = [];
+    g.addService('Wrapped', {
+      name: 'Wrapped',
+      middleware: [
+        async (call, next) => {
+          order.push(`outer:${call.method}`);
+          const r = await next();
+          return { outer: r };
+        },
+        async (_call, next) => {
+          order.push('inner');
+          return next();
+        },
+      ],
+      rateLimit: { requests: 3, window: 60_000 },
+      methods: { a: { handler: async () => 'a' }, b: { handler: async () => 'b' } },
+    });
+    g.addService('Plain', { c: async () => 'c' });
+    const port = await start(g);
+    expect((await post(`http://${HOST}:${port}/api/Wrapped/a`, {})).json).toEqual({ data: { outer: 'a' } });
+    expect((await post(`http://${HOST}:${port}/api/Plain/c`, {})).json).toEqual({ data: 'c' });
+    expect(order).toEqual(['outer:a', 'inner']);
+    expect((await post(`http://${HOST}:${port}/api/Wrapped/b`, {})).status).toBe(200);
+    expect((await post(`http://${HOST}:${port}/api/Wrapped/a`, {})).status).toBe(200);
+    const limited = await post(`http://${HOST}:${port}/api/Wrapped/b`, {});
+    expect(limited.status).toBe(429);
+    expect(limited.json).toMatchObject({ error: 'RATE_LIMIT_EXCEEDED' });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await post(`http://${HOST}:${port}/api/Plain/c`, {})).status).toBe(200);
+  });
+
   it('get*Config return option objects for app.withOptions', () => {
     const g = new ProtocolGateway({ grpc: { reflection: true, maxMessageSize: 1024 }, udp: { maxPacketSize: 1200 }, tcp: { noDelay: true } });
     expect(g.getWebSocketConfig()).toMatchObject({ path: '/ws', maxPayload: 1 << 20 });
