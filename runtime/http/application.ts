@@ -5,7 +5,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { globalMiddleware } from '../middleware/global-options';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
 import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
 import { nativeRouteEntries } from './native-routes';
@@ -247,6 +246,10 @@ export class FwApplication extends Router {
   #prepare(): void {
     if (this.#prepared) return;
     this.#prepared = true;
+    if (!GLOBAL_KEYS.some((key) => this.#options[key] !== undefined)) return;
+    // Loaded only when asked for: an app without these options never loads cors, compression, rate limiting.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { globalMiddleware } = require('../middleware/global-options') as typeof import('../middleware/global-options');
     const handlers = globalMiddleware(this.#options) as unknown as MiddlewareHandler[];
     if (handlers.length > 0) this.insertFirst(handlers);
   }
