@@ -3,7 +3,7 @@
  * `HOST` (default 127.0.0.1).
  *
  * @example
- * // npm start   (runs fw-gen, then this file)
+ * // after npm run build:
  * // PORT=0 node dist/examples/user-service/main.js
  */
 import { server } from 'fw';
@@ -30,8 +30,7 @@ export async function startUserService(port: number, host = '127.0.0.1'): Promis
   return { app, port: address.port };
 }
 
-// Run directly, or through examples/user-service/start.js (npm start).
-if (require.main === module || require.main?.filename.endsWith('user-service/start.js') === true) {
+if (require.main === module) {
   const port = Number(process.env['PORT'] ?? 50051);
   const host = process.env['HOST'] ?? '127.0.0.1';
   startUserService(Number.isInteger(port) ? port : 50051, host).then(
