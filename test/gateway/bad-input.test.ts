@@ -209,6 +209,19 @@ describe('gateway bad input', () => {
       expect(await res.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
     });
 
+    it('limits chunked bodies too, reads gzip bodies and refuses non-UTF-8 charsets (body-parser path)', async () => {
+      const big = new TextEncoder().encode(JSON.stringify({ x: 'y'.repeat(100_000) }));
+      const stream = new ReadableStream({ start(c) { c.enqueue(big); c.close(); } });
+      const res = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half', signal: AbortSignal.timeout(5000) } as RequestInit);
+      expect(res.status).toBe(413);
+      const gz = (await import('node:zlib')).gzipSync(JSON.stringify({ zipped: true }));
+      const zipped = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', body: new Uint8Array(gz), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, signal: AbortSignal.timeout(5000) });
+      expect(await zipped.json()).toEqual({ data: { zipped: true } });
+      const latin1 = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', body: new Uint8Array(Buffer.from('{"name":"Jos\u00e9"}', 'latin1')), headers: { 'content-type': 'application/json; charset=iso-8859-1' }, signal: AbortSignal.timeout(5000) });
+      expect(latin1.status).toBe(415); // JSON is UTF-8 (RFC 8259); body-parser refuses other charsets
+      expect(await latin1.json()).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE' });
+    });
+
     it('refuses __proto__ keys', async () => {
       const res = await post('/api/Echo/echo', '{"__proto__":{"polluted":true}}');
       expect(res.status).toBe(400);

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../core/request-context';
 import bodyParser from 'body-parser';
+import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
@@ -14,6 +15,7 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { httpContext } from './context';
+import { isPlainJsonBody, mightHavePrototypeKeys, readJsonBody } from './json-body';
 import { RouteTable, setPath, type RouteMatch } from './routes';
 import { writeStream } from './streaming';
 
@@ -52,7 +54,7 @@ type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string,
 const SUSPECT = Symbol('fw.gateway.suspectBody');
 
 function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
-  if (buf.includes('__proto__') || buf.includes('prototype') || buf.includes('\\u')) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
+  if (mightHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
 }
 
 /** True when parsed JSON holds a `__proto__` key or `constructor.prototype` anywhere (bounded depth). */
@@ -89,6 +91,7 @@ function parseQuery(search: string): Record<string, string> {
 function bodyError(err: unknown): ServiceError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
   if (e.type === 'entity.too.large') return GatewayErrors.tooLarge('Request body', e.limit ?? 0);
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return new ServiceError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding', 415);
   if (e.type === 'entity.parse.failed') return new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim(), 400);
   return new ServiceError('BAD_REQUEST', e.message ?? 'Unreadable request body', e.status !== undefined && e.status < 500 ? e.status : 400);
 }
@@ -108,6 +111,7 @@ export class HttpTransport {
   #routesVersion = -1;
   #configRef: HttpGatewayConfig | undefined = undefined;
   #parser: RequestHandler | undefined = undefined;
+  #limit = 1 << 20;
   #cors: RequestHandler | undefined = undefined;
 
   constructor(deps: HttpTransportDeps) {
@@ -121,6 +125,7 @@ export class HttpTransport {
       this.#routes = new RouteTable(this.#deps.registry, config.basePath ?? '/api', config.routes ?? {});
       this.#routesVersion = this.#deps.registry.version;
       this.#configRef = config;
+      this.#limit = typeof config.maxBodySize === 'number' ? config.maxBodySize : (bytes.parse(config.maxBodySize ?? '1mb') ?? 1 << 20);
       this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, verify: flagSuspect }) as unknown as RequestHandler;
       this.#cors = config.enableCORS === true ? (cors(config.cors) as unknown as RequestHandler) : undefined;
     }
@@ -180,6 +185,24 @@ export class HttpTransport {
       this.#dispatch(req, res, match, path, query);
       return;
     }
+    if (isPlainJsonBody(req)) {
+      readJsonBody(req, this.#limit, (outcome) => {
+        if (!outcome.ok) {
+          const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+          if (outcome.error.statusCode === 413) res.setHeader('Connection', 'close');
+          this.#fail(res, outcome.error, tracing.traceId);
+          return;
+        }
+        if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
+          const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+          this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
+          return;
+        }
+        req.body = outcome.body;
+        this.#dispatch(req, res, match, path, query);
+      });
+      return;
+    }
     this.#parser(req as never, res as never, (err?: unknown) => {
       if (err !== undefined) {
         const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
@@ -199,7 +222,6 @@ export class HttpTransport {
     const core = this.#deps.core;
     const config = this.#configRef ?? {};
     const tracing = tracingFrom(req.headers[core.traceHeader.toLowerCase()], req.headers.traceparent);
-    res.setHeader(core.traceHeader, tracing.traceId);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
     try {
@@ -241,15 +263,15 @@ export class HttpTransport {
         return;
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
+      res.setHeader(this.#deps.core.traceHeader, traceId);
       void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
       return;
     }
     const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
     const body = config.transformResponse === undefined ? { data } : config.transformResponse(data, match.method, req);
     const json = JSON.stringify(body);
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(json));
+    // One writeHead with a flat header list: cheaper than three setHeader calls.
+    res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
     res.end(json);
   }
 

@@ -1,0 +1,90 @@
+/**
+ * Fast path for the common request body: identity-encoded UTF-8 JSON.
+ * body-parser stays in charge of everything else (gzip/deflate bodies, other
+ * charsets); it costs ~5 µs per call (content-type parsing, iconv decoding,
+ * on-finished's async-hook wrapping), which bench:gateway showed to be a
+ * quarter of the gateway's per-call overhead over bare node:http.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ServiceError } from '../errors';
+
+/** Parsed body, `undefined` for a request without one, or the error to answer with. */
+export type BodyOutcome = { ok: true; body: unknown; suspect: boolean } | { ok: false; error: ServiceError };
+
+/** True when this request's body can take the fast path. */
+export function isPlainJsonBody(req: IncomingMessage): boolean {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+  const type = req.headers['content-type'];
+  if (type === undefined) return true;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type);
+  return charset === null || /^utf-?8$/i.test(charset[1] ?? '');
+}
+
+function tooLarge(limit: number): ServiceError {
+  return new ServiceError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, 413, { limit });
+}
+
+/** May the bytes hold `__proto__`/`constructor.prototype` (also escaped)? Only such bodies are walked after parsing. */
+export function mightHavePrototypeKeys(bytes: Buffer): boolean {
+  return bytes.includes('__proto__') || bytes.includes('prototype') || bytes.includes('\\u');
+}
+
+/**
+ * Reads and parses the body (at most `limit` bytes). Calls `done` exactly
+ * once, unless the client goes away first.
+ */
+export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
+  const lengthHeader = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (lengthHeader === undefined && !chunked) {
+    done({ ok: true, body: undefined, suspect: false });
+    return;
+  }
+  const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
+  if (declared !== undefined && declared > limit) {
+    req.resume();
+    done({ ok: false, error: tooLarge(limit) });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let finished = false;
+  const finish = (outcome: BodyOutcome): void => {
+    if (finished) return;
+    finished = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    done(outcome);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) {
+      req.resume();
+      finish({ ok: false, error: tooLarge(limit) });
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    if (declared !== undefined && received !== declared) {
+      finish({ ok: false, error: new ServiceError('BAD_REQUEST', 'Request body size did not match Content-Length', 400) });
+      return;
+    }
+    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
+    if (bytes.length === 0) {
+      finish({ ok: true, body: {}, suspect: false });
+      return;
+    }
+    try {
+      finish({ ok: true, body: JSON.parse(bytes.toString('utf8')) as unknown, suspect: mightHavePrototypeKeys(bytes) });
+    } catch (e) {
+      finish({ ok: false, error: new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`, 400) });
+    }
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.once('error', () => {
+    finished = true;
+  });
+}
