@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
 import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
+import { ForbiddenQueryKeyError, forbiddenQueryKey } from './query-guard';
 import { nativeRouteEntries } from './native-routes';
 import { FwRequest } from './request';
 import { FwResponse } from './response';
@@ -262,6 +263,11 @@ export class FwApplication extends Router {
     res.app = this;
     if (this.#options.keepAlive === false || this.#closing !== null) res.shouldKeepAlive = false;
     if (this.#options.development?.console === true) logWhenFinished(req, res);
+    const forbidden = forbiddenQueryKey(req);
+    if (forbidden !== undefined) {
+      sendError(req, res, new ForbiddenQueryKeyError(forbidden), this.#logger);
+      return;
+    }
     this.handle(req, res, null);
   }
 

@@ -106,14 +106,14 @@ export class FwResponse extends ServerResponse<FwRequest> {
   json(value: unknown): this {
     const body = JSON.stringify(value);
     if (!this.hasHeader('content-type')) this.setHeader('content-type', JSON_TYPE);
-    this.end(body === undefined ? '' : body);
+    this.#endText(body === undefined ? '' : body);
     return this;
   }
 
   /** Sends an HTML string. */
   html(markup: string): this {
     if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
-    this.end(markup);
+    this.#endText(markup);
     return this;
   }
 
@@ -128,7 +128,7 @@ export class FwResponse extends ServerResponse<FwRequest> {
     }
     if (typeof body === 'string') {
       if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
-      this.end(body);
+      this.#endText(body);
       return this;
     }
     if (body instanceof Uint8Array) {
@@ -137,6 +137,16 @@ export class FwResponse extends ServerResponse<FwRequest> {
       return this;
     }
     return this.json(body);
+  }
+
+  /**
+   * Ends with a whole text body and an explicit Content-Length: Node would add
+   * one on the wire anyway, but Express middleware (morgan, compression) reads
+   * it through `getHeader`.
+   */
+  #endText(body: string): void {
+    if (!this.headersSent && !this.hasHeader('content-length')) this.setHeader('content-length', Buffer.byteLength(body));
+    this.end(body);
   }
 
   /** Sets `Location`; chainable. */
