@@ -25,7 +25,7 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
   }
   return createContext(
     'grpc',
-    { id: peer, address, port, userAgent: headers['user-agent'], version: headers['grpc-accept-encoding'] === undefined ? undefined : '2' },
+    { id: peer, address, port, userAgent: headers['user-agent'], version: '2.0' },
     headers,
     { path, grpc: metadata },
     tracing,
