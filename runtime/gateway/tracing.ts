@@ -3,17 +3,26 @@
  * (X-Trace-ID-style header/field or W3C `traceparent`), or mint a fresh
  * 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { TracingInfo } from '../core/request-context';
 
 /** Accepted incoming ids: 1–128 visible characters from a safe set (no header injection). */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
-/** A fresh random 32-hex trace id. */
+const POOL_IDS = 256;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** A fresh random 32-hex trace id (16 bytes from a pooled CSPRNG buffer: one randomFill per 256 ids). */
 export function newTraceId(): string {
-  const u = randomUUID();
-  return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(16 * POOL_IDS);
+    poolOffset = 0;
+  }
+  const id = pool.toString('hex', poolOffset, poolOffset + 16);
+  poolOffset += 16;
+  return id;
 }
 
 /**

@@ -5,7 +5,7 @@
  * process; load comes from this process.
  *
  *   npm run bench:gateway
- *   BENCH_DURATION=5 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ROUNDS=1 npm run bench:gateway
+ *   BENCH_DURATION=5 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ROUNDS=2 BENCH_ONLY=http,tcp npm run bench:gateway
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
  * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. The
@@ -27,7 +27,7 @@ const autocannon = require('autocannon');
 const DURATION_MS = Number(process.env.BENCH_DURATION || 5) * 1000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 16);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 2);
 const TARGET = 0.8;
 const HOST = '127.0.0.1';
 const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
@@ -59,7 +59,7 @@ function stop(child) {
 
 // ---- load generators: each returns completed calls per second ----
 
-async function httpLoad(port, urlPath) {
+async function httpLoad(port, urlPath, durationMs) {
   const result = await autocannon({
     url: `http://${HOST}:${port}${urlPath}`,
     method: 'POST',
@@ -67,18 +67,18 @@ async function httpLoad(port, urlPath) {
     body: JSON.stringify(PAYLOAD),
     connections: CONNECTIONS * 4,
     pipelining: 1,
-    duration: DURATION_MS / 1000,
+    duration: durationMs / 1000,
   });
   return { rps: result.requests.average, errors: result.errors + result.non2xx };
 }
 
 /** `open()` gives a connection with send(id) and onReply(cb(id)); INFLIGHT calls per connection, bounded by time. */
-async function inflightLoad(open) {
+async function inflightLoad(open, durationMs) {
   const conns = [];
   for (let i = 0; i < CONNECTIONS; i++) conns.push(await open());
   let done = 0;
   let seq = 0;
-  const deadline = Date.now() + DURATION_MS;
+  const deadline = Date.now() + durationMs;
   const started = Date.now();
   await Promise.all(
     conns.map(
@@ -194,11 +194,11 @@ const openGrpc = (port) => {
 };
 
 const SCENARIOS = [
-  { transport: 'http', floor: 'node:http', kind: 'http', raw: (p) => httpLoad(p, '/'), gw: (p) => httpLoad(p, '/api/Echo/echo') },
-  { transport: 'websocket', floor: 'ws echo', kind: 'ws', raw: (p) => inflightLoad(openWs(`ws://${HOST}:${p}`)), gw: (p) => inflightLoad(openWs(`ws://${HOST}:${p}/ws`)) },
-  { transport: 'grpc', floor: 'grpc-js', kind: 'grpc', raw: (p) => inflightLoad(openGrpc(p)), gw: (p) => inflightLoad(openGrpc(p)) },
-  { transport: 'udp', floor: 'dgram echo', kind: 'udp', raw: (p) => inflightLoad(openUdp(p)), gw: (p) => inflightLoad(openUdp(p)) },
-  { transport: 'tcp', floor: 'net echo', kind: 'tcp', raw: (p) => inflightLoad(openTcp(p)), gw: (p) => inflightLoad(openTcp(p)) },
+  { transport: 'http', floor: 'node:http', kind: 'http', raw: (p, ms) => httpLoad(p, '/', ms), gw: (p, ms) => httpLoad(p, '/api/Echo/echo', ms) },
+  { transport: 'websocket', floor: 'ws echo', kind: 'ws', raw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}`), ms), gw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}/ws`), ms) },
+  { transport: 'grpc', floor: 'grpc-js', kind: 'grpc', raw: (p, ms) => inflightLoad(openGrpc(p), ms), gw: (p, ms) => inflightLoad(openGrpc(p), ms) },
+  { transport: 'udp', floor: 'dgram echo', kind: 'udp', raw: (p, ms) => inflightLoad(openUdp(p), ms), gw: (p, ms) => inflightLoad(openUdp(p), ms) },
+  { transport: 'tcp', floor: 'net echo', kind: 'tcp', raw: (p, ms) => inflightLoad(openTcp(p), ms), gw: (p, ms) => inflightLoad(openTcp(p), ms) },
 ];
 
 /** CPU seconds (user + system) used so far by a process, from /proc; undefined off Linux. */
@@ -214,10 +214,10 @@ function cpuSeconds(pid) {
 async function measure(kind, fn) {
   const { child, port } = await startServer(kind);
   try {
-    await fn(port).catch(() => undefined); // warm-up round, not counted
+    await fn(port, 1000).catch(() => undefined); // 1 s warm-up (JIT), not counted
     const cpuBefore = cpuSeconds(child.pid);
     const started = Date.now();
-    const result = await fn(port);
+    const result = await fn(port, DURATION_MS);
     const cpuAfter = cpuSeconds(child.pid);
     const calls = result.rps * ((Date.now() - started) / 1000);
     const cpuMicros = cpuBefore === undefined || cpuAfter === undefined || calls === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / calls;
