@@ -1,8 +1,10 @@
 /**
  * The HTTP/JSON transport: a connect-style `(req, res, next?)` handler, so it
  * serves the gateway's own port and mounts on an fw (or Express, or bare
- * node:http) app alike. Body parsing is body-parser's JSON parser (1 MiB
- * default, `__proto__` keys refused); CORS is the `cors` package.
+ * node:http) app alike. Bodies: identity-encoded UTF-8 JSON takes a short
+ * fast path (json-body.ts); everything else goes through body-parser's JSON
+ * parser. Both enforce the 1 MiB default and refuse prototype keys. CORS is
+ * the `cors` package.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../core/request-context';
