@@ -272,6 +272,16 @@ describe('gateway API', () => {
     expect(text).toContain('# TYPE');
   });
 
+  it('reads and echoes the trace id under monitoring\'s correlationHeader', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    g.configureMonitoring({ tracing: { enabled: false, correlationHeader: 'X-Request-ID' } });
+    g.addService('S', { trace: async (_r: unknown, ctx: { tracing: { traceId: string } }) => ctx.tracing.traceId });
+    const port = await start(g);
+    const res = await post(`http://${HOST}:${port}/api/S/trace`, {}, { 'x-request-id': 'req-77' });
+    expect(res.json).toEqual({ data: 'req-77' });
+    expect(res.headers.get('x-request-id')).toBe('req-77');
+  });
+
   it('middleware() mounts on an fw app and on bare node:http', async () => {
     const g = new ProtocolGateway({});
     g.addService('S', { echo: async (r: unknown) => r });
