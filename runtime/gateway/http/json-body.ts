@@ -25,9 +25,12 @@ function tooLarge(limit: number): ServiceError {
   return new ServiceError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, 413, { limit });
 }
 
+const PROTO = Buffer.from('proto');
+const ESCAPE = Buffer.from('\\u');
+
 /** May the bytes hold `__proto__`/`constructor.prototype` (also escaped)? Only such bodies are walked after parsing. */
 export function mightHavePrototypeKeys(bytes: Buffer): boolean {
-  return bytes.includes('__proto__') || bytes.includes('prototype') || bytes.includes('\\u');
+  return bytes.includes(PROTO) || bytes.includes(ESCAPE);
 }
 
 /**
