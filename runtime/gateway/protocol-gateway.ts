@@ -21,7 +21,7 @@ import type { GrpcGatewayConfig } from './grpc/method-table';
 import { GrpcTransport } from './grpc/transport';
 import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
-import { ServiceRegistry, type RegisteredService } from './registry';
+import { ServiceRegistry } from './registry';
 import { StreamListener } from './stream-listener';
 import { TcpTransport } from './tcp/transport';
 import type { DescriptorServiceOptions, ServiceInput } from './types';
@@ -124,18 +124,16 @@ export class ProtocolGateway {
   addService(definition: ServiceInput & { name: string }): this;
   addService(descriptor: ServiceDescriptor, handlers: object, options?: DescriptorServiceOptions): this;
   addService(first: string | ServiceDescriptor | (ServiceInput & { name: string }), second?: ServiceInput | object, options?: DescriptorServiceOptions): this {
-    let registered: RegisteredService;
     if (isServiceDescriptor(first)) {
-      registered = this.#registry.addDescriptor(first, second as Record<string, unknown>, options);
+      this.#registry.addDescriptor(first, second as Record<string, unknown>, options);
     } else if (typeof first === 'string') {
-      registered = this.#registry.addInline(first, second as ServiceInput);
+      this.#registry.addInline(first, second as ServiceInput);
     } else if (first !== null && typeof first === 'object' && typeof (first as { name?: unknown }).name === 'string') {
-      registered = this.#registry.addInline((first as { name: string }).name, first);
+      this.#registry.addInline((first as { name: string }).name, first);
     } else {
       throw new TypeError('addService(name, definition) or addService(descriptor, handlers)');
     }
     if (this.#address !== undefined && this.#enabled('grpc')) this.#grpc.sync();
-    void registered;
     return this;
   }
 
