@@ -98,10 +98,25 @@ describe('gateway interop: headless Chromium over WebSocket', () => {
   });
 
   afterAll(async () => {
-    chrome?.kill('SIGKILL');
+    if (chrome?.pid !== undefined && chrome.exitCode === null) {
+      const exited = new Promise((r) => chrome?.once('exit', r));
+      // Chromium runs helper processes: end the whole group we started.
+      try {
+        process.kill(-chrome.pid, 'SIGKILL');
+      } catch {
+        chrome.kill('SIGKILL');
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    }
     await gateway?.close();
     await new Promise((r) => pages?.close(r));
-    if (profile !== undefined) fs.rmSync(profile, { recursive: true, force: true });
+    if (profile !== undefined) {
+      try {
+        fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      } catch {
+        // A helper still flushing its profile: the OS temp dir keeps it.
+      }
+    }
   });
 
   it('runs unary, server-streaming and client-streaming calls from a browser page', async () => {
@@ -110,7 +125,7 @@ describe('gateway interop: headless Chromium over WebSocket', () => {
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
       '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', pageUrl,
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    ], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     const devtools = await new Promise<string>((resolve, reject) => {
       let err = '';
       const timer = setTimeout(() => reject(new Error(`chromium did not start: ${err}`)), 30_000);
