@@ -7,4 +7,5 @@ export { server, type ServerFactory } from './server';
 export * from './core';
 export * from './http';
 export * from './gateway';
+export * from './health';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode } from './grpc/descriptor';

@@ -27,3 +27,30 @@ export type { UdpGatewayConfig } from './udp/transport';
 export type { TcpGatewayConfig } from './tcp/transport';
 export type { DispatchCall, DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteMethod, RemoteServiceResolver } from './extension-points';
 export { FrameType, encodeFrame, decodeFrame } from './wire/frame-codec';
+// Monitoring and discovery configuration types; their implementations load only when configured.
+export type {
+  MonitoringConfig,
+  MetricsConfig,
+  MetricsCollector,
+  ProtocolMetricsConfig,
+  TracingConfig,
+  TracingProvider,
+  LoggingConfig,
+  LogField,
+  SpanAttributeContext,
+  GatewayMetrics,
+} from './monitoring';
+export type {
+  ServiceDiscoveryConfig,
+  DiscoveredServiceConfig,
+  DiscoveryProvider,
+  BalancingStrategy,
+  RoutingConfig,
+  InstanceAddress,
+  HealthCheckOptions,
+  ForwardingOptions,
+  EtcdOptions,
+  DnsOptions,
+  ConsulOptions,
+} from './discovery';
+export { registerEtcdInstance, DEFAULT_ETCD_PREFIX, type EtcdRegistration } from './discovery/etcd-registration';
