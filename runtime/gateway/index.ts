@@ -20,6 +20,7 @@ export type {
 export type { AuthenticationConfig, AuthProvidersConfig, JwtProviderConfig, ApiKeyProviderConfig, OAuthProviderConfig, TokenExtractors } from './auth/types';
 export type { HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 export type { WebSocketGatewayConfig } from './websocket/transport';
+export type { WebSocketStreamingHooks } from './websocket/streaming-hooks';
 export type { WebSocketMessageFormat } from './websocket/codec';
 export type { GrpcGatewayConfig } from './grpc/method-table';
 export type { GrpcGatewayOptions } from './grpc/transport';

@@ -16,6 +16,7 @@ import { decodeFrame } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { decodeEnvelope, encodeEnvelope, MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
 import { websocketContext } from './context';
+import { ClientStreamTap, hookedSink, streamingHooks, type WebSocketStreamingHooks } from './streaming-hooks';
 
 /** `configureWebSocket(config)` plus the constructor's `websocket` options. */
 export interface WebSocketGatewayConfig {
@@ -32,8 +33,12 @@ export interface WebSocketGatewayConfig {
   routeMessage?: (message: Record<string, unknown>) => Partial<EnvelopeRequest> | undefined;
   /** Builds the reply for a unary result instead of `{id, type: 'response', method, data, timestamp}`. */
   formatResponse?: (result: unknown, messageId: unknown, method: string) => Record<string, unknown>;
-  /** false refuses streaming methods with STREAMING_NOT_SUPPORTED; default true. */
-  handleStreaming?: boolean | Record<string, unknown>;
+  /**
+   * false refuses streaming methods with STREAMING_NOT_SUPPORTED; true (default)
+   * streams with `stream`/`stream_end` messages; `{server, client}` hooks
+   * take over forwarding (spec 4.10, see streaming-hooks.ts).
+   */
+  handleStreaming?: boolean | WebSocketStreamingHooks;
   maxConcurrentCalls?: number;
   /** Output bytes buffered for a peer that does not read before it is dropped; default 16 MiB. */
   maxBufferedBytes?: number;
@@ -133,10 +138,13 @@ export class WebSocketTransport {
         socket.on('close', done);
       });
     };
-    const sink: ReplySink =
+    const hooks = streamingHooks(config.handleStreaming);
+    const baseSink: ReplySink =
       format === 'binary'
         ? frameReplySink(core, 'websocket', send, writable)
         : envelopeSink(core, format, send, writable, config.formatResponse);
+    const sink = hooks?.server !== undefined ? hookedSink(baseSink, ws, hooks.server) : baseSink;
+    const tap = hooks?.client !== undefined ? new ClientStreamTap(hooks.client, ws) : undefined;
     const streaming = config.handleStreaming !== false;
     const session = new CallSession(core, 'websocket', sink, (message, tracing, signal) => websocketContext(req, connectionId, message, tracing, signal), {
       maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
@@ -160,8 +168,13 @@ export class WebSocketTransport {
           const routed = config.routeMessage(message);
           if (routed !== undefined && routed !== null) message = { ...message, ...routed };
         }
-        if (message.type === 'stream') session.push(message.id, message.data);
-        else if (message.type === 'stream_end') session.end(message.id);
+        if (message.type === 'stream') {
+          tap?.push(message.id, message.data);
+          session.push(message.id, message.data);
+        } else if (message.type === 'stream_end') {
+          tap?.end(message.id);
+          session.end(message.id);
+        }
         else session.start(message as EnvelopeRequest);
       } catch (e) {
         sink.error(undefined, toServiceError(e), undefined);
@@ -170,6 +183,7 @@ export class WebSocketTransport {
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
       session.close();
+      tap?.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'websocket', connectionId, durationMs: Date.now() - opened });
     });
   }
