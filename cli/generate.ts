@@ -14,14 +14,19 @@ import { startTsProto } from './run-ts-proto';
  * The reflection runtime and the model stage, loaded while buf builds: they
  * cost a few hundred milliseconds to load, about what buf takes.
  */
-function loadModelStage(): { decode(bytes: Uint8Array): InstanceType<typeof import('./build-model').ModelBuilder> } {
+function loadModelStage(): { decode(bytes: Uint8Array, userFiles: readonly string[]): InstanceType<typeof import('./build-model').ModelBuilder> } {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { fromBinary } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf');
   const { FileDescriptorSetSchema } = require('@bufbuild/protobuf/wkt') as typeof import('@bufbuild/protobuf/wkt');
   const { ModelBuilder } = require('./build-model') as typeof import('./build-model');
-  const { fileDescriptorBytes } = require('./descriptor-bytes') as typeof import('./descriptor-bytes');
+  const { splitDescriptorSet } = require('./descriptor-bytes') as typeof import('./descriptor-bytes');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { decode: (bytes) => new ModelBuilder(fromBinary(FileDescriptorSetSchema, bytes), fileDescriptorBytes(bytes)) };
+  return {
+    decode(bytes, userFiles) {
+      const split = splitDescriptorSet(bytes, new Set(userFiles));
+      return new ModelBuilder(fromBinary(FileDescriptorSetSchema, split.modelSet), split.files);
+    },
+  };
 }
 
 /** First line of every generated file but the stub. */
@@ -74,7 +79,7 @@ export async function generate(inputs: Inputs, cwd: string): Promise<GenerationP
   // A rendering error is the one reported; the plugin then exits by itself.
   tsProto.catch(() => undefined);
   const files = new Map<string, string>();
-  const builder = modelStage.decode(bytes);
+  const builder = modelStage.decode(bytes, wanted);
   const stubModels: FileModel[] = [];
   for (const rel of wanted) {
     const model = builder.fileModel(rel);

@@ -1,5 +1,5 @@
 /**
- * Stage 2: ts-proto, spawned as the protoc plugin it is (it has no in-process
+ * Stage 2: ts-proto, run as the protoc plugin it is (it has no in-process
  * API: its entry reads stdin and exits), fed a CodeGeneratorRequest built from
  * buf's image. Output is identical to `buf generate` with the same options.
  *
@@ -9,8 +9,8 @@
  * The plugin runs asynchronously, so the model and templates render while
  * it works.
  */
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { tsProtoParameter } from './ts-proto-options';
 
@@ -76,44 +76,60 @@ export interface TsProtoRun {
 /**
  * Starts ts-proto before its input exists: the plugin spends a few hundred
  * milliseconds loading its modules, which then overlaps buf's build.
+ * It runs in a worker thread rather than a child process: the plugin only
+ * uses stdin, stdout, stderr and `process.exit`, which a worker provides
+ * (its exit ends the worker alone), and a worker skips a second Node
+ * start-up (~50 ms of CPU per run).
  * @example
  * const tsProto = startTsProto();
  * const files = await tsProto.generate(fileDescriptorSetBytes, ['user.proto']);
  */
 export function startTsProto(): TsProtoRun {
-  const child = spawn(process.execPath, [pluginPath()], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const worker = new Worker(pluginPath(), { stdin: true, stdout: true, stderr: true });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout.on('data', (c: Buffer) => out.push(c));
-  child.stderr.on('data', (c: Buffer) => err.push(c));
-  child.stdin.on('error', () => {
-    // A plugin that exits early closes stdin; its exit code reports the failure.
+  worker.stdout.on('data', (c: Buffer) => out.push(c));
+  worker.stderr.on('data', (c: Buffer) => err.push(c));
+  // The plugin may exit before reading all of stdin; its exit code reports the failure.
+  worker.stdin?.on('error', () => undefined);
+  let cancelled = false;
+  // Settled once the worker has exited and its stdout has been read to the end.
+  const stdoutEnded = new Promise<void>((resolve) => {
+    worker.stdout.once('end', resolve);
+    worker.stdout.once('close', resolve);
   });
   const done = new Promise<EmittedFile[]>((resolve, reject) => {
-    child.on('error', (e) => reject(new Error(`fw-gen: cannot run ts-proto: ${e.message}`)));
-    child.on('close', (code, signal) => {
-      if (code !== 0) {
-        reject(new Error(signal !== null ? `fw-gen: ts-proto stopped by ${signal}` : `fw-gen: ts-proto failed: ${Buffer.concat(err).toString('utf8')}`));
-        return;
-      }
-      try {
-        const response = decodeCodeGeneratorResponse(Buffer.concat(out));
-        if (response.error !== undefined && response.error !== '') throw new Error(`fw-gen: ts-proto: ${response.error}`);
-        resolve(response.files);
-      } catch (e) {
-        reject(e instanceof Error ? e : new Error(String(e)));
-      }
+    worker.once('error', (e) => reject(new Error(`fw-gen: ts-proto failed: ${e.message}`)));
+    worker.once('exit', (code) => {
+      void stdoutEnded.then(() => {
+        if (cancelled) {
+          reject(new Error('fw-gen: ts-proto cancelled'));
+          return;
+        }
+        if (code !== 0) {
+          reject(new Error(`fw-gen: ts-proto failed: ${Buffer.concat(err).toString('utf8')}`));
+          return;
+        }
+        try {
+          const response = decodeCodeGeneratorResponse(Buffer.concat(out));
+          if (response.error !== undefined && response.error !== '') throw new Error(`fw-gen: ts-proto: ${response.error}`);
+          resolve(response.files);
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
     });
   });
   // Unobserved when cancelled; generate() hands it to the caller otherwise.
   done.catch(() => undefined);
   return {
     generate(fileDescriptorSet, filesToGenerate) {
-      child.stdin.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter()));
+      worker.stdin?.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter()));
       return done;
     },
     cancel() {
-      if (child.exitCode === null && child.signalCode === null) child.kill();
+      cancelled = true;
+      void worker.terminate();
     },
   };
 }

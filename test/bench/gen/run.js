@@ -5,7 +5,9 @@
 // files with 200 services; then `fw-gen --check` on the up-to-date tree.
 // Targets: fw-gen ≤ 1.5× plain, --check ≤ 2× plain. Reports medians.
 // BENCH_RUNS (default 5) runs per scenario; BENCH_FILES / BENCH_SERVICES
-// resize the synthetic tree.
+// resize the synthetic tree; BENCH_ONLY=small or BENCH_ONLY=large runs one
+// scenario; BENCH_FW_GEN=path/to/fw-gen.js times another build of the CLI
+// (e.g. a copy of an older dist/) against the same baseline.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,6 +15,7 @@ const path = require('node:path');
 const { writeFixture } = require('./fixture');
 
 const root = path.resolve(__dirname, '..', '..', '..');
+const fwGen = path.resolve(process.env.BENCH_FW_GEN ?? path.join(root, 'bin', 'fw-gen.js'));
 const runs = Math.max(1, Math.min(50, Number(process.env.BENCH_RUNS ?? 5)));
 const files = Number(process.env.BENCH_FILES ?? 50);
 const servicesPerFile = Math.max(1, Math.round(Number(process.env.BENCH_SERVICES ?? 200) / files));
@@ -100,11 +103,11 @@ function scenario(name, protoRoot) {
       plain.push(p.ms);
       cpu.plain.push(p.cpu);
       fs.rmSync(fwOut, { recursive: true, force: true });
-      const g = time(process.execPath, [path.join(root, 'bin', 'fw-gen.js'), protoRoot, '--out', fwOut, '--quiet'], root);
+      const g = time(process.execPath, [fwGen, protoRoot, '--out', fwOut, '--quiet'], root);
       must(g.result, 'fw-gen');
       gen.push(g.ms);
       cpu.gen.push(g.cpu);
-      const c = time(process.execPath, [path.join(root, 'bin', 'fw-gen.js'), '--check', protoRoot, '--out', fwOut, '--quiet'], root);
+      const c = time(process.execPath, [fwGen, '--check', protoRoot, '--out', fwOut, '--quiet'], root);
       must(c.result, 'fw-gen --check');
       check.push(c.ms);
       cpu.check.push(c.cpu);
@@ -132,7 +135,10 @@ function scenario(name, protoRoot) {
 const fixtureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-fixture-'));
 try {
   writeFixture(fixtureDir, files, servicesPerFile);
-  const rows = [scenario('proto/ (user.proto)', path.join(root, 'proto')), scenario(`${files} files, ${files * servicesPerFile} services`, fixtureDir)];
+  const only = process.env.BENCH_ONLY;
+  const rows = [];
+  if (only !== 'large') rows.push(scenario('proto/ (user.proto)', path.join(root, 'proto')));
+  if (only !== 'small') rows.push(scenario(`${files} files, ${files * servicesPerFile} services`, fixtureDir));
   const pad = (s, n) => String(s).padEnd(n);
   const fmt = (n) => n.toFixed(0);
   process.stdout.write(`fw-gen vs plain buf generate + ts-proto (median of ${runs} runs, wall clock ms)\n\n`);
