@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GREETER_ADDED, GREETER_V1 } from './support/greeter-protos';
 import { makeTemp, removeTemp } from './support/run-cli';
+import { waitForExit } from '../support/child-exit';
 
 const RUNNER = path.join(__dirname, 'support', 'cli-runner.js');
 
@@ -32,10 +33,9 @@ describe('fw-gen --watch', () => {
 
   afterAll(async () => {
     if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((r) => child?.once('exit', r));
+      const exited = waitForExit(child, 5000);
       child.kill('SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (!(await exited)) child.kill('SIGKILL');
     }
     removeTemp(dir);
   });

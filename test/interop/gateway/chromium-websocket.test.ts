@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { ProtocolGateway } from 'fw';
+import { waitForExit } from '../../support/child-exit';
 
 const HOST = '127.0.0.1';
 const CHROMIUM = '/usr/bin/chromium';
@@ -99,14 +100,14 @@ describe('gateway interop: headless Chromium over WebSocket', () => {
 
   afterAll(async () => {
     if (chrome?.pid !== undefined && chrome.exitCode === null) {
-      const exited = new Promise((r) => chrome?.once('exit', r));
+      const exited = waitForExit(chrome, 5000);
       // Chromium runs helper processes: end the whole group we started.
       try {
         process.kill(-chrome.pid, 'SIGKILL');
       } catch {
         chrome.kill('SIGKILL');
       }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      await exited;
     }
     await gateway?.close();
     await new Promise((r) => pages?.close(r));
