@@ -9,7 +9,7 @@ import type { RequestContext } from '../../core/request-context';
 import type { MethodDescriptor, ServiceDescriptor } from '../../grpc/descriptor';
 import type { RemoteMethod, RemoteServiceResolver } from '../extension-points';
 import { validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, type ServiceDiscoveryConfig } from './discovery-config';
-import { channelOf, createRemoteMethod, type CallRouter, type WireCodec } from './grpc-forwarder';
+import { channelOf, closeChannels, createRemoteMethod, type CallRouter, type WireCodec } from './grpc-forwarder';
 import { HealthChecker } from './health-checker';
 import { InstancePool } from './instance-pool';
 import type { InstanceSource } from './providers/instance-source';
@@ -102,7 +102,7 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
   for (const [name, svc] of Object.entries(config.services)) {
     const pool = new InstancePool(name, {
       onAdded: () => undefined,
-      onRemoved: (instance) => instance.client?.close(),
+      onRemoved: closeChannels,
     });
     pools.set(name, pool);
     const strategy: BalancingStrategy = svc.strategy ?? 'round_robin';

@@ -16,6 +16,7 @@ import type { RemoteMethod } from '../extension-points';
 import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
+import { callError, H2UnaryChannel } from './h2-unary-channel';
 
 /** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
 export interface WireCodec {
@@ -77,6 +78,26 @@ export function channelOf(instance: ServiceInstance, forwarding: ForwardingOptio
   return instance.client;
 }
 
+/**
+ * True when unary calls may use the lean HTTP/2 client (h2-unary-channel.ts):
+ * a plain h2c channel with grpc-js defaults. Custom credentials (TLS) or
+ * channel options keep every call on grpc-js, which honours them.
+ */
+export function usesLeanUnary(forwarding: ForwardingOptions): boolean {
+  return forwarding.credentials === undefined && forwarding.channelOptions === undefined;
+}
+
+/** The lean unary channel to `instance`, opened on first use. */
+export function h2ChannelOf(instance: ServiceInstance): H2UnaryChannel {
+  return (instance.h2 ??= new H2UnaryChannel(instance.target));
+}
+
+/** Closes whatever channels `instance` has open (it left the pool). */
+export function closeChannels(instance: ServiceInstance): void {
+  instance.client?.close();
+  instance.h2?.close();
+}
+
 export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   const forwardHeaders = (s.forwarding.forwardHeaders ?? ['authorization']).map((h) => h.toLowerCase());
   let pathIndex = 0;
@@ -101,6 +122,17 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return md;
   }
 
+  /** The same metadata as plain request headers, for the lean unary path. */
+  function headersFor(context: RequestContext): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (context.tracing.traceId !== '') headers['x-trace-id'] = context.tracing.traceId;
+    for (const h of forwardHeaders) {
+      const v = context.headers[h];
+      if (v !== undefined) headers[h] = v;
+    }
+    return headers;
+  }
+
   function options(): CallOptions {
     return s.forwarding.deadlineMs === undefined ? {} : { deadline: Date.now() + s.forwarding.deadlineMs };
   }
@@ -113,7 +145,41 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     throw new ForwardingError(GrpcCode.UNAVAILABLE, `no instance of service "${s.service}" is available`);
   }
 
+  const lean = usesLeanUnary(s.forwarding);
+
+  /** One unary call over the lean HTTP/2 client; errors are shaped as grpc-js's. */
+  function leanUnaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      let bytes: Buffer;
+      try {
+        bytes = s.requestCodec.serialize(request);
+      } catch (error) {
+        reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
+        return;
+      }
+      let unwatch: (() => void) | undefined;
+      let settled = false;
+      const deadline = s.forwarding.deadlineMs === undefined ? undefined : Date.now() + s.forwarding.deadlineMs;
+      const call = h2ChannelOf(instance).unary(path, bytes, headersFor(context), deadline, (error, message, answered) => {
+        settled = true;
+        unwatch?.();
+        if (error !== null) {
+          if (!answered) unanswered.add(error);
+          reject(error);
+          return;
+        }
+        try {
+          resolve(s.responseCodec.deserialize(message as Buffer));
+        } catch (e) {
+          reject(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`));
+        }
+      });
+      if (!settled) unwatch = onAbort(context.signal, () => call.cancel());
+    });
+  }
+
   function unaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
+    if (lean) return leanUnaryOnce(instance, path, request, context);
     return new Promise((resolve, reject) => {
       let answered = false;
       let unwatch: (() => void) | undefined;

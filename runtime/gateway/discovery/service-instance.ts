@@ -5,6 +5,7 @@
  */
 import type { Client } from '@grpc/grpc-js';
 import type { InstanceAddress } from './discovery-config';
+import type { H2UnaryChannel } from './h2-unary-channel';
 
 export class ServiceInstance {
   /** `host:port`, the identity used to keep an instance across provider updates. */
@@ -27,6 +28,8 @@ export class ServiceInstance {
   removed: boolean;
   /** The gRPC channel to it, opened on first call. */
   client: Client | undefined;
+  /** The lean HTTP/2 channel for unary calls on plain channels, opened on first call. */
+  h2: H2UnaryChannel | undefined;
 
   constructor(address: InstanceAddress) {
     this.key = instanceKey(address);
@@ -42,6 +45,7 @@ export class ServiceInstance {
     this.picked = 0;
     this.removed = false;
     this.client = undefined;
+    this.h2 = undefined;
   }
 
   /** `host:port` for grpc-js, IPv6 literals bracketed. */
