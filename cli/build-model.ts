@@ -4,7 +4,6 @@
  * schemas that the templates render.
  */
 import {
-  createFileRegistry,
   getOption,
   hasOption,
   toJson,
@@ -15,7 +14,6 @@ import {
   type DescService,
   type FileRegistry,
 } from '@bufbuild/protobuf';
-import type { FileDescriptorSet } from '@bufbuild/protobuf/wkt';
 import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
 import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
 import { streamingModeOf } from './streaming-mode';
@@ -82,14 +80,14 @@ export class ModelBuilder {
   readonly rulesOf: RulesReader;
 
   /**
-   * @param set the decoded FileDescriptorSet
+   * @param registry the image's files (file-registry.ts)
    * @param descriptorBytes file name → serialized FileDescriptorProto, for reflection
    */
   constructor(
-    set: FileDescriptorSet,
+    registry: FileRegistry,
     private readonly descriptorBytes: ReadonlyMap<string, Uint8Array> = new Map(),
   ) {
-    this.registry = createFileRegistry(set);
+    this.registry = registry;
     this.httpExt = this.registry.getExtension('google.api.http');
     this.rulesExt = this.registry.getExtension('buf.validate.field');
     this.rulesOf = (field) => this.readRules(field);

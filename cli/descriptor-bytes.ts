@@ -6,7 +6,8 @@
  *   own files keep their source info (comments are read from those alone).
  *   Imports such as descriptor.proto carry ~80% of an image's bytes as
  *   source info, and decoding it with the reflection runtime is the model
- *   stage's largest cost.
+ *   stage's largest cost. Files the model stage already has as embedded
+ *   descriptors (descriptor.proto) are left out of that set altogether.
  */
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 
@@ -18,7 +19,7 @@ const SOURCE_CODE_INFO = 9;
 export interface SplitDescriptorSet {
   /** File name (`user.proto`) → FileDescriptorProto bytes without source info. */
   files: Map<string, Uint8Array>;
-  /** FileDescriptorSet bytes where only `keepSourceInfo` files have source info. */
+  /** FileDescriptorSet bytes without `omit`, where only `keepSourceInfo` files have source info. */
   modelSet: Uint8Array;
 }
 
@@ -26,8 +27,9 @@ export interface SplitDescriptorSet {
  * Splits `fileDescriptorSet` into per-file reflection bytes and the model
  * stage's trimmed set, in one pass.
  * @param keepSourceInfo proto paths whose comments the model reads
+ * @param omit proto paths to leave out of `modelSet` (still in `files`)
  */
-export function splitDescriptorSet(fileDescriptorSet: Uint8Array, keepSourceInfo: ReadonlySet<string>): SplitDescriptorSet {
+export function splitDescriptorSet(fileDescriptorSet: Uint8Array, keepSourceInfo: ReadonlySet<string>, omit: ReadonlySet<string> = new Set()): SplitDescriptorSet {
   const files = new Map<string, Uint8Array>();
   const model = new BinaryWriter();
   const set = new BinaryReader(fileDescriptorSet);
@@ -56,6 +58,7 @@ export function splitDescriptorSet(fileDescriptorSet: Uint8Array, keepSourceInfo
     }
     const stripped = writer.finish();
     files.set(name, stripped);
+    if (omit.has(name)) continue;
     // Source info goes last; field order does not matter to a decoder.
     if (sourceInfo !== undefined && keepSourceInfo.has(name)) model.tag(SET_FILE, WireType.LengthDelimited).bytes(concat(stripped, sourceInfo));
     else model.tag(SET_FILE, WireType.LengthDelimited).bytes(stripped);

@@ -20,11 +20,12 @@ function loadModelStage(): { decode(bytes: Uint8Array, userFiles: readonly strin
   const { FileDescriptorSetSchema } = require('@bufbuild/protobuf/wkt') as typeof import('@bufbuild/protobuf/wkt');
   const { ModelBuilder } = require('./build-model') as typeof import('./build-model');
   const { splitDescriptorSet } = require('./descriptor-bytes') as typeof import('./descriptor-bytes');
+  const { EMBEDDED_FILES, registryOf } = require('./file-registry') as typeof import('./file-registry');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     decode(bytes, userFiles) {
-      const split = splitDescriptorSet(bytes, new Set(userFiles));
-      return new ModelBuilder(fromBinary(FileDescriptorSetSchema, split.modelSet), split.files);
+      const split = splitDescriptorSet(bytes, new Set(userFiles), EMBEDDED_FILES);
+      return new ModelBuilder(registryOf(fromBinary(FileDescriptorSetSchema, split.modelSet)), split.files);
     },
   };
 }
