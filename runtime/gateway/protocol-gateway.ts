@@ -283,9 +283,14 @@ export class ProtocolGateway {
     };
   }
 
-  /** UDP options for `app.withOptions({udp})`. */
-  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number } {
-    return { ...this.#udpConfig, maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507 };
+  /** UDP options for `app.withOptions({udp})`; the host app calls `bind(port, host)` after it listens and `close()` when it closes. */
+  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number; bind: (port: number, host: string) => Promise<number>; close: () => Promise<void> } {
+    return {
+      ...this.#udpConfig,
+      maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507,
+      bind: (port, host) => this.#udp.bind(port, host),
+      close: () => this.#udp.close(),
+    };
   }
 
   /** TCP options for `app.withOptions({tcp})`; `handleConnection` serves a frame-protocol socket. */

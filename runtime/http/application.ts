@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
 import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
+import { HostedListener, hostsGateway } from './gateway-hosting';
 import { ForbiddenQueryKeyError, forbiddenQueryKey } from './query-guard';
 import { nativeRouteEntries } from './native-routes';
 import { FwRequest } from './request';
@@ -56,6 +57,8 @@ export class FwApplication extends Router {
   #closing: Promise<void> | null = null;
   #logger: ErrorLogger = console;
   #trustProxy: TrustFunction | null = null;
+  /** Set on the first `listen` with gateway options (`websocket`, `grpc`, `udp`, `tcp`). */
+  #hosted: HostedListener<typeof FwRequest, typeof FwResponse> | null = null;
 
   /**
    * The `(req, res)` listener the application's server uses. Requests must be
@@ -169,6 +172,7 @@ export class FwApplication extends Router {
     const server = this.server;
     this.#prepare();
     this.#closing = null;
+    if (this.#hosted !== null || hostsGateway(this.#options)) return this.#listenHosted(server, chosen, hostname ?? this.#options.hostname);
     return new Promise<this>((resolve, reject) => {
       const onError = (error: Error): void => {
         server.off('listening', onListening);
@@ -185,8 +189,17 @@ export class FwApplication extends Router {
     });
   }
 
+  /** Listening with gateway transports on the same port (docs/gateway.md). */
+  async #listenHosted(server: FwServer, port: number, hostname: string | undefined): Promise<this> {
+    const hosted = (this.#hosted ??= new HostedListener(server, () => this.#options));
+    await hosted.listen(port, hostname);
+    if (this.#options.development?.console === true) console.log(`fw listening on ${this.url}`);
+    return this;
+  }
+
   /** The bound address, or null before `listen`. */
   address(): AddressInfo | null {
+    if (this.#hosted !== null) return this.#hosted.address();
     const address = this.#server?.address();
     return address !== null && typeof address === 'object' ? address : null;
   }
@@ -211,9 +224,13 @@ export class FwApplication extends Router {
    */
   close(options: CloseOptions = {}): Promise<void> {
     const server = this.#server;
+    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    if (this.#hosted !== null) {
+      if (this.#closing === null && this.#hosted.listening) this.#closing = this.#hosted.close(graceMs);
+      return this.#closing ?? Promise.resolve();
+    }
     if (server === null || !server.listening) return this.#closing ?? Promise.resolve();
     if (this.#closing !== null) return this.#closing;
-    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.#closing = new Promise<void>((resolve, reject) => {
       // Responses finishing on keep-alive connections leave them idle: close those promptly.
       const sweep = setInterval(() => server.closeIdleConnections(), 25);

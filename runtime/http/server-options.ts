@@ -5,6 +5,7 @@
  */
 import bytes from 'bytes';
 import type { Server } from 'node:http';
+import { validateHostingOptions } from './gateway-hosting';
 import type { HttpServerOptions } from './types';
 
 /** Default `headersTimeout`, ms. */
@@ -59,6 +60,7 @@ export function validateOptions(options: HttpServerOptions): void {
     fail('cors.origin', 'a string or a list of strings', origin);
   }
   checkBoolean('cors.credentials', options.cors?.credentials);
+  validateHostingOptions(options);
   const headers = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT;
   const request = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   // node:http refuses headersTimeout > requestTimeout (0 disables the request timeout).

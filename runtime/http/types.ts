@@ -3,6 +3,7 @@
  * 4.3). Kept apart from the classes so that middleware and the gateway can
  * import the shapes without pulling in the server.
  */
+import type { HostedGrpcOptions, HostedTcpOptions, HostedUdpOptions, HostedWebSocketOptions } from './gateway-hosting';
 import type { FwRequest } from './request';
 import type { FwResponse } from './response';
 
@@ -67,11 +68,14 @@ export interface HttpServerOptions {
   cors?: { origin?: string | string[]; methods?: string[]; credentials?: boolean };
   compression?: { threshold?: number; level?: number };
   rateLimit?: { windowMs?: number; max?: number };
-  /** Stored for the protocol gateway (`gateway.getWebSocketConfig()` and friends). */
-  websocket?: Record<string, unknown>;
-  grpc?: Record<string, unknown>;
-  udp?: Record<string, unknown>;
-  tcp?: Record<string, unknown>;
+  /** `gateway.getWebSocketConfig()`: upgrades on its `path` go to the gateway (docs/gateway.md). */
+  websocket?: HostedWebSocketOptions;
+  /** `gateway.getGRPCConfig()`: h2c connections on the app's port go to the gateway. */
+  grpc?: HostedGrpcOptions;
+  /** `gateway.getUDPConfig()`: UDP bound on the app's port number. */
+  udp?: HostedUdpOptions;
+  /** `gateway.getTCPConfig()`: TCP frame connections on the app's port go to the gateway. */
+  tcp?: HostedTcpOptions;
 }
 
 /** A native route handler: standard `Request` (with `params`) in, `Response` out. */
