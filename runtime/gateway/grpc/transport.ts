@@ -127,31 +127,42 @@ export class GrpcTransport {
       const t = route.mapped ? config().transformResponse : undefined;
       return t === undefined ? v : t(v, route.method);
     };
-    const controllerFor = (call: AnyCall): AbortController => {
+    /**
+     * The call's abort signal. grpc-js emits 'cancelled' after every call,
+     * completed ones too; `finish()` (run once a unary answer is handed to
+     * grpc-js) makes that a no-op, sparing an abort (a DOMException and every
+     * listener) per call. Streaming calls keep the abort as their cleanup
+     * signal: a request stream may still be open when the response ends.
+     */
+    const watchCancel = (call: AnyCall): { signal: AbortSignal; finish(): void } => {
       const controller = new AbortController();
-      (call as unknown as NodeJS.EventEmitter).once('cancelled', () => controller.abort());
-      return controller;
+      let finished = false;
+      (call as unknown as NodeJS.EventEmitter).once('cancelled', () => {
+        if (!finished) controller.abort();
+      });
+      return { signal: controller.signal, finish: () => void (finished = true) };
     };
     switch (route.streaming) {
       case 'none':
         return (call, callback) => {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, toGateway(c.request), controllerFor(c).signal);
-          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
+          const watch = watchCancel(c);
+          const { promise } = run(c, toGateway(c.request), watch.signal);
+          promise.then((result) => answer(watch, cb, null, fromGateway(result)), (error: unknown) => answer(watch, cb, this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, mapStream(c as never, toGateway), controllerFor(c).signal);
+          const { promise } = run(c, mapStream(c as never, toGateway), watchCancel(c).signal);
           promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
         return (call) => {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
-          const controller = controllerFor(c);
+          const controller = watchCancel(c);
           const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
           const { promise } = run(c, request, controller.signal);
           promise
@@ -198,6 +209,12 @@ export class GrpcTransport {
     this.#configRef = undefined;
     server?.forceShutdown();
   }
+}
+
+/** Hands a unary answer to grpc-js, marking the call finished first. */
+function answer(watch: { finish(): void }, cb: grpc.sendUnaryData<unknown>, error: Partial<grpc.StatusObject> | null, value?: unknown): void {
+  watch.finish();
+  cb(error, value);
 }
 
 function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
