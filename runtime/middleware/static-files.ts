@@ -3,11 +3,13 @@
  * with fw's guards in front: `..` segments, encoded separators (`%2f`,
  * `%5c`), backslashes and NUL bytes are refused with 403/400 before the file
  * system is touched; dotfiles are ignored (404); nothing outside `root` is
- * ever served. Mount it under a path with `app.use('/assets', staticFiles(...))`.
+ * ever served. Small unchanged files are answered from memory
+ * (runtime/http/static-file-cache.ts) with the headers send would write. Mount it under a path with `app.use('/assets', staticFiles(...))`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import serveStatic from 'serve-static';
+import { StaticFileCache } from '../http/static-file-cache';
 import { MiddlewareError } from './middleware-error';
 import type { ConnectHandler, NextFunction } from './types';
 
@@ -47,8 +49,7 @@ function pathnameOf(url: string): string {
 }
 
 /** Why a request path must not reach the file system, or undefined when it may. */
-function refusal(url: string): MiddlewareError | undefined {
-  const pathname = pathnameOf(url);
+function refusal(pathname: string): MiddlewareError | undefined {
   if (pathname.includes('\\') || ENCODED_SEPARATOR.test(pathname)) {
     return new MiddlewareError(403, 'Path contains an encoded or backslash separator', 'path.forbidden');
   }
@@ -73,7 +74,8 @@ function refusal(url: string): MiddlewareError | undefined {
 export function staticFiles(options: StaticFilesOptions): ConnectHandler {
   if (typeof options?.root !== 'string' || options.root.length === 0) throw new TypeError('staticFiles() needs a root directory');
   const index = options.index;
-  const serve = serveStatic(resolve(options.root), {
+  const root = resolve(options.root);
+  const serve = serveStatic(root, {
     maxAge: options.maxAge ?? 0,
     index: index === false ? false : index === undefined ? ['index.html'] : [...index],
     extensions: options.extensions === undefined ? false : options.extensions.map((ext) => ext.replace(/^\./, '')),
@@ -82,17 +84,20 @@ export function staticFiles(options: StaticFilesOptions): ConnectHandler {
     fallthrough: options.fallthrough ?? true,
     redirect: options.redirect ?? true,
   }) as unknown as ConnectHandler;
+  // Small unchanged files come from memory; everything else goes through serve-static.
+  const cache = new StaticFileCache(root, { maxAge: options.maxAge ?? 0, immutable: options.immutable ?? false });
 
   return function fwStaticFiles(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       next();
       return;
     }
-    const refused = refusal(req.url ?? '/');
+    const pathname = pathnameOf(req.url ?? '/');
+    const refused = refusal(pathname);
     if (refused !== undefined) {
       next(refused);
       return;
     }
-    serve(req, res, next);
+    cache.serve(req, res, pathname, () => serve(req, res, next));
   };
 }
