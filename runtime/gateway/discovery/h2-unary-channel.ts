@@ -70,6 +70,20 @@ function codeOfReset(rstCode: number): number {
   }
 }
 
+/**
+ * The status of a stream that closed without a gRPC status: UNAVAILABLE when
+ * its connection went away (instance gone, GOAWAY, refused), as in grpc-js;
+ * else from the peer's reset code; INTERNAL for a clean end with no status.
+ */
+function endedWithoutStatus(rstCode: number, connectionGone: boolean, answered: boolean, streamError: Error | undefined): H2CallError {
+  if (connectionGone || rstCode === NGHTTP2_REFUSED_STREAM) {
+    return callError(GrpcCode.UNAVAILABLE, answered ? 'Connection dropped before the call finished' : (streamError?.message ?? 'Connection closed before the call was answered'));
+  }
+  if (rstCode !== 0) return callError(codeOfReset(rstCode), `Received RST_STREAM with code ${rstCode}`);
+  if (streamError !== undefined) return callError(GrpcCode.UNAVAILABLE, streamError.message);
+  return callError(GrpcCode.INTERNAL, 'Call ended without a gRPC status');
+}
+
 function decodeMessage(text: string): string {
   try {
     return decodeURIComponent(text);
@@ -169,7 +183,8 @@ export class H2UnaryChannel {
       session = this.#open();
       stream = session.request(headers);
     } catch (error) {
-      finish(callError(GrpcCode.UNAVAILABLE, (error as Error).message), undefined);
+      // The session was just checked to be open: this is a request we could not build (bad metadata).
+      finish(callError(GrpcCode.INTERNAL, (error as Error).message), undefined);
       return { cancel: () => undefined };
     }
     const s = stream;
@@ -197,16 +212,15 @@ export class H2UnaryChannel {
     s.on('trailers', (t) => {
       trailers = t;
     });
+    let streamError: Error | undefined;
     s.on('error', (error: Error) => {
-      if (!answered) finish(callError(GrpcCode.UNAVAILABLE, error.message), undefined);
+      // The 'close' that follows decides the status, from the reset code and the connection's state.
+      streamError = error;
     });
     s.on('close', () => {
       if (finished) return;
       if (trailers === undefined) {
-        // A stream ended by its connection going away (instance gone, GOAWAY) is UNAVAILABLE, as in grpc-js.
-        const dropped = s.rstCode === 0 || s.rstCode === undefined || session.closed || session.destroyed;
-        const code = dropped ? GrpcCode.UNAVAILABLE : codeOfReset(s.rstCode);
-        finish(callError(code, answered ? 'Connection dropped before the call finished' : `Stream refused or reset (code ${String(s.rstCode)})`), undefined);
+        finish(endedWithoutStatus(s.rstCode ?? 0, session.closed || session.destroyed, answered, streamError), undefined);
         return;
       }
       const st = statusOf(trailers);
@@ -216,7 +230,7 @@ export class H2UnaryChannel {
       }
       const body = chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
-        finish(callError(GrpcCode.INTERNAL, body.length >= 5 && body[0] !== 0 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
+        finish(callError(GrpcCode.INTERNAL, body.length >= 5 && body[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
         return;
       }
       finish(null, body.subarray(5));
