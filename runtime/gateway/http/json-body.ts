@@ -16,7 +16,7 @@ export function isPlainJsonBody(req: IncomingMessage): boolean {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
   const type = req.headers['content-type'];
-  if (type === undefined) return true;
+  if (type === undefined || type === 'application/json') return true;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type);
   return charset === null || /^utf-?8$/i.test(charset[1] ?? '');
 }
@@ -31,6 +31,14 @@ const ESCAPE = Buffer.from('\\u');
 /** May the bytes hold `__proto__`/`constructor.prototype` (also escaped)? Only such bodies are walked after parsing. */
 export function mightHavePrototypeKeys(bytes: Buffer): boolean {
   return bytes.includes(PROTO) || bytes.includes(ESCAPE);
+}
+
+/**
+ * The same test on the decoded text: UTF-8 decoding keeps every ASCII byte,
+ * so the answer is the same, without two native Buffer searches per call.
+ */
+function textMightHavePrototypeKeys(text: string): boolean {
+  return text.includes('proto') || text.includes('\\u');
 }
 
 /**
@@ -80,7 +88,8 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
       return;
     }
     try {
-      finish({ ok: true, body: JSON.parse(bytes.toString('utf8')) as unknown, suspect: mightHavePrototypeKeys(bytes) });
+      const text = bytes.toString('utf8');
+      finish({ ok: true, body: JSON.parse(text) as unknown, suspect: textMightHavePrototypeKeys(text) });
     } catch (e) {
       finish({ ok: false, error: new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`, 400) });
     }

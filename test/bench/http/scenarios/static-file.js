@@ -3,7 +3,8 @@
 // fw: staticFiles() from fw/middleware; Fastify: @fastify/static; Express:
 // express.static; node: the send package. All answer with ETag and
 // Last-Modified; the client never revalidates, so every answer is a 200 with
-// the file.
+// the file. fw answers a small unchanged file from memory after one fs.stat
+// (runtime/http/static-file-cache.ts); the others open and stream it per request.
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
