@@ -10,11 +10,12 @@ import type { TracingInfo } from '../core/request-context';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
-const POOL_IDS = 256;
+// 4096 ids (64 KiB) per refill: the CSPRNG call is then a negligible share of each id.
+const POOL_IDS = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
-/** A fresh random 32-hex trace id (16 bytes from a pooled CSPRNG buffer: one randomFill per 256 ids). */
+/** A fresh random 32-hex trace id (16 bytes from a pooled CSPRNG buffer: one randomBytes call per 4096 ids). */
 export function newTraceId(): string {
   if (poolOffset >= pool.length) {
     pool = randomBytes(16 * POOL_IDS);
