@@ -192,10 +192,14 @@ export class H2UnaryChannel {
     let size = 0;
     let trailers: http2.IncomingHttpHeaders | undefined;
     s.on('response', (h) => {
-      answered = true;
       const httpStatus = h[':status'];
-      if (h['grpc-status'] !== undefined) trailers = h;
-      else if (httpStatus !== 200) {
+      // A trailers-only answer carries no response headers of its own: like grpc-js, not "answered".
+      if (h['grpc-status'] !== undefined) {
+        trailers = h;
+        return;
+      }
+      answered = true;
+      if (httpStatus !== 200) {
         finish(callError(codeOfHttpStatus(Number(httpStatus)), `Received HTTP status code ${String(httpStatus)}`), undefined);
         s.close(NGHTTP2_CANCEL);
       }

@@ -41,7 +41,12 @@ describe('lean unary channel against a grpc-js server', () => {
 
   beforeAll(async () => {
     server = new grpc.Server();
-    server.addService({ Echo: rawMethod('Echo'), Fail: rawMethod('Fail'), Hold: rawMethod('Hold') } as grpc.ServiceDefinition, {
+    server.addService({ Echo: rawMethod('Echo'), Fail: rawMethod('Fail'), Hold: rawMethod('Hold'), Busy: rawMethod('Busy'), LateBusy: rawMethod('LateBusy') } as grpc.ServiceDefinition, {
+      Busy: (_c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb({ code: grpc.status.UNAVAILABLE, details: 'busy' }),
+      LateBusy: (c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
+        c.sendMetadata(new grpc.Metadata());
+        cb({ code: grpc.status.UNAVAILABLE, details: 'busy after headers' });
+      },
       Echo: (c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
         seen.push({ md: c.metadata, deadline: c.getDeadline() });
         cb(null, Buffer.concat([Buffer.from('echo:'), c.request]));
@@ -83,11 +88,22 @@ describe('lean unary channel against a grpc-js server', () => {
     const channel = new H2UnaryChannel(`${HOST}:${port}`);
     try {
       const r = await call(channel, '/Raw/Fail', Buffer.alloc(0)).done;
-      expect(r.answered).toBe(true);
+      // grpc-js answers a failing handler trailers-only.
+      expect(r.answered).toBe(false);
       expect(r.error).toMatchObject({ code: grpc.status.NOT_FOUND, details: 'no user 7 — café', message: '5 NOT_FOUND: no user 7 — café' });
       expect(r.error?.metadata.get('x-error-code')).toEqual(['USER_NOT_FOUND']);
       const missing = await call(channel, '/Raw/Nope', Buffer.alloc(0)).done;
       expect(missing.error?.code).toBe(grpc.status.UNIMPLEMENTED);
+    } finally {
+      channel.close();
+    }
+  });
+
+  test('UNAVAILABLE without response headers (trailers-only) counts as unanswered, after headers as answered', async () => {
+    const channel = new H2UnaryChannel(`${HOST}:${port}`);
+    try {
+      expect(await call(channel, '/Raw/Busy', Buffer.alloc(0)).done).toMatchObject({ answered: false, error: { code: grpc.status.UNAVAILABLE, details: 'busy' } });
+      expect(await call(channel, '/Raw/LateBusy', Buffer.alloc(0)).done).toMatchObject({ answered: true, error: { code: grpc.status.UNAVAILABLE, details: 'busy after headers' } });
     } finally {
       channel.close();
     }
