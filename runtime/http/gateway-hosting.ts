@@ -82,6 +82,14 @@ export function validateHostingOptions(options: GatewayHostingOptions): void {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new TypeError('withOptions(): udp.port must be an integer from 0 to 65535');
 }
 
+/** Path of an upgrade request; fw's `req.url` is absolute, its `rawUrl` is what Node read. */
+function upgradePath(req: IncomingMessage): string {
+  const raw = (req as IncomingMessage & { rawUrl?: unknown }).rawUrl;
+  const url = typeof raw === 'string' ? raw : (req.url ?? '/');
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
 /** True when any hosting key is set, i.e. `listen` must go through {@link HostedListener}. */
 export function hostsGateway(options: GatewayHostingOptions): boolean {
   return HOSTING_KEYS.some((key) => options[key] !== undefined);
@@ -117,9 +125,7 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
 
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const ws = this.#options.websocket;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    if (ws === undefined || this.#listener === null || (q === -1 ? url : url.slice(0, q)) !== ws.path) {
+    if (ws === undefined || this.#listener === null || upgradePath(req) !== ws.path) {
       // Same answer as a server without WebSocket support would give the handshake: none, 404 and close.
       socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
