@@ -142,6 +142,7 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
 
   /** Binds TCP (and UDP on the same port number); resolves once everything listens. */
   async listen(port: number, hostname: string | undefined): Promise<void> {
+    if (this.#listener !== null) throw new Error('listen(): the app is already listening; close() it first');
     for (let attempt = 1; ; attempt++) {
       await this.#listenStream(port, hostname);
       const udp = this.#options.udp;
@@ -165,6 +166,8 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
     return new Promise<void>((resolve, reject) => {
       const onError = (error: Error): void => {
         listener.off('listening', onListening);
+        // Stop the timeout checks the mux path armed on the http.Server.
+        if (listener !== this.#server) this.#server.close();
         reject(error);
       };
       const onListening = (): void => {

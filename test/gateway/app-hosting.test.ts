@@ -260,6 +260,10 @@ describe('hosting: timeouts and refusals', () => {
     try {
       await expect(app.listen(taken, HOST)).rejects.toMatchObject({ code: 'EADDRINUSE' });
       await app.close();
+      await app.listen(0, HOST);
+      await expect(app.listen(0, HOST)).rejects.toThrow(/already listening/);
+      expect(await (await fetch(`${app.url}/hello`, { signal: AbortSignal.timeout(5000) })).json()).toEqual({ hello: 'fw' });
+      await app.close({ graceMs: 1000 });
     } finally {
       await new Promise((r) => holder.close(r));
       await gateway.close();
