@@ -46,7 +46,15 @@ export interface HostedUdpOptions {
   close: () => Promise<void>;
 }
 
-/** The hosting keys of `HttpServerOptions`. */
+/**
+ * The hosting keys of `HttpServerOptions` (plus the two HTTP options the mux reads).
+ *
+ * @example
+ * const app = server.http();
+ * app.use('/api', gateway.middleware());
+ * app.withOptions({ websocket: gateway.getWebSocketConfig(), grpc: gateway.getGRPCConfig(), udp: gateway.getUDPConfig(), tcp: gateway.getTCPConfig() });
+ * await app.listen(3000); // HTTP, WebSocket, gRPC and TCP frames on TCP 3000, UDP on 3000
+ */
 export interface GatewayHostingOptions {
   websocket?: HostedWebSocketOptions;
   grpc?: HostedGrpcOptions;
