@@ -108,16 +108,22 @@ export class GrpcTransport {
 
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
     const config = this.#config;
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal): { promise: Promise<unknown>; traceId: string } => {
+    /**
+     * Starts one dispatch. Response headers (with `x-trace-id`) go out now
+     * for streaming calls; a unary call sends them with its answer
+     * (`answer()`), so headers, message and status leave in one write
+     * instead of the headers waiting alone for a slow or forwarded handler.
+     */
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal, eagerHeaders: boolean): { promise: Promise<unknown>; reply: grpc.Metadata } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
-      call.sendMetadata(reply);
+      if (eagerHeaders) call.sendMetadata(reply);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), traceId: tracing.traceId };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
@@ -148,14 +154,15 @@ export class GrpcTransport {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = watchCancel(c);
-          const { promise } = run(c, toGateway(c.request), watch.signal);
-          promise.then((result) => answer(watch, cb, null, fromGateway(result)), (error: unknown) => answer(watch, cb, this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
+          const { promise, reply } = run(c, toGateway(c.request), watch.signal, false);
+          const done = { call: c, reply, watch };
+          promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, mapStream(c as never, toGateway), watchCancel(c).signal);
+          const { promise } = run(c, mapStream(c as never, toGateway), watchCancel(c).signal, true);
           promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
         };
       default: {
@@ -164,7 +171,7 @@ export class GrpcTransport {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
           const controller = watchCancel(c);
           const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
-          const { promise } = run(c, request, controller.signal);
+          const { promise } = run(c, request, controller.signal, true);
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
@@ -211,9 +218,15 @@ export class GrpcTransport {
   }
 }
 
-/** Hands a unary answer to grpc-js, marking the call finished first. */
-function answer(watch: { finish(): void }, cb: grpc.sendUnaryData<unknown>, error: Partial<grpc.StatusObject> | null, value?: unknown): void {
-  watch.finish();
+/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer. */
+function answer(
+  done: { call: grpc.ServerUnaryCall<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void } },
+  cb: grpc.sendUnaryData<unknown>,
+  error: Partial<grpc.StatusObject> | null,
+  value?: unknown,
+): void {
+  done.watch.finish();
+  done.call.sendMetadata(done.reply);
   cb(error, value);
 }
 
