@@ -26,3 +26,4 @@ export type {
   NativeRouteHandler,
   NativeRequest,
 } from './types';
+export type { HostedWebSocketOptions, HostedGrpcOptions, HostedTcpOptions, HostedUdpOptions } from './gateway-hosting';
