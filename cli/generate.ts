@@ -8,7 +8,7 @@ import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
 import { preloadTemplates, renderFw, renderOpenApi } from './render';
-import { startTsProto } from './run-ts-proto';
+import { acquireTsProto } from './run-ts-proto';
 
 /**
  * The reflection runtime and the model stage, loaded while buf builds: they
@@ -51,7 +51,7 @@ function withHeader(content: string): string {
 
 /** Runs stages 1–4 for `inputs`; ts-proto runs in a child process while the model renders. */
 export async function generate(inputs: Inputs, cwd: string): Promise<GenerationPlan> {
-  const plugin = startTsProto();
+  const plugin = acquireTsProto();
   let bytes: Uint8Array;
   let ws: ReturnType<typeof createWorkspace> | undefined;
   let modelStage: ReturnType<typeof loadModelStage>;

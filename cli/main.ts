@@ -3,6 +3,8 @@
  * Exit codes: 0 ok, 1 `--check` found drift, 2 usage or input error
  * (docs/codegen.md).
  */
+// First: starts ts-proto while the modules below load (prestart.ts).
+import './prestart';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';

@@ -86,10 +86,14 @@ export interface TsProtoRun {
  */
 export function startTsProto(): TsProtoRun {
   const worker = new Worker(pluginPath(), { stdin: true, stdout: true, stderr: true });
+  // Until it has input, an idle plugin must not keep the process alive (a
+  // run that stops at bad input exits at once): the worker is unref'd and
+  // its output streams are read only from generate() on, since a flowing
+  // worker stream holds the event loop. The plugin writes nothing before
+  // it has read all of stdin; a crash message waits in the stream's buffer.
+  worker.unref();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  worker.stdout.on('data', (c: Buffer) => out.push(c));
-  worker.stderr.on('data', (c: Buffer) => err.push(c));
   // The plugin may exit before reading all of stdin; its exit code reports the failure.
   worker.stdin?.on('error', () => undefined);
   let cancelled = false;
@@ -124,6 +128,9 @@ export function startTsProto(): TsProtoRun {
   done.catch(() => undefined);
   return {
     generate(fileDescriptorSet, filesToGenerate) {
+      worker.ref();
+      worker.stdout.on('data', (c: Buffer) => out.push(c));
+      worker.stderr.on('data', (c: Buffer) => err.push(c));
       worker.stdin?.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter()));
       return done;
     },
@@ -132,4 +139,22 @@ export function startTsProto(): TsProtoRun {
       void worker.terminate();
     },
   };
+}
+
+let prestarted: TsProtoRun | undefined;
+
+/**
+ * Starts the plugin for the next {@link acquireTsProto} now, before the rest
+ * of the CLI has loaded (cli/prestart.ts), so that ts-proto's own start-up
+ * overlaps fw-gen's. Idempotent.
+ */
+export function prestartTsProto(): void {
+  prestarted ??= startTsProto();
+}
+
+/** The prestarted plugin if there is one (once), else a new one. */
+export function acquireTsProto(): TsProtoRun {
+  const run = prestarted ?? startTsProto();
+  prestarted = undefined;
+  return run;
 }

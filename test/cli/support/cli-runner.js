@@ -34,6 +34,8 @@ require.extensions['.ts'] = (module, filename) => {
   module._compile(output, filename);
 };
 
+// As bin/fw-gen.js does through cli/prestart.ts: start ts-proto first.
+require('../../../cli/prestart.ts').prestartFor(process.argv.slice(2));
 const { main } = require('../../../cli/main.ts');
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
