@@ -12,11 +12,11 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const { rows, ratio, cpuRatio } = await run({ durationSeconds, concurrency, rounds });
   console.log(`gateway forwarding (${durationSeconds} s per scenario, ${concurrency} calls in flight, best of ${rounds} rounds, small unary message)`);
-  console.log('| scenario | calls/s | calls | errors | server CPU µs/call |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| scenario | calls/s | calls | errors | server CPU µs/call | load generator CPU µs/call |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const us = (v) => (v === undefined ? 'n/a' : v.toFixed(0));
   for (const r of rows) {
-    const cpu = r.cpuMicrosPerCall === undefined ? 'n/a' : r.cpuMicrosPerCall.toFixed(0);
-    console.log(`| ${r.scenario} | ${Math.round(r.rps)} | ${r.calls} | ${r.errors} | ${cpu} |`);
+    console.log(`| ${r.scenario} | ${Math.round(r.rps)} | ${r.calls} | ${r.errors} | ${us(r.cpuMicrosPerCall)} | ${us(r.clientCpuMicrosPerCall)} |`);
   }
   console.log(`ratio gateway/direct, calls/s: ${ratio.toFixed(2)}× (target ≥ ${target}×) ${ratio >= target ? 'MET' : 'NOT MET'}`);
   if (cpuRatio !== undefined) console.log(`ratio gateway/direct, calls per server CPU-second: ${cpuRatio.toFixed(2)}×`);

@@ -134,10 +134,13 @@ function cpuSeconds(pid) {
 /** Runs `fn` while measuring the CPU the `pids` spend; returns its result plus cpu seconds. */
 async function measured(pids, fn) {
   const before = pids.map(cpuSeconds);
+  const clientBefore = process.cpuUsage();
   const result = await fn();
+  const clientUsed = process.cpuUsage(clientBefore);
   const after = pids.map(cpuSeconds);
   const cpu = before.some((b) => b === undefined) ? undefined : after.reduce((sum, a, i) => sum + (a - before[i]), 0);
-  return { ...result, cpu };
+  // The load generator's own CPU (this process): it shares the machine's cores with the servers.
+  return { ...result, cpu, clientCpu: (clientUsed.user + clientUsed.system) / 1e6 };
 }
 
 function unary(client, method, deadlineMs = 10_000) {
@@ -189,14 +192,15 @@ async function run({ durationSeconds = 5, concurrency = 32, rounds = 2 } = {}) {
     direct.close();
     viaGateway.close();
     const perCall = (x) => (x.cpu === undefined || x.calls === 0 ? undefined : (x.cpu * 1e6) / x.calls);
+    const clientPerCall = (x) => (x.calls === 0 ? undefined : (x.clientCpu * 1e6) / x.calls);
     const ratio = g.rps / d.rps;
     const cpuRatio = perCall(d) !== undefined && perCall(g) !== undefined ? perCall(d) / perCall(g) : undefined;
     return {
       ratio,
       cpuRatio,
       rows: [
-        { scenario: 'gRPC client → instance (direct)', rps: d.rps, calls: d.calls, errors: d.errors, cpuMicrosPerCall: perCall(d) },
-        { scenario: 'gRPC client → gateway → discovered instance', rps: g.rps, calls: g.calls, errors: g.errors, cpuMicrosPerCall: perCall(g) },
+        { scenario: 'gRPC client → instance (direct)', rps: d.rps, calls: d.calls, errors: d.errors, cpuMicrosPerCall: perCall(d), clientCpuMicrosPerCall: clientPerCall(d) },
+        { scenario: 'gRPC client → gateway → discovered instance', rps: g.rps, calls: g.calls, errors: g.errors, cpuMicrosPerCall: perCall(g), clientCpuMicrosPerCall: clientPerCall(g) },
       ],
     };
   } finally {
