@@ -11,6 +11,9 @@
 import * as http2 from 'node:http2';
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
 
+/** How long calls fail fast after a failed connection attempt (grpc-js's initial reconnect backoff). */
+const RECONNECT_BACKOFF_MS = 1000;
+
 /** grpc-js's default largest message a client accepts. */
 const MAX_RESPONSE_BYTES = 4 << 20;
 
@@ -120,6 +123,8 @@ export class H2UnaryChannel {
   readonly #authority: string;
   #session: http2.ClientHttp2Session | undefined = undefined;
   #closed = false;
+  /** After a connection attempt failed, calls fail fast until then (epoch ms), as grpc-js's reconnect backoff does. */
+  #retryAt = 0;
 
   /** `target` is `host:port` (IPv6 bracketed), as ServiceInstance.target gives it. */
   constructor(target: string) {
@@ -135,9 +140,14 @@ export class H2UnaryChannel {
     const forget = (): void => {
       if (this.#session === session) this.#session = undefined;
     };
-    session.once('close', forget);
+    let connected = false;
+    session.once('close', () => {
+      forget();
+      if (!connected) this.#retryAt = Date.now() + RECONNECT_BACKOFF_MS;
+    });
     session.once('goaway', forget);
     session.once('connect', (_session: http2.ClientHttp2Session, socket: { setNoDelay?: (on: boolean) => unknown }) => {
+      connected = true;
       // Small request/response frames: do not let Nagle hold them back.
       socket.setNoDelay?.(true);
     });
@@ -163,6 +173,11 @@ export class H2UnaryChannel {
     };
     if (this.#closed) {
       finish(callError(GrpcCode.UNAVAILABLE, 'Channel has been shut down'), undefined);
+      return { cancel: () => undefined };
+    }
+    if (this.#retryAt > Date.now()) {
+      // The last connection attempt failed moments ago: fail now (the forwarder tries another instance).
+      finish(callError(GrpcCode.UNAVAILABLE, `No connection to ${this.#authority} (the last attempt failed)`), undefined);
       return { cancel: () => undefined };
     }
     const headers: http2.OutgoingHttpHeaders = {

@@ -131,6 +131,9 @@ describe('lean unary channel against a grpc-js server', () => {
     const channel = new H2UnaryChannel(`${HOST}:${freePort}`);
     const r = await call(channel, '/Raw/Echo', Buffer.alloc(0)).done;
     expect(r).toMatchObject({ answered: false, error: { code: grpc.status.UNAVAILABLE } });
+    // Right after a failed connection attempt, calls fail fast instead of reconnecting each time.
+    const again = await call(channel, '/Raw/Echo', Buffer.alloc(0)).done;
+    expect(again).toMatchObject({ answered: false, error: { code: grpc.status.UNAVAILABLE, details: expect.stringContaining('the last attempt failed') } });
     channel.close();
     const after = await call(channel, '/Raw/Echo', Buffer.alloc(0)).done;
     expect(after.error).toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'Channel has been shut down' });
