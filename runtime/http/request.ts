@@ -11,16 +11,21 @@ import proxyaddr from 'proxy-addr';
 import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
 import type { TrustFunction } from './trust-proxy';
 
-/** A file accepted by the upload middleware (`req.file`). */
+/** A file accepted by the upload middleware: `req.file` / `req.files`. */
 export interface UploadedFile {
+  /** Form field the file came in. */
   fieldname: string;
+  /** Name the client gave the file. */
   originalname: string;
   encoding: string;
   mimetype: string;
+  /** Bytes stored. */
   size: number;
+  /** Disk storage: directory and random name it was stored under, and the full path. */
   destination?: string;
   filename?: string;
   path?: string;
+  /** Memory storage: the content. */
   buffer?: Buffer;
 }
 

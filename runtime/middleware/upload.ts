@@ -9,24 +9,10 @@ import multerPackage from 'multer';
 import { MiddlewareError, statusOf } from './middleware-error';
 import { assertNoPrototypeKeys } from './prototype-guard';
 import type { ConnectHandler, NextFunction } from './types';
+import type { UploadedFile } from '../http/request';
 
-/** One uploaded file as `req.file` / `req.files` hold it. */
-export interface UploadedFile {
-  /** Form field the file came in. */
-  fieldname: string;
-  /** Name the client gave the file. */
-  originalname: string;
-  encoding: string;
-  mimetype: string;
-  /** Bytes stored. */
-  size: number;
-  /** Disk storage: directory and random name it was stored under, and the full path. */
-  destination?: string;
-  filename?: string;
-  path?: string;
-  /** Memory storage: the content. */
-  buffer?: Buffer;
-}
+/** One uploaded file as `req.file` / `req.files` hold it (declared with FwRequest, which carries it). */
+export type { UploadedFile } from '../http/request';
 
 /** The file as the filter sees it: before any byte is stored. */
 export interface IncomingFile {
