@@ -192,7 +192,7 @@ export function streamsOut(mode: StreamingMode): boolean {
 
 function unimplemented(service: string, method: string): Invoker {
   return () => {
-    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, `Method ${service}/${method} is not implemented`);
+    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, `Method ${service}/${method} has no handler in the registered implementation`);
   };
 }
 
