@@ -10,7 +10,7 @@
  * routes exist.
  */
 import type { Layer } from './layer';
-import type { FwRequest, RouteParams } from './request';
+import { createRouteParams, type FwRequest, type RouteParams } from './request';
 import type { FwResponse } from './response';
 import type { AnyRouteHandler, ErrorHandler, NextFunction, RouteHandler } from './types';
 
@@ -123,12 +123,13 @@ export class Dispatch {
       if (!candidate.accepts(method)) continue;
       if (err === undefined ? !candidate.hasNormalHandler : !candidate.hasErrorHandler) continue;
       const isUse = candidate.method === '';
+      // Candidates come from the lookup table, which has already compared their literal prefix.
       const end = isUse
-        ? candidate.matcher.match(this.#rawPath, this.#rawLower)
-        : this.#exact && candidate.matcher.staticPath !== null ? this.#path.length : candidate.matcher.match(this.#path, this.#lower);
+        ? candidate.matcher.matchAfterPrefix(this.#rawPath, this.#rawLower)
+        : this.#exact && candidate.matcher.staticPath !== null ? this.#path.length : candidate.matcher.matchAfterPrefix(this.#path, this.#lower);
       if (end < 0) continue;
       if (candidate.hasParams || this.#host.mergeParams) {
-        const params = Object.create(null) as RouteParams;
+        const params = createRouteParams();
         if (this.#host.mergeParams) Object.assign(params, this.#parentParams);
         try {
           candidate.matcher.captureParams(params);

@@ -14,6 +14,23 @@ interface Segment {
   readonly value: string;
 }
 
+/**
+ * One step of matching a variant: a run of consecutive literal segments
+ * (`/api/v1/users`, compared with one `startsWith`), a parameter, or the
+ * trailing wildcard.
+ */
+interface Step {
+  readonly kind: SegmentKind;
+  /** For a literal run: its text with the leading slashes (lower-cased when case-insensitive). */
+  readonly text: string;
+}
+
+/** A variant ready to match: its steps and the names its captures go to, in order. */
+interface CompiledVariant {
+  readonly steps: readonly Step[];
+  readonly names: readonly string[];
+}
+
 /** How a pattern is matched: a whole route path, or a `use()` prefix ending at a segment boundary. */
 export interface PatternOptions {
   caseSensitive: boolean;
@@ -48,7 +65,9 @@ export class PathMatcher {
   readonly literalPrefix: string | null;
   /** True for a `use('/')` / `use(mw)` prefix, which matches every path. */
   readonly matchesAll: boolean;
-  readonly #variants: Segment[][];
+  readonly #variants: CompiledVariant[];
+  /** The variants without `literalPrefix`, for `matchAfterPrefix`. */
+  readonly #afterPrefix: CompiledVariant[];
   readonly #userRegexp: RegExp | null;
   readonly #prefix: boolean;
   #lastVariant = 0;
@@ -59,6 +78,7 @@ export class PathMatcher {
     if (pattern instanceof RegExp) {
       this.#userRegexp = pattern;
       this.#variants = [];
+      this.#afterPrefix = [];
       this.regexp = pattern;
       this.keys = regexpKeys(pattern);
       this.staticPath = null;
@@ -69,7 +89,7 @@ export class PathMatcher {
     if (typeof pattern !== 'string') throw new PathPatternError(`A path must be a string or a RegExp, got ${typeof pattern}`);
     this.#userRegexp = null;
     const parsed = parsePattern(pattern, options);
-    this.#variants = parsed.variants;
+    this.#variants = parsed.variants.map(compileVariant);
     this.keys = parsed.keys;
     this.regexp = toRegExp(parsed.variants, options);
     const only = parsed.variants.length === 1 ? parsed.variants[0]! : null;
@@ -77,6 +97,8 @@ export class PathMatcher {
       ? '/' + only.map((s) => s.value).join('/')
       : null;
     this.literalPrefix = commonLiteralPrefix(parsed.variants);
+    const prefix = this.literalPrefix;
+    this.#afterPrefix = prefix === null ? this.#variants : this.#variants.map((v) => withoutPrefix(v, prefix));
     this.matchesAll = options.prefix && parsed.variants.length === 1 && parsed.variants[0]!.length === 0;
   }
 
@@ -87,9 +109,22 @@ export class PathMatcher {
    */
   match(path: string, lower: string): number {
     if (this.#userRegexp !== null) return this.#matchRegexp(path);
-    const variants = this.#variants;
+    return this.#matchVariants(this.#variants, path, lower, 0);
+  }
+
+  /**
+   * `match` for a path already known to start with `literalPrefix` at a
+   * segment boundary — the router's lookup table proved it — so those
+   * characters are not compared again.
+   */
+  matchAfterPrefix(path: string, lower: string): number {
+    if (this.#userRegexp !== null) return this.#matchRegexp(path);
+    return this.#matchVariants(this.#afterPrefix, path, lower, this.literalPrefix === null ? 0 : this.literalPrefix.length);
+  }
+
+  #matchVariants(variants: CompiledVariant[], path: string, lower: string, from: number): number {
     for (let v = 0; v < variants.length; v++) {
-      const end = this.#matchVariant(variants[v]!, path, lower);
+      const end = this.#matchVariant(variants[v]!, path, lower, from);
       if (end < 0) continue;
       this.#lastVariant = v;
       return end;
@@ -104,26 +139,28 @@ export class PathMatcher {
    */
   captureParams(params: Record<string, string | undefined>): void {
     if (this.#userRegexp !== null) {
-      const m = this.#lastExec!;
-      for (let i = 1; i < m.length; i++) params[i - 1] = m[i] === undefined ? undefined : decodeParam(m[i]!);
-      if (m.groups !== undefined) for (const name of Object.keys(m.groups)) params[name] = m.groups[name];
+      captureGroups(this.#lastExec!, params);
       return;
     }
-    const segments = this.#variants[this.#lastVariant]!;
-    let captured = 0;
-    for (let s = 0; s < segments.length; s++) {
-      const segment = segments[s]!;
-      if (segment.kind === SegmentKind.Literal) continue;
-      params[segment.kind === SegmentKind.Wildcard ? '*' : segment.value] = decodeParam(scratch[captured++]!);
-    }
+    const names = this.#variants[this.#lastVariant]!.names;
+    for (let i = 0; i < names.length; i++) params[names[i]!] = decodeParam(scratch[i]!);
   }
 
-  #matchVariant(segments: Segment[], path: string, lower: string): number {
-    let pos = 0;
+  #matchVariant(variant: CompiledVariant, path: string, lower: string, from: number): number {
+    const steps = variant.steps;
+    let pos = from;
     let captured = 0;
-    for (let s = 0; s < segments.length; s++) {
-      const segment = segments[s]!;
-      if (segment.kind === SegmentKind.Wildcard) {
+    for (let s = 0; s < steps.length; s++) {
+      const step = steps[s]!;
+      if (step.kind === SegmentKind.Literal) {
+        const text = step.text;
+        if (!lower.startsWith(text, pos)) return -1;
+        pos += text.length;
+        // A literal run ends at a segment boundary: `/users` is not the start of `/users2`.
+        if (pos !== path.length && path.charCodeAt(pos) !== SLASH) return -1;
+        continue;
+      }
+      if (step.kind === SegmentKind.Wildcard) {
         scratch[captured++] = pos >= path.length ? '' : path.slice(pos + 1);
         return path.length;
       }
@@ -131,18 +168,14 @@ export class PathMatcher {
       const start = pos + 1;
       let end = path.indexOf('/', start);
       if (end === -1) end = path.length;
-      if (segment.kind === SegmentKind.Literal) {
-        if (end - start !== segment.value.length || !lower.startsWith(segment.value, start)) return -1;
-      } else {
-        if (end === start) return -1;
-        scratch[captured++] = path.slice(start, end);
-      }
+      if (end === start) return -1;
+      scratch[captured++] = path.slice(start, end);
       pos = end;
     }
     if (this.#prefix) return pos === path.length || path.charCodeAt(pos) === SLASH ? pos : -1;
     if (pos === path.length) return pos;
     // The root pattern `/` (no segments) matches the path `/`.
-    return segments.length === 0 && path.length === 1 ? 1 : -1;
+    return steps.length === 0 && from === 0 && path.length === 1 ? 1 : -1;
   }
 
   #matchRegexp(path: string): number {
@@ -154,6 +187,40 @@ export class PathMatcher {
     this.#lastExec = m;
     return this.#prefix ? m[0].length : path.length;
   }
+}
+
+/** RegExp routes: numbered groups as `'0'`, `'1'`…, named groups by name. */
+function captureGroups(m: RegExpExecArray, params: Record<string, string | undefined>): void {
+  for (let i = 1; i < m.length; i++) params[i - 1] = m[i] === undefined ? undefined : decodeParam(m[i]!);
+  if (m.groups !== undefined) for (const name of Object.keys(m.groups)) params[name] = m.groups[name];
+}
+
+function compileVariant(segments: Segment[]): CompiledVariant {
+  const steps: Step[] = [];
+  const names: string[] = [];
+  let literal: string | null = null;
+  for (const segment of segments) {
+    if (segment.kind === SegmentKind.Literal) {
+      literal = (literal ?? '') + '/' + segment.value;
+      continue;
+    }
+    if (literal !== null) steps.push({ kind: SegmentKind.Literal, text: literal });
+    literal = null;
+    steps.push({ kind: segment.kind, text: '' });
+    names.push(segment.kind === SegmentKind.Wildcard ? '*' : segment.value);
+  }
+  if (literal !== null) steps.push({ kind: SegmentKind.Literal, text: literal });
+  return { steps, names };
+}
+
+/** `variant` without its first `prefix.length` characters, which every variant's first literal run starts with. */
+function withoutPrefix(variant: CompiledVariant, prefix: string): CompiledVariant {
+  const [first, ...rest] = variant.steps;
+  if (first === undefined || first.kind !== SegmentKind.Literal || !first.text.startsWith(prefix)) {
+    throw new Error(`internal: a variant does not start with its literal prefix ${prefix}`);
+  }
+  const steps = first.text.length === prefix.length ? rest : [{ kind: SegmentKind.Literal, text: first.text.slice(prefix.length) }, ...rest];
+  return { steps, names: variant.names };
 }
 
 function isBoundary(path: string, end: number): boolean {

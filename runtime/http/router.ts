@@ -5,10 +5,11 @@
  *
  * Lookup structure, rebuilt lazily after any registration: a map keyed by
  * static paths and by the literal prefixes of dynamic patterns (`/api/users`
- * for `/api/users/:id`). A request looks up its path, then its parent paths,
- * and takes the first hit: a list of every layer that can match, already
- * merged in definition order with the generic layers, so definition order
- * always wins and a 1000-route table costs a couple of map lookups.
+ * for `/api/users/:id`). A request looks up its path, then its parent paths
+ * from the deepest a key can be, and takes the first hit: a list of every
+ * layer that can match, already merged in definition order with the generic
+ * layers, so definition order always wins and a 1000-route table costs a
+ * couple of map lookups.
  */
 import { Dispatch, type CandidateList, type DispatchHost } from './dispatch';
 import { ALL, Layer, USE } from './layer';
@@ -61,7 +62,13 @@ interface LookupTable {
   keyed: Map<string, KeyEntry>;
   /** Layers that can match any path (`use(mw)`, RegExp routes, patterns starting with a parameter). */
   generic: CandidateList;
+  /** Segments in the deepest key. */
+  maxDepth: number;
+  /** `keyLengths[n]` is 1 when some key is `n` characters long. */
+  keyLengths: Uint8Array;
 }
+
+const SLASH = 47;
 
 function byIndex(a: Layer, b: Layer): number {
   return a.index - b.index;
@@ -234,19 +241,31 @@ export class Router implements DispatchHost {
   candidates(key: string): CandidateList {
     const table = this.#table ?? this.#compile();
     const keyed = table.keyed;
-    const exact = keyed.get(key);
-    if (exact !== undefined) return exact.exact;
-    // Every ancestor of a key is a key too, so walk down from the first
-    // segment and stop at the first miss: that leaves the deepest key.
-    let best = table.generic;
-    let end = key.indexOf('/', 1);
-    while (end !== -1) {
-      const hit = keyed.get(key.slice(0, end));
-      if (hit === undefined) return best;
-      best = hit.below;
-      end = key.indexOf('/', end + 1);
+    const lengths = table.keyLengths;
+    if (key.length < lengths.length && lengths[key.length] === 1) {
+      const exact = keyed.get(key);
+      if (exact !== undefined) return exact.exact;
     }
-    return best;
+    // The deepest key that is a proper prefix of `key` ending at a slash.
+    // Keys are at most `maxDepth` segments and `lengths.length - 1`
+    // characters long, so start from there and walk up, hashing only
+    // prefixes of a length some key has: a `/resource/:id` path hits on its
+    // first lookup, and no path costs more than `maxDepth` lookups.
+    const limit = Math.min(key.length, lengths.length);
+    let end = -1;
+    for (let i = 1, depth = 0; i < limit; i++) {
+      if (key.charCodeAt(i) !== SLASH) continue;
+      end = i;
+      if (++depth === table.maxDepth) break;
+    }
+    while (end > 0) {
+      if (lengths[end] === 1) {
+        const hit = keyed.get(key.slice(0, end));
+        if (hit !== undefined) return hit.below;
+      }
+      end = key.lastIndexOf('/', end - 1);
+    }
+    return table.generic;
   }
 
   /** @internal Called when no layer ended the response; a mounted router never gets here. */
@@ -298,7 +317,9 @@ export class Router implements DispatchHost {
       }
     }
     const keyed = new Map<string, KeyEntry>();
+    let maxDepth = 0;
     for (const key of groups.keys()) {
+      maxDepth = Math.max(maxDepth, key.split('/').length - 1);
       const list = [...generic];
       // Layers keyed at an ancestor of `key` can match below it; static routes only at their own key.
       for (let k = key, own = true; ; own = false) {
@@ -313,7 +334,11 @@ export class Router implements DispatchHost {
         below: { layers: list.filter((layer) => layer.matcher.staticPath !== key), exact: false },
       });
     }
-    const table: LookupTable = { keyed, generic: { layers: generic, exact: false } };
+    let longest = 0;
+    for (const key of keyed.keys()) longest = Math.max(longest, key.length);
+    const keyLengths = new Uint8Array(longest + 1);
+    for (const key of keyed.keys()) keyLengths[key.length] = 1;
+    const table: LookupTable = { keyed, generic: { layers: generic, exact: false }, maxDepth, keyLengths };
     this.#table = table;
     return table;
   }
