@@ -9,13 +9,11 @@ import type { EnvelopeRequest } from '../session/call-session';
 
 /** Builds the RequestContext of one UDP datagram call. */
 export function udpContext(rinfo: RemoteInfo, message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal): RequestContext {
-  const extra = message.metadata !== null && typeof message.metadata === 'object' ? (message.metadata as Record<string, unknown>) : {};
-  return createContext(
-    'udp',
-    { id: `${rinfo.address}:${rinfo.port}`, address: rinfo.address, port: rinfo.port },
-    {},
-    { ...extra, messageId: message.id, packetSize: rinfo.size },
-    tracing,
-    signal,
-  );
+  const extra = message.metadata;
+  // Without envelope metadata (the common case) skip the spread.
+  const metadata =
+    extra !== null && typeof extra === 'object'
+      ? { ...(extra as Record<string, unknown>), messageId: message.id, packetSize: rinfo.size }
+      : { messageId: message.id, packetSize: rinfo.size };
+  return createContext('udp', { id: `${rinfo.address}:${rinfo.port}`, address: rinfo.address, port: rinfo.port }, {}, metadata, tracing, signal);
 }

@@ -7,12 +7,12 @@
  * replaces the frame codec for custom datagram formats.
  */
 import dgram, { type RemoteInfo, type Socket } from 'node:dgram';
-import { GatewayErrors, ServiceError, toServiceError } from '../errors';
+import { GatewayErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
-import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
-import { decodeFrame, encodeFrame, FrameType, type Frame } from '../wire/frame-codec';
-import { errorPayload, frameReplySink } from '../wire/frame-replies';
-import { udpContext } from './context';
+import type { EnvelopeRequest } from '../session/call-session';
+import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
+import { startDatagramCall, type DatagramReplies } from './datagram-call';
+import { datagramReplies } from './datagram-replies';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
 export interface UdpGatewayConfig {
@@ -37,6 +37,9 @@ export class UdpTransport {
   #socket: Socket | undefined = undefined;
   /** Aborted on close; datagram calls share it (a datagram has no connection to lose). */
   #controller = new AbortController();
+  #replies: DatagramReplies | undefined = undefined;
+  #repliesConfig: UdpGatewayConfig | undefined = undefined;
+  #repliesSocket: Socket | undefined = undefined;
 
   constructor(core: GatewayCore, config: () => UdpGatewayConfig) {
     this.#core = core;
@@ -65,41 +68,31 @@ export class UdpTransport {
     return this.#socket?.address().port;
   }
 
+  /** Replies for the current config; rebuilt only when configureUDP swapped it or the socket changed. */
+  #repliesFor(socket: Socket, config: UdpGatewayConfig, maxPacket: number): DatagramReplies {
+    if (this.#replies === undefined || this.#repliesConfig !== config || this.#repliesSocket !== socket) {
+      this.#replies = datagramReplies(socket, this.#core, maxPacket, config.protocol?.formatResponse);
+      this.#repliesConfig = config;
+      this.#repliesSocket = socket;
+    }
+    return this.#replies;
+  }
+
   #datagram(socket: Socket, msg: Buffer, rinfo: RemoteInfo): void {
     const core = this.#core;
     const config = this.#config();
     const maxPacket = config.maxPacketSize ?? 65507;
     if (core.observed) core.emit({ type: 'message', protocol: 'udp', direction: 'in', bytes: msg.length });
-    const reply = (bytes: Buffer | Uint8Array | string): void => {
-      const out = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-      if (out.length > maxPacket) {
-        const tooBig = encodeFrame(FrameType.Error, { error: { code: 'RESPONSE_TOO_LARGE', message: `Reply of ${out.length} bytes exceeds maxPacketSize ${maxPacket}` } });
-        socket.send(tooBig, rinfo.port, rinfo.address);
-        return;
-      }
-      if (core.observed) core.emit({ type: 'message', protocol: 'udp', direction: 'out', bytes: out.length });
-      socket.send(out, rinfo.port, rinfo.address);
-    };
-    const custom = config.protocol;
-    const sink: ReplySink =
-      custom?.formatResponse !== undefined
-        ? customSink(core, custom.formatResponse, reply)
-        : frameReplySink(core, 'udp', reply, () => undefined);
+    const replies = this.#repliesFor(socket, config, maxPacket);
     if (msg.length > maxPacket) {
-      sink.error(undefined, GatewayErrors.tooLarge('Datagram', maxPacket), undefined);
+      replies.error(rinfo, undefined, GatewayErrors.tooLarge('Datagram', maxPacket), undefined);
       return;
     }
-    const session = new CallSession(core, 'udp', sink, (message, tracing, signal) => udpContext(rinfo, message, tracing, signal), {
-      maxConcurrentCalls: 1,
-      maxQueuedMessages: 0,
-      clientStreaming: false,
-      serverStreaming: false,
-      controller: this.#controller,
-    });
+    let message: unknown;
     try {
-      let message: unknown;
-      if (custom?.parseMessage !== undefined) {
-        message = custom.parseMessage(msg);
+      const parseMessage = config.protocol?.parseMessage;
+      if (parseMessage !== undefined) {
+        message = parseMessage(msg);
       } else {
         const frame: Frame = decodeFrame(msg, maxPacket);
         if (frame.type !== FrameType.Request) throw GatewayErrors.badRequest(`UDP carries request frames (type 1) only, got type ${frame.type}`);
@@ -110,10 +103,11 @@ export class UdpTransport {
         if (routed !== undefined && routed !== null) message = { ...(message as object), ...routed };
       }
       if (message === null || typeof message !== 'object') throw GatewayErrors.badRequest('A UDP message must decode to an object');
-      session.start(message as EnvelopeRequest);
     } catch (e) {
-      sink.error(undefined, e instanceof ServiceError ? e : toServiceError(e), undefined);
+      replies.error(rinfo, undefined, toServiceError(e), undefined);
+      return;
     }
+    startDatagramCall(core, replies, message as EnvelopeRequest, rinfo, this.#controller.signal);
   }
 
   close(): Promise<void> {
@@ -124,25 +118,4 @@ export class UdpTransport {
     if (socket === undefined) return Promise.resolve();
     return new Promise((resolve) => socket.close(() => resolve()));
   }
-}
-
-function customSink(
-  core: GatewayCore,
-  formatResponse: (result: unknown, type: 'response' | 'error') => Buffer | Uint8Array | string,
-  reply: (bytes: Buffer | Uint8Array | string) => void,
-): ReplySink {
-  const safe = (result: unknown, type: 'response' | 'error'): void => {
-    try {
-      reply(formatResponse(result, type));
-    } catch {
-      reply(encodeFrame(FrameType.Error, { error: { code: 'INTERNAL_ERROR', message: 'formatResponse failed' } }));
-    }
-  };
-  return {
-    response: (_id, _method, data) => safe(data, 'response'),
-    item: () => undefined,
-    end: () => undefined,
-    error: (id, error, traceId) => safe(errorPayload(core, 'udp', id, error, traceId), 'error'),
-    writable: () => undefined,
-  };
 }

@@ -49,9 +49,13 @@ export function malformed(message: string): ServiceError {
 
 /** Parses the JSON payload; it must be a JSON object. */
 export function parsePayload(bytes: Buffer): Record<string, unknown> {
+  return parsePayloadText(bytes.toString('utf8'));
+}
+
+function parsePayloadText(text: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw malformed('Frame payload is not valid JSON');
   }
@@ -74,7 +78,8 @@ export function decodeFrame(buffer: Buffer, maxPayload: number): Frame {
   if (buffer.length < FRAME_HEADER_BYTES + length) throw malformed(`Frame truncated: header says ${length} payload bytes, ${buffer.length - FRAME_HEADER_BYTES} present`);
   if (buffer.length > FRAME_HEADER_BYTES + length) throw malformed('Trailing bytes after the frame payload');
   const type = buffer[1] as number;
-  return { type, payload: parsePayload(buffer.subarray(FRAME_HEADER_BYTES)) };
+  // Decoding from an offset skips the subarray view a payload Buffer would cost.
+  return { type, payload: parsePayloadText(buffer.toString('utf8', FRAME_HEADER_BYTES, buffer.length)) };
 }
 
 /** Frame type of a payload that was not valid JSON (`payload.error` holds the ServiceError). */

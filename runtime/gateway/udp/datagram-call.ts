@@ -1,0 +1,71 @@
+/**
+ * One UDP call: a datagram holds exactly one unary request and gets exactly
+ * one reply. This is CallSession.start's unary branch without the session:
+ * no per-datagram session, id map, reply-sink closures or options object —
+ * a datagram has no connection to track calls on. The checks and error
+ * messages are CallSession's, so UDP answers bad input as TCP and WebSocket do.
+ */
+import type { RemoteInfo } from 'node:dgram';
+import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import type { ResolvedMethod } from '../registry';
+import type { EnvelopeRequest } from '../session/call-session';
+import { tracingFrom } from '../tracing';
+import { udpContext } from './context';
+
+/**
+ * How a datagram call answers its sender. Neither method throws: a reply
+ * that cannot be encoded becomes an INTERNAL_ERROR reply instead.
+ */
+export interface DatagramReplies {
+  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void;
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void;
+}
+
+/** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */
+export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, message: EnvelopeRequest, peer: RemoteInfo, signal: AbortSignal): void {
+  const id = message.id;
+  const tracing = tracingFrom(message.traceId, message.traceparent);
+  const traceId = tracing.traceId;
+  const service = message.service;
+  const method = message.method;
+  if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
+    replies.error(peer, id, GatewayErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
+    return;
+  }
+  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
+    replies.error(peer, undefined, GatewayErrors.badRequest('"id" must be a string or a number'), traceId);
+    return;
+  }
+  const resolved = core.dispatcher.resolve(service, method);
+  const streaming = resolved === undefined ? 'none' : resolved.streaming;
+  if (streaming !== 'none') {
+    // Datagrams give no ordering or end-of-stream: every streaming mode is refused.
+    replies.error(peer, id, GatewayErrors.unsupportedStreaming('udp', streaming), traceId);
+    return;
+  }
+  let request: unknown;
+  try {
+    request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
+  } catch {
+    replies.error(peer, id, GatewayErrors.badRequest('Request data does not match the method\'s message type'), traceId);
+    return;
+  }
+  const context = udpContext(peer, message, tracing, signal);
+  core.dispatcher.call(resolved, service, method, request, context, message).then(
+    (result) => answer(replies, peer, id, method, resolved, result, traceId),
+    (error: unknown) => replies.error(peer, id, toServiceError(error), traceId),
+  );
+}
+
+function answer(replies: DatagramReplies, peer: RemoteInfo, id: unknown, method: string, resolved: ResolvedMethod | undefined, result: unknown, traceId: string): void {
+  let data: unknown;
+  try {
+    data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+  } catch (error) {
+    // A result that cannot be converted is the handler's failure.
+    replies.error(peer, id, toServiceError(error), traceId);
+    return;
+  }
+  replies.response(peer, id, method, data, traceId);
+}

@@ -1,0 +1,151 @@
+/**
+ * How UDP replies reach the sender: a type-2/3 frame (the default) or the
+ * user's `formatResponse` bytes. One replies object serves every datagram
+ * until the UDP configuration changes, so a call allocates no reply closures.
+ * Replies larger than `maxPacketSize` become a RESPONSE_TOO_LARGE error frame;
+ * a reply that cannot be encoded becomes INTERNAL_ERROR; a send on a closed
+ * socket is dropped. The replies objects never throw.
+ */
+import type { RemoteInfo, Socket } from 'node:dgram';
+import { ServiceError } from '../errors';
+import type { GatewayCore } from '../gateway-core';
+import { encodeFrame, FrameType } from '../wire/frame-codec';
+import { errorPayload } from '../wire/frame-replies';
+import type { DatagramReplies } from './datagram-call';
+
+/** `configureUDP({protocol: {formatResponse}})`. */
+export type FormatResponse = (result: unknown, type: 'response' | 'error') => Buffer | Uint8Array | string;
+
+/** Sends reply bytes to one peer, refusing datagrams over the size limit. */
+class DatagramOut {
+  readonly #socket: Socket;
+  readonly #core: GatewayCore;
+  readonly #maxPacket: number;
+
+  constructor(socket: Socket, core: GatewayCore, maxPacket: number) {
+    this.#socket = socket;
+    this.#core = core;
+    this.#maxPacket = maxPacket;
+  }
+
+  send(peer: RemoteInfo, out: Buffer | Uint8Array): void {
+    const max = this.#maxPacket;
+    if (out.length > max) {
+      const tooBig = encodeFrame(FrameType.Error, { error: { code: 'RESPONSE_TOO_LARGE', message: `Reply of ${out.length} bytes exceeds maxPacketSize ${max}` } });
+      this.#write(tooBig, peer);
+      return;
+    }
+    const core = this.#core;
+    if (core.observed) core.emit({ type: 'message', protocol: 'udp', direction: 'out', bytes: out.length });
+    this.#write(out, peer);
+  }
+
+  #write(out: Buffer | Uint8Array, peer: RemoteInfo): void {
+    try {
+      this.#socket.send(out, peer.port, peer.address);
+    } catch {
+      // The socket closed while the call ran: there is no one left to answer.
+    }
+  }
+}
+
+const unencodable = (): ServiceError => new ServiceError('INTERNAL_ERROR', 'Reply could not be encoded', 500);
+
+/** Replies as frames: type 2 `{id, method, data, traceId}`, type 3 `{id, error, traceId}`. */
+class FrameReplies implements DatagramReplies {
+  readonly #out: DatagramOut;
+  readonly #core: GatewayCore;
+
+  constructor(out: DatagramOut, core: GatewayCore) {
+    this.#out = out;
+    this.#core = core;
+  }
+
+  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void {
+    let frame: Buffer;
+    try {
+      frame = encodeFrame(FrameType.Response, { id, method, data, traceId });
+    } catch {
+      this.#fallback(peer, id, traceId);
+      return;
+    }
+    this.#out.send(peer, frame);
+  }
+
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void {
+    let frame: Buffer;
+    try {
+      frame = encodeFrame(FrameType.Error, errorPayload(this.#core, 'udp', id, error, traceId));
+    } catch {
+      this.#fallback(peer, id, traceId);
+      return;
+    }
+    this.#out.send(peer, frame);
+  }
+
+  #fallback(peer: RemoteInfo, id: unknown, traceId: string | undefined): void {
+    const safeId = typeof id === 'string' || typeof id === 'number' ? id : undefined;
+    try {
+      this.#out.send(peer, encodeFrame(FrameType.Error, errorPayload(this.#core, 'udp', safeId, unencodable(), traceId)));
+    } catch {
+      // Even the plain error could not be encoded (transformError output): nothing more can be said.
+    }
+  }
+}
+
+/** Replies through the user's `formatResponse(result, 'response' | 'error')`. */
+class CustomReplies implements DatagramReplies {
+  readonly #out: DatagramOut;
+  readonly #core: GatewayCore;
+  readonly #format: FormatResponse;
+
+  constructor(out: DatagramOut, core: GatewayCore, format: FormatResponse) {
+    this.#out = out;
+    this.#core = core;
+    this.#format = format;
+  }
+
+  response(peer: RemoteInfo, id: unknown, _method: string, data: unknown, traceId: string): void {
+    try {
+      this.#safe(peer, data, 'response');
+    } catch {
+      this.#fallback(peer, id, traceId);
+    }
+  }
+
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void {
+    try {
+      this.#safe(peer, errorPayload(this.#core, 'udp', id, error, traceId), 'error');
+    } catch {
+      this.#fallback(peer, id, traceId);
+    }
+  }
+
+  #fallback(peer: RemoteInfo, id: unknown, traceId: string | undefined): void {
+    const safeId = typeof id === 'string' || typeof id === 'number' ? id : undefined;
+    try {
+      this.#safe(peer, errorPayload(this.#core, 'udp', safeId, unencodable(), traceId), 'error');
+    } catch {
+      // Nothing more can be said to this peer.
+    }
+  }
+
+  /** formatResponse's bytes; a formatResponse that throws or returns no bytes sends a plain INTERNAL_ERROR frame. */
+  #safe(peer: RemoteInfo, result: unknown, type: 'response' | 'error'): void {
+    let out: Buffer | Uint8Array;
+    try {
+      const bytes: unknown = this.#format(result, type);
+      out = typeof bytes === 'string' ? Buffer.from(bytes) : (bytes as Uint8Array);
+      if (!ArrayBuffer.isView(out)) throw new TypeError('formatResponse must return a Buffer, Uint8Array or string');
+    } catch {
+      out = encodeFrame(FrameType.Error, { error: { code: 'INTERNAL_ERROR', message: 'formatResponse failed' } });
+    }
+    this.#out.send(peer, out);
+  }
+}
+
+/** The replies for the current configuration, sent through `socket`. */
+export function datagramReplies(socket: Socket, core: GatewayCore, maxPacket: number, format: FormatResponse | undefined): DatagramReplies {
+  const out = new DatagramOut(socket, core, maxPacket);
+  return format === undefined ? new FrameReplies(out, core) : new CustomReplies(out, core, format);
+}
