@@ -122,17 +122,6 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return md;
   }
 
-  /** The same metadata as plain request headers, for the lean unary path. */
-  function headersFor(context: RequestContext): Record<string, string> {
-    const headers: Record<string, string> = {};
-    if (context.tracing.traceId !== '') headers['x-trace-id'] = context.tracing.traceId;
-    for (const h of forwardHeaders) {
-      const v = context.headers[h];
-      if (v !== undefined) headers[h] = v;
-    }
-    return headers;
-  }
-
   function options(): CallOptions {
     return s.forwarding.deadlineMs === undefined ? {} : { deadline: Date.now() + s.forwarding.deadlineMs };
   }
@@ -147,8 +136,23 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
 
   const lean = usesLeanUnary(s.forwarding);
 
-  /** One unary call over the lean HTTP/2 client; errors are shaped as grpc-js's. */
-  function leanUnaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
+  /** Request headers of a lean unary call: the same metadata as metadataFor, as plain header values. */
+  function headersFor(context: RequestContext): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (context.tracing.traceId !== '') headers['x-trace-id'] = context.tracing.traceId;
+    for (const h of forwardHeaders) {
+      const v = context.headers[h];
+      if (v !== undefined) headers[h] = v;
+    }
+    return headers;
+  }
+
+  /**
+   * One forwarded unary call on the lean client: a single promise for the
+   * whole call, settled from the channel's callback, which also starts the
+   * retry on another instance or path (no async frame or promise per try).
+   */
+  function leanUnary(request: unknown, context: RequestContext): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let bytes: Buffer;
       try {
@@ -157,29 +161,57 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
         reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
         return;
       }
-      let unwatch: (() => void) | undefined;
-      let settled = false;
-      const deadline = s.forwarding.deadlineMs === undefined ? undefined : Date.now() + s.forwarding.deadlineMs;
-      const call = h2ChannelOf(instance).unary(path, bytes, headersFor(context), deadline, (error, message, answered) => {
-        settled = true;
-        unwatch?.();
-        if (error !== null) {
-          if (!answered) unanswered.add(error);
+      const headers = headersFor(context);
+      let tried: ServiceInstance[] | undefined;
+      let lastError: unknown;
+      const attempt = (): void => {
+        let instance: ServiceInstance;
+        try {
+          instance = pick(context, tried, lastError);
+        } catch (error) {
           reject(error);
           return;
         }
-        try {
-          resolve(s.responseCodec.deserialize(message as Buffer));
-        } catch (e) {
-          reject(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`));
-        }
-      });
-      if (!settled) unwatch = onAbort(context.signal, () => call.cancel());
+        instance.inFlight++;
+        const path = s.paths[pathIndex] as string;
+        let unwatch: (() => void) | undefined;
+        let settled = false;
+        const deadline = s.forwarding.deadlineMs === undefined ? undefined : Date.now() + s.forwarding.deadlineMs;
+        const call = h2ChannelOf(instance).unary(path, bytes, headers, deadline, (error, message, answered) => {
+          settled = true;
+          instance.inFlight--;
+          unwatch?.();
+          if (error === null) {
+            let response: unknown;
+            try {
+              response = s.responseCodec.deserialize(message as Buffer);
+            } catch (e) {
+              reject(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`));
+              return;
+            }
+            resolve(response);
+            return;
+          }
+          if (nextPath(path, error)) {
+            attempt();
+            return;
+          }
+          if (answered || error.code !== GrpcCode.UNAVAILABLE || context.signal.aborted) {
+            reject(error);
+            return;
+          }
+          (tried ??= []).push(instance);
+          lastError = error;
+          attempt();
+        });
+        if (!settled) unwatch = onAbort(context.signal, () => call.cancel());
+      };
+      attempt();
     });
   }
 
+  /** One unary call over grpc-js. */
   function unaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
-    if (lean) return leanUnaryOnce(instance, path, request, context);
     return new Promise((resolve, reject) => {
       let answered = false;
       let unwatch: (() => void) | undefined;
@@ -307,7 +339,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   }
 
   switch (s.streaming) {
-    case 'none': return { streaming: 'none', handler: unary };
+    case 'none': return { streaming: 'none', handler: lean ? leanUnary : unary };
     case 'server': return { streaming: 'server', handler: serverStream };
     case 'client': return { streaming: 'client', handler: clientStream };
     case 'bidirectional': return { streaming: 'bidirectional', handler: bidiStream };
