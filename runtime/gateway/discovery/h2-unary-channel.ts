@@ -95,10 +95,17 @@ function decodeMessage(text: string): string {
   }
 }
 
-/** Trailers (or trailers-only headers) → status code, message and the rest as Metadata. */
-function statusOf(headers: http2.IncomingHttpHeaders): { code: number; details: string; metadata: Metadata } {
+/** The gRPC status code in trailers (or trailers-only headers); UNKNOWN when missing or out of range. */
+function codeOf(headers: http2.IncomingHttpHeaders): number {
   const raw = headers['grpc-status'];
+  if (raw === '0') return GrpcCode.OK;
   const code = raw === undefined ? GrpcCode.UNKNOWN : Number(raw);
+  return Number.isInteger(code) && code >= 0 && code <= 16 ? code : GrpcCode.UNKNOWN;
+}
+
+/** The error for a non-OK status: message and the remaining trailers as Metadata (built only for failures). */
+function statusError(code: number, headers: http2.IncomingHttpHeaders): H2CallError {
+  const raw = headers['grpc-status'];
   const message = headers['grpc-message'];
   const details = typeof message === 'string' ? decodeMessage(message) : raw === undefined ? 'No status received' : '';
   const rest: http2.IncomingHttpHeaders = {};
@@ -106,7 +113,7 @@ function statusOf(headers: http2.IncomingHttpHeaders): { code: number; details: 
     if (key[0] === ':' || key === 'grpc-status' || key === 'grpc-message' || key === 'content-type') continue;
     rest[key] = headers[key];
   }
-  return { code: Number.isInteger(code) && code >= 0 && code <= 16 ? code : GrpcCode.UNKNOWN, details, metadata: Metadata.fromHttp2Headers(rest) };
+  return callError(code, details, Metadata.fromHttp2Headers(rest));
 }
 
 /** Frames one message: flag byte 0 (uncompressed), 4-byte big-endian length, bytes. */
@@ -242,9 +249,9 @@ export class H2UnaryChannel {
         finish(endedWithoutStatus(s.rstCode ?? 0, session.closed || session.destroyed, answered, streamError), undefined);
         return;
       }
-      const st = statusOf(trailers);
-      if (st.code !== GrpcCode.OK) {
-        finish(callError(st.code, st.details, st.metadata), undefined);
+      const code = codeOf(trailers);
+      if (code !== GrpcCode.OK) {
+        finish(statusError(code, trailers), undefined);
         return;
       }
       const body = chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
