@@ -61,14 +61,14 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
   const chunks: Buffer[] = [];
   let received = 0;
   let finished = false;
+  // The listeners stay on: `finished` mutes them, and removing them would cost more than req lives.
   const finish = (outcome: BodyOutcome): void => {
     if (finished) return;
     finished = true;
-    req.off('data', onData);
-    req.off('end', onEnd);
     done(outcome);
   };
   const onData = (chunk: Buffer): void => {
+    if (finished) return;
     received += chunk.length;
     if (received > limit) {
       req.resume();
@@ -78,6 +78,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
     chunks.push(chunk);
   };
   const onEnd = (): void => {
+    if (finished) return;
     if (declared !== undefined && received !== declared) {
       finish({ ok: false, error: new ServiceError('BAD_REQUEST', 'Request body size did not match Content-Length', 400) });
       return;
@@ -96,7 +97,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
   };
   req.on('data', onData);
   req.on('end', onEnd);
-  req.once('error', () => {
+  req.on('error', () => {
     finished = true;
   });
 }

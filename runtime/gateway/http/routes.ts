@@ -91,9 +91,11 @@ export class RouteTable {
 
   /** The route for a request, or undefined. `path` has no query string. */
   match(verb: string, path: string): RouteMatch | undefined {
-    const exact = this.#static.get(`${verb} ${path}`);
+    // Without explicit or google.api.http routes (the common gateway) skip building the lookup key.
+    const hasStatic = this.#static.size > 0;
+    const exact = hasStatic ? this.#static.get(`${verb} ${path}`) : undefined;
     if (exact !== undefined) return { service: exact.service, method: exact.method, params: {}, body: exact.body };
-    if (path.includes('//') || (path.length > 1 && path.endsWith('/'))) {
+    if (hasStatic && (path.includes('//') || (path.length > 1 && path.endsWith('/')))) {
       const loose = this.#static.get(`${verb} ${normalize(path)}`);
       if (loose !== undefined) return { service: loose.service, method: loose.method, params: {}, body: loose.body };
     }

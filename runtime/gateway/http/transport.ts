@@ -7,7 +7,7 @@
  * the `cors` package.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestContext } from '../../core/request-context';
+import type { RequestContext, TracingInfo } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
@@ -16,6 +16,7 @@ import { GatewayErrors, ServiceError, toServiceError, transformError } from '../
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
+import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext } from './context';
 import { isPlainJsonBody, mightHavePrototypeKeys, readJsonBody } from './json-body';
 import { RouteTable, setPath, type RouteMatch } from './routes';
@@ -116,8 +117,21 @@ export class HttpTransport {
   #limit = 1 << 20;
   #cors: RequestHandler | undefined = undefined;
 
+  #traceName = '';
+  #traceKey = '';
+
   constructor(deps: HttpTransportDeps) {
     this.#deps = deps;
+  }
+
+  /** The request's trace id (header or traceparent) or a fresh one; the lower-cased header name is cached per name. */
+  #tracing(req: IncomingMessage): TracingInfo {
+    const name = this.#deps.core.traceHeader;
+    if (name !== this.#traceName) {
+      this.#traceName = name;
+      this.#traceKey = name.toLowerCase();
+    }
+    return tracingFrom(req.headers[this.#traceKey], req.headers.traceparent);
   }
 
   /** Rebuilds derived state when services or configuration changed since the last request. */
@@ -190,13 +204,13 @@ export class HttpTransport {
     if (isPlainJsonBody(req)) {
       readJsonBody(req, this.#limit, (outcome) => {
         if (!outcome.ok) {
-          const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+          const tracing = this.#tracing(req);
           if (outcome.error.statusCode === 413) res.setHeader('Connection', 'close');
           this.#fail(res, outcome.error, tracing.traceId);
           return;
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
-          const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+          const tracing = this.#tracing(req);
           this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
           return;
         }
@@ -207,12 +221,12 @@ export class HttpTransport {
     }
     this.#parser(req as never, res as never, (err?: unknown) => {
       if (err !== undefined) {
-        const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+        const tracing = this.#tracing(req);
         this.#fail(res, bodyError(err), tracing.traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
-        const tracing = tracingFrom(req.headers[this.#deps.core.traceHeader.toLowerCase()], req.headers.traceparent);
+        const tracing = this.#tracing(req);
         this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
         return;
       }
@@ -223,7 +237,7 @@ export class HttpTransport {
   #dispatch(req: ParsedRequest, res: ServerResponse, match: RouteMatch, path: string, query: Record<string, string>): void {
     const core = this.#deps.core;
     const config = this.#configRef ?? {};
-    const tracing = tracingFrom(req.headers[core.traceHeader.toLowerCase()], req.headers.traceparent);
+    const tracing = this.#tracing(req);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
     try {
@@ -270,8 +284,7 @@ export class HttpTransport {
       return;
     }
     const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
-    const body = config.transformResponse === undefined ? { data } : config.transformResponse(data, match.method, req);
-    const json = JSON.stringify(body);
+    const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
     // One writeHead with a flat header list: cheaper than three setHeader calls.
     res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
     res.end(json);

@@ -9,8 +9,9 @@
 import type { RemoteInfo, Socket } from 'node:dgram';
 import { ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
-import { encodeFrame, FrameType } from '../wire/frame-codec';
+import { encodeFrame, encodeJsonFrame, FrameType } from '../wire/frame-codec';
 import { errorPayload } from '../wire/frame-replies';
+import { envelopeJson } from '../wire/reply-json';
 import type { DatagramReplies } from './datagram-call';
 
 /** `configureUDP({protocol: {formatResponse}})`. */
@@ -64,7 +65,7 @@ class FrameReplies implements DatagramReplies {
   response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void {
     let frame: Buffer;
     try {
-      frame = encodeFrame(FrameType.Response, { id, method, data, traceId });
+      frame = encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId));
     } catch {
       this.#fallback(peer, id, traceId);
       return;

@@ -32,7 +32,11 @@ export interface Frame {
 
 /** Encodes one frame with a JSON payload. */
 export function encodeFrame(type: number, payload: unknown): Buffer {
-  const json = JSON.stringify(payload);
+  return encodeJsonFrame(type, JSON.stringify(payload));
+}
+
+/** Encodes one frame whose payload is already JSON text. */
+export function encodeJsonFrame(type: number, json: string): Buffer {
   const length = Buffer.byteLength(json);
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
   frame[0] = FRAME_VERSION;

@@ -8,7 +8,8 @@ import type { Protocol } from '../../core/request-context';
 import { GatewayErrors, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { CallSession, EnvelopeRequest, ReplySink } from '../session/call-session';
-import { BAD_HEADER, BAD_PAYLOAD, encodeFrame, FrameType, type Frame } from './frame-codec';
+import { BAD_HEADER, BAD_PAYLOAD, encodeFrame, encodeJsonFrame, FrameType, type Frame } from './frame-codec';
+import { envelopeJson } from './reply-json';
 
 /** The error payload of a type-3 frame (or the user's transformError output, merged with id/traceId). */
 export function errorPayload(core: GatewayCore, protocol: Protocol, id: unknown, error: ServiceError, traceId: string | undefined): Record<string, unknown> {
@@ -25,8 +26,8 @@ export function frameReplySink(
   writable: () => Promise<void> | undefined,
 ): ReplySink {
   return {
-    response: (id, method, data, traceId) => send(encodeFrame(FrameType.Response, { id, method, data, traceId })),
-    item: (id, data, traceId) => send(encodeFrame(FrameType.StreamItem, { id, data, traceId })),
+    response: (id, method, data, traceId) => send(encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId))),
+    item: (id, data, traceId) => send(encodeJsonFrame(FrameType.StreamItem, envelopeJson(id, undefined, data, traceId))),
     end: (id, traceId) => send(encodeFrame(FrameType.StreamEnd, { id, traceId })),
     error: (id, error, traceId) => send(encodeFrame(FrameType.Error, errorPayload(core, protocol, id, error, traceId))),
     writable,

@@ -1,0 +1,75 @@
+/**
+ * The HTTP call context builds `client` on first read: it must hold the same
+ * values as before (also when read after the client went away) and be the
+ * same object on every read. Also: the `{data}` reply text and the trace
+ * header when the correlation header changes after calls were served.
+ */
+import http from 'node:http';
+import { ProtocolGateway, type RequestContext } from 'fw';
+import { HOST } from './support/clients';
+
+describe('HTTP gateway call context', () => {
+  const gateways: ProtocolGateway[] = [];
+  const start = async (g: ProtocolGateway): Promise<number> => {
+    gateways.push(g);
+    return (await g.listen(0, HOST)).port as number;
+  };
+  afterAll(async () => {
+    for (const g of gateways) await g.close();
+  });
+
+  it('gives client id, address, port, user agent and version, the same object on every read', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    g.addService('C', {
+      who: async (_r: unknown, ctx: RequestContext) => ({ first: ctx.client, same: ctx.client === ctx.client }),
+    });
+    const port = await start(g);
+    const res = await fetch(`http://${HOST}:${port}/api/C/who`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'ctx-test/1' }, body: '{}' });
+    const body = (await res.json()) as { data: { first: Record<string, unknown>; same: boolean } };
+    expect(body.data.same).toBe(true);
+    expect(body.data.first).toMatchObject({ address: HOST, userAgent: 'ctx-test/1', version: '1.1' });
+    expect(body.data.first.id).toBe(`${HOST}:${String(body.data.first.port)}`);
+    expect(typeof body.data.first.port).toBe('number');
+  });
+
+  it('keeps the peer address for a client read after the connection closed', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    let seen: { address: string; port: number } | undefined;
+    let finished: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    g.addService('C', {
+      late: async (_r: unknown, ctx: RequestContext) => {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        seen = { address: ctx.client.address, port: ctx.client.port };
+        finished();
+        return 'late';
+      },
+    });
+    const port = await start(g);
+    const req = http.request({ host: HOST, port, method: 'POST', path: '/api/C/late', headers: { 'content-type': 'application/json' } });
+    req.on('error', () => undefined);
+    req.end('{}');
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    await done;
+    expect(seen?.address).toBe(HOST);
+    expect(seen?.port).toBeGreaterThan(0);
+  });
+
+  it('replies {data} for every kind of result, and echoes the current trace header', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    const results: Record<string, unknown> = { str: 'q"uote\n', num: 1.5, nil: null, undef: undefined, date: new Date(0), arr: [1, undefined] };
+    g.addService('R', Object.fromEntries(Object.entries(results).map(([k, v]) => [k, async () => v])));
+    const port = await start(g);
+    for (const [method, value] of Object.entries(results)) {
+      const res = await fetch(`http://${HOST}:${port}/api/R/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-trace-id': 'trace-a' }, body: '{}' });
+      expect(await res.text()).toBe(JSON.stringify({ data: value }));
+      expect(res.headers.get('x-trace-id')).toBe('trace-a');
+    }
+    g.configureMonitoring({ tracing: { enabled: false, correlationHeader: 'X-Request-ID' } });
+    const res = await fetch(`http://${HOST}:${port}/api/R/num`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'trace-b', 'x-trace-id': 'ignored' }, body: '{}' });
+    expect(res.headers.get('x-request-id')).toBe('trace-b');
+  });
+});
