@@ -13,6 +13,12 @@
  * is steadier than calls/s (the load generator competes for the same cores). Then
  * every `forwarding*-run.js` scenario file beside this one runs (the
  * observability developer's gateway-forwarding benchmark).
+ *
+ * CPU pinning (../support/cpu-pin.js, as bench:http): every server, floor and
+ * gateway alike, runs on core 0 and this load generator on the last core, so
+ * both sides of a ratio get one whole core each instead of whatever the
+ * scheduler gave them on a two-core machine (BENCH_PIN=0 turns it off).
+ * `taskset` execs node, so the child's pid (used for its CPU time) is node's.
  */
 'use strict';
 const path = require('node:path');
@@ -23,6 +29,8 @@ const net = require('node:net');
 const grpc = require('@grpc/grpc-js');
 const WebSocket = require('ws');
 const autocannon = require('autocannon');
+const os = require('node:os');
+const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('../support/cpu-pin');
 
 const DURATION_MS = Number(process.env.BENCH_DURATION || 5) * 1000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
@@ -34,7 +42,8 @@ const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'server.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, args] = serverCommand([path.join(__dirname, 'server.js'), kind]);
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 30 s`)), 30_000);
     child.stdout.on('data', (chunk) => {
@@ -228,6 +237,7 @@ async function measure(kind, fn) {
 }
 
 async function main() {
+  pinLoadGenerator();
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
   const rows = [];
   for (const s of SCENARIOS) {
@@ -244,7 +254,7 @@ async function main() {
     }
     rows.push({ ...s, ...best, ratio: best.gw / best.raw });
   }
-  console.log(`gateway unary echo (${DURATION_MS / 1000} s per measurement, ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; best of ${ROUNDS})`);
+  console.log(`gateway unary echo (${DURATION_MS / 1000} s per measurement, ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; best of ${ROUNDS}; ${describePinning()})`);
   console.log('| transport | floor | floor calls/s | gateway calls/s | ratio | target | floor CPU µs/call | gateway CPU µs/call | CPU ratio |');
   console.log('|---|---|---:|---:|---:|---|---:|---:|---:|');
   const fmt = (v) => (Number.isFinite(v) ? v.toFixed(0) : 'n/a');
@@ -257,7 +267,10 @@ async function main() {
   for (const file of fs.readdirSync(__dirname).sort()) {
     if (/^forwarding.*-run\.js$/.test(file) && !only) {
       console.log(`\n--- ${file} ---`);
-      spawnSync(process.execPath, [path.join(__dirname, file)], { stdio: 'inherit', env: process.env });
+      // Children inherit this process's single-core affinity: give the forwarding bench every core back.
+      const all = `0-${(os.availableParallelism ? os.availableParallelism() : os.cpus().length) - 1}`;
+      const [command, args] = PINNED ? ['taskset', ['-c', all, process.execPath, path.join(__dirname, file)]] : [process.execPath, [path.join(__dirname, file)]];
+      spawnSync(command, args, { stdio: 'inherit', env: process.env });
     }
   }
 }
