@@ -72,4 +72,22 @@ describe('HTTP gateway call context', () => {
     const res = await fetch(`http://${HOST}:${port}/api/R/num`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'trace-b', 'x-trace-id': 'ignored' }, body: '{}' });
     expect(res.headers.get('x-request-id')).toBe('trace-b');
   });
+
+  it('serves a service registered again with its new handlers (resolved methods are cached per registry version)', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    g.addService('V', { get: async () => 1 });
+    const port = await start(g);
+    const call = async (method: string): Promise<unknown> => {
+      const res = await fetch(`http://${HOST}:${port}/api/V/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return res.status === 200 ? ((await res.json()) as { data: unknown }).data : res.status;
+    };
+    expect(await call('get')).toBe(1);
+    expect(await call('Get')).toBe(1);
+    g.addService('V', { get: async () => 2, other: async () => 3 });
+    expect(await call('get')).toBe(2);
+    expect(await call('Get')).toBe(2);
+    expect(await call('other')).toBe(3);
+    g.addService('V', { other: async () => 4 });
+    expect(await call('get')).toBe(404);
+  });
 });
