@@ -91,7 +91,8 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
   const forwarding = config.forwarding ?? {};
   const health = new HealthChecker(config.healthCheck, (instance) => channelOf(instance, forwarding));
   const pools = new Map<string, InstancePool>();
-  const remoteMethods = new Map<string, RemoteMethod | null>();
+  /** service → method → its forwarder (null: the service's descriptor has no such method). Nested: no key string per call. */
+  const remoteMethods = new Map<string, Map<string, RemoteMethod | null>>();
   const routers = new Map<string, CallRouter>();
 
   const sessionHeader = (config.routing?.http?.session_header ?? 'X-Session-ID').toLowerCase();
@@ -149,8 +150,8 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
 
   return {
     resolve(service: string, method: string): RemoteMethod | undefined {
-      const key = `${service}/${method}`;
-      const cached = remoteMethods.get(key);
+      const methods = remoteMethods.get(service);
+      const cached = methods?.get(method);
       if (cached !== undefined) return cached ?? undefined;
       const pool = pools.get(service);
       const router = routers.get(service);
@@ -174,7 +175,8 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
           requestCodec: JSON_CODEC, responseCodec: JSON_CODEC, pool, router, forwarding,
         });
       }
-      remoteMethods.set(key, remote);
+      if (methods === undefined) remoteMethods.set(service, new Map([[method, remote]]));
+      else methods.set(method, remote);
       return remote ?? undefined;
     },
 

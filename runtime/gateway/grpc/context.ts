@@ -7,11 +7,18 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
 
+/** The last peer parsed: calls on one connection share their peer string, so most calls skip the regex. */
+let lastPeer = '';
+let lastParsed: { readonly address: string; readonly port: number } = { address: '', port: 0 };
+
 /** `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` → address and port. */
-export function parsePeer(peer: string): { address: string; port: number } {
+export function parsePeer(peer: string): { readonly address: string; readonly port: number } {
+  if (peer === lastPeer) return lastParsed;
   const m = /^(?:ipv[46]:)?\[?([^\]]*?)\]?:(\d+)$/.exec(peer);
-  if (m === null) return { address: peer, port: 0 };
-  return { address: m[1] ?? peer, port: Number(m[2]) };
+  const parsed = m === null ? { address: peer, port: 0 } : { address: m[1] ?? peer, port: Number(m[2]) };
+  lastPeer = peer;
+  lastParsed = parsed;
+  return parsed;
 }
 
 /** Builds the RequestContext of one gRPC call. */
