@@ -153,9 +153,11 @@ export class Dispatch {
   /** Runs the next handler of `layer` suited to the error state; false when none is left. */
   #runNextHandler(layer: Layer, err: unknown): boolean {
     const handlers = layer.handlers;
+    const takesError = layer.takesError;
     while (this.#h < handlers.length) {
-      const fn = handlers[this.#h++]!;
-      if ((fn.length === 4) !== (err !== undefined)) continue;
+      const i = this.#h++;
+      const fn = handlers[i]!;
+      if (takesError[i] !== (err !== undefined)) continue;
       if (this.#mountEnd > 0) this.#stripMount();
       this.#call(fn, err);
       return true;

@@ -31,6 +31,8 @@ export class Layer {
   /** Position in the router's stack. */
   readonly index: number;
   readonly hasParams: boolean;
+  /** Per handler: whether it takes four arguments (an error handler); read once, `Function#length` is a slow accessor. */
+  readonly takesError: readonly boolean[];
   /** Whether any handler takes four arguments (runs only with an error). */
   readonly hasErrorHandler: boolean;
   /** Whether any handler takes fewer than four (runs only without an error). */
@@ -44,8 +46,9 @@ export class Layer {
     this.router = router;
     this.index = index;
     this.hasParams = matcher.keys.length > 0;
-    this.hasErrorHandler = handlers.some((h) => h.length === 4);
-    this.hasNormalHandler = handlers.some((h) => h.length !== 4);
+    this.takesError = handlers.map((h) => h.length === 4);
+    this.hasErrorHandler = this.takesError.includes(true);
+    this.hasNormalHandler = this.takesError.includes(false);
   }
 
   /** Whether this layer serves `method` (HEAD is served by GET routes). */

@@ -15,6 +15,7 @@ const { execFileSync, fork } = require('node:child_process');
 const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
+const { pinLoadGenerator, serverForkOptions, describePinning } = require('../support/cpu-pin');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FRAMEWORKS = ['fw', 'fastify', 'express', 'node'];
@@ -50,7 +51,7 @@ function scenarioFiles() {
 
 function startServer(framework, file) {
   return new Promise((resolve, reject) => {
-    const child = fork(join(__dirname, 'server.js'), [framework, file], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(join(__dirname, 'server.js'), [framework, file], serverForkOptions({ cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     const timer = setTimeout(() => {
       child.kill();
       reject(new Error(`${framework} server did not start within 30 s`));
@@ -120,6 +121,7 @@ function pad(text, width) {
 
 async function main() {
   build();
+  pinLoadGenerator();
   const rows = [];
   for (const file of scenarioFiles()) {
     const scenario = require(file);
@@ -138,7 +140,7 @@ async function main() {
     rows.push(row);
   }
   const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : '-');
-  console.log(`\nduration ${DURATION}s per run, best of ${ROUNDS} round(s), ${CONNECTIONS} connections, pipelining ${PIPELINING}, node ${process.version}\n`);
+  console.log(`\nduration ${DURATION}s per run, best of ${ROUNDS} round(s), ${CONNECTIONS} connections, pipelining ${PIPELINING}, node ${process.version}, ${describePinning()}\n`);
   const header = `${'scenario'.padEnd(40)}${FRAMEWORKS.map((f) => pad(f, 10)).join('')}${pad('fw/fastify', 12)}${pad('fw/node', 10)}`;
   console.log(header);
   console.log('-'.repeat(header.length));
