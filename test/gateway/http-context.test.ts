@@ -90,4 +90,29 @@ describe('HTTP gateway call context', () => {
     g.addService('V', { other: async () => 4 });
     expect(await call('get')).toBe(404);
   });
+
+  it('reads a body sent in several chunks, and survives a client that leaves mid-body', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    g.addService('B', { echo: async (r: unknown) => r });
+    const port = await start(g);
+    const chunked = await new Promise<string>((resolve, reject) => {
+      const req = http.request({ host: HOST, port, method: 'POST', path: '/api/B/echo', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('{"a":"first","b":2}')) } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.write('{"a":"first",');
+      setTimeout(() => req.end('"b":2}'), 30);
+    });
+    expect(JSON.parse(chunked)).toEqual({ data: { a: 'first', b: 2 } });
+    const left = http.request({ host: HOST, port, method: 'POST', path: '/api/B/echo', headers: { 'content-type': 'application/json', 'content-length': '100' } });
+    left.on('error', () => undefined);
+    left.write('{"a":');
+    await new Promise((r) => setTimeout(r, 50));
+    left.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    const res = await fetch(`http://${HOST}:${port}/api/B/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
+    expect(await res.json()).toEqual({ data: { ok: true } });
+  });
 });

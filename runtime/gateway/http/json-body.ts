@@ -58,10 +58,14 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
     done({ ok: false, error: tooLarge(limit) });
     return;
   }
-  const chunks: Buffer[] = [];
+  // Small bodies arrive as one chunk: keep it without an array.
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   let received = 0;
   let finished = false;
   // The listeners stay on: `finished` mutes them, and removing them would cost more than req lives.
+  // No 'error' listener: a request the client abandons ends neither in 'end' nor in an uncaught
+  // error (IncomingMessage emits 'error' only to listeners), so `done` is simply never called.
   const finish = (outcome: BodyOutcome): void => {
     if (finished) return;
     finished = true;
@@ -75,7 +79,9 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
       finish({ ok: false, error: tooLarge(limit) });
       return;
     }
-    chunks.push(chunk);
+    if (first === undefined) first = chunk;
+    else if (more === undefined) more = [first, chunk];
+    else more.push(chunk);
   };
   const onEnd = (): void => {
     if (finished) return;
@@ -83,8 +89,8 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
       finish({ ok: false, error: new ServiceError('BAD_REQUEST', 'Request body size did not match Content-Length', 400) });
       return;
     }
-    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-    if (bytes.length === 0) {
+    const bytes = more !== undefined ? Buffer.concat(more, received) : first;
+    if (bytes === undefined || bytes.length === 0) {
       finish({ ok: true, body: {}, suspect: false });
       return;
     }
@@ -97,7 +103,4 @@ export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome
   };
   req.on('data', onData);
   req.on('end', onEnd);
-  req.on('error', () => {
-    finished = true;
-  });
 }
