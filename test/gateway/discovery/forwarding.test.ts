@@ -118,6 +118,26 @@ describe('forwarding discovered calls over gRPC', () => {
     expect(streamed.flat().filter((r) => r.instance === 'b')).toHaveLength(0);
   });
 
+  test('every instance down: a unary call tries each once and fails UNAVAILABLE; a deadline ends a held call; nothing stays in flight', async () => {
+    instances = await Promise.all(['a', 'b', 'c'].map((id) => startInstance(id)));
+    const d = staticDiscovery();
+    await d.ready();
+    for (const i of instances) i.kill();
+    await expect(d.resolve('EchoService', 'echo')?.handler({}, ctx('http'))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    expect(d.instances('EchoService').map((i) => i.picked)).toEqual([1, 1, 1]);
+    expect(d.instances('EchoService').map((i) => i.inFlight)).toEqual([0, 0, 0]);
+    await d.close();
+
+    instances = [await startInstance('a')];
+    discovery = createServiceDiscovery(
+      { provider: 'static', services: { EchoService: { instances: [{ host: '127.0.0.1', port: instances[0]?.port ?? 0 }] } }, forwarding: { deadlineMs: 100 } },
+      { descriptorFor: () => undefined },
+    );
+    await expect(discovery.resolve('EchoService', 'hold')?.handler({}, ctx('http'))).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+    expect(discovery.instances('EchoService')[0]?.inFlight).toBe(0);
+    instances[0]?.release();
+  });
+
   test('one of 3 instances killed (SIGKILL) during a 2,000-call run: every call still succeeds', async () => {
     instances = await Promise.all(['a', 'c'].map((id) => startInstance(id)));
     const child = fork(path.join(__dirname, 'fixtures', 'instance-process.js'), ['b'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
