@@ -12,7 +12,7 @@ import type { GatewayCore } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
 import { startDatagramCall, type DatagramReplies } from './datagram-call';
-import { datagramReplies } from './datagram-replies';
+import { datagramReplies, type FormatResponse } from './datagram-replies';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
 export interface UdpGatewayConfig {
@@ -40,6 +40,7 @@ export class UdpTransport {
   #replies: DatagramReplies | undefined = undefined;
   #repliesConfig: UdpGatewayConfig | undefined = undefined;
   #repliesSocket: Socket | undefined = undefined;
+  #repliesFormat: FormatResponse | undefined = undefined;
 
   constructor(core: GatewayCore, config: () => UdpGatewayConfig) {
     this.#core = core;
@@ -68,11 +69,13 @@ export class UdpTransport {
     return this.#socket?.address().port;
   }
 
-  /** Replies for the current config; rebuilt only when configureUDP swapped it or the socket changed. */
+  /** Replies for the current config; rebuilt only when configureUDP swapped it (or its formatResponse) or the socket changed. */
   #repliesFor(socket: Socket, config: UdpGatewayConfig, maxPacket: number): DatagramReplies {
-    if (this.#replies === undefined || this.#repliesConfig !== config || this.#repliesSocket !== socket) {
-      this.#replies = datagramReplies(socket, this.#core, maxPacket, config.protocol?.formatResponse);
+    const format = config.protocol?.formatResponse;
+    if (this.#replies === undefined || this.#repliesConfig !== config || this.#repliesSocket !== socket || this.#repliesFormat !== format) {
+      this.#replies = datagramReplies(socket, this.#core, maxPacket, format);
       this.#repliesConfig = config;
+      this.#repliesFormat = format;
       this.#repliesSocket = socket;
     }
     return this.#replies;
