@@ -6,6 +6,8 @@
  *   udp      — bare dgram echo
  *   tcp      — bare net echo
  *   grpc     — plain grpc-js server, JSON codec, /Echo/echo
+ *   http-json, udp-json — the same floors, but decoding the JSON message and
+ *              encoding the reply as the gateway's wire format does (reference rows)
  * Prints `PORT <n>` when listening.
  */
 'use strict';
@@ -45,6 +47,47 @@ const servers = {
     });
     await new Promise((r) => server.listen(0, HOST, r));
     return server.address().port;
+  },
+  async 'http-json'() {
+    const server = require('node:http').createServer((req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        let data;
+        try {
+          data = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          res.writeHead(400).end();
+          return;
+        }
+        const body = JSON.stringify({ data });
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+    });
+    await new Promise((r) => server.listen(0, HOST, r));
+    return server.address().port;
+  },
+  async 'udp-json'() {
+    // Frame: version, type, 4-byte length, JSON {id, service, method, data}; the reply carries {id, method, data}.
+    const socket = require('node:dgram').createSocket('udp4');
+    socket.on('message', (msg, rinfo) => {
+      if (msg.length < 6 || msg.length !== 6 + msg.readUInt32BE(2)) return;
+      let call;
+      try {
+        call = JSON.parse(msg.toString('utf8', 6));
+      } catch {
+        return;
+      }
+      const body = Buffer.from(JSON.stringify({ id: call.id, method: call.method, data: call.data }));
+      const head = Buffer.allocUnsafe(6);
+      head[0] = 1;
+      head[1] = 2;
+      head.writeUInt32BE(body.length, 2);
+      socket.send([head, body], rinfo.port, rinfo.address);
+    });
+    await new Promise((r) => socket.bind(0, HOST, r));
+    return socket.address().port;
   },
   async ws() {
     const { WebSocketServer } = require('ws');
