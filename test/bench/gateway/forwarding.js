@@ -14,6 +14,19 @@
  * less. Rounds alternate the order of the two paths; the best round of each
  * is kept.
  *
+ * No CPU pinning (test/bench/support/cpu-pin.js is not used here, on
+ * purpose). Pinning "servers on core 0, load generator on core 1" is fair
+ * when one server faces the client; here the forwarded path has two server
+ * processes. The single-threaded load generator is the slower side of the
+ * direct path (callgrind: ~490k instructions per call against the instance's
+ * ~270k), so pinned, the direct path leaves half of core 0 idle while the
+ * forwarded path crams instance + gateway (~270k + ~630k) onto that one core:
+ * the ratio would compare the client's speed with the two servers' and could
+ * not exceed ~490 / 900 ≈ 0.54 whatever either side did. Unpinned, both paths
+ * may use both cores, which is the question the target asks (how much
+ * throughput a client loses by going through the gateway on this machine).
+ * docs/discovery.md "Forwarding performance" has the per-process figures.
+ *
  * Exports run({ durationSeconds, concurrency, rounds }) → { rows, ratio,
  * cpuRatio } for a bench runner; forwarding-run.js is the command-line entry.
  */
