@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
 import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
+import { startedGateways } from './support/started-gateways';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
@@ -17,14 +18,8 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
 };
 
 describe('gateway API', () => {
-  const gateways: ProtocolGateway[] = [];
-  const start = async (g: ProtocolGateway): Promise<number> => {
-    gateways.push(g);
-    return (await g.listen(0, HOST)).port as number;
-  };
-  afterAll(async () => {
-    for (const g of gateways) await g.close();
-  });
+  const startGateway = startedGateways();
+  const start = async (g: ProtocolGateway): Promise<number> => (await startGateway(g)).port;
 
   it('accepts the three addService forms and a named definition', async () => {
     const g = new ProtocolGateway({ enableUDP: false });

@@ -7,16 +7,11 @@
 import http from 'node:http';
 import { ProtocolGateway, type RequestContext } from 'fw';
 import { HOST } from './support/clients';
+import { startedGateways } from './support/started-gateways';
 
 describe('HTTP gateway call context', () => {
-  const gateways: ProtocolGateway[] = [];
-  const start = async (g: ProtocolGateway): Promise<number> => {
-    gateways.push(g);
-    return (await g.listen(0, HOST)).port as number;
-  };
-  afterAll(async () => {
-    for (const g of gateways) await g.close();
-  });
+  const startGateway = startedGateways();
+  const start = async (g: ProtocolGateway): Promise<number> => (await startGateway(g)).port;
 
   it('gives client id, address, port, user agent and version, the same object on every read', async () => {
     const g = new ProtocolGateway({ enableUDP: false });

@@ -7,18 +7,13 @@
 import dgram from 'node:dgram';
 import { encodeFrame, FrameType, ProtocolGateway, type RequestContext } from 'fw';
 import { HOST, udpCall, udpRaw, withTimeout } from './support/clients';
+import { startedGateways } from './support/started-gateways';
 
 const request = (payload: Record<string, unknown>): Buffer => encodeFrame(FrameType.Request, payload);
 
 describe('UDP datagram calls', () => {
-  const gateways: ProtocolGateway[] = [];
-  const start = async (g: ProtocolGateway): Promise<number> => {
-    gateways.push(g);
-    return (await g.listen(0, HOST)).udpPort as number;
-  };
-  afterAll(async () => {
-    for (const g of gateways) await g.close();
-  });
+  const startGateway = startedGateways();
+  const start = async (g: ProtocolGateway): Promise<number> => (await startGateway(g)).udpPort;
 
   it('answers a reply over maxPacketSize with RESPONSE_TOO_LARGE, and follows a later configureUDP', async () => {
     const g = new ProtocolGateway({ enableTCP: false, udp: { maxPacketSize: 200 } });
