@@ -1,0 +1,49 @@
+'use strict';
+/**
+ * Interleaved measurement, shared by bench:http and bench:gateway.
+ *
+ * On a small shared VM the speed of the whole machine drifts by ±10–20% over
+ * minutes and dips for seconds at a time, more than the margins the benches
+ * judge. So the servers being compared are all started at once and given the
+ * load in turn, in short slices (a second by default), the order reversing on
+ * every pass; a ratio is taken between neighbouring slices, where both sides
+ * saw the same machine, and the median over passes is reported. An idle
+ * server waiting for its turn costs nothing.
+ */
+
+/**
+ * @template {{ rps: number }} S
+ * @param {{ name: string, measure: (ms: number) => Promise<S> }[]} subjects
+ * @param {{ passes: number, sliceMs: number, onPass?: (pass: number, samples: Map<string, S[]>) => void }} options
+ * @returns {Promise<Map<string, S[]>>} per subject, one sample per pass
+ */
+async function interleave(subjects, { passes, sliceMs, onPass }) {
+  const samples = new Map(subjects.map((s) => [s.name, []]));
+  for (let pass = 0; pass < passes; pass++) {
+    const order = pass % 2 === 0 ? subjects : [...subjects].reverse();
+    for (const subject of order) samples.get(subject.name)[pass] = await subject.measure(sliceMs);
+    onPass?.(pass, samples);
+  }
+  return samples;
+}
+
+function median(values) {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Median over passes of `key` of subject a ÷ `key` of subject b within the same pass. */
+function pairedRatio(samples, a, b, key = 'rps') {
+  const as = samples.get(a) ?? [];
+  const bs = samples.get(b) ?? [];
+  return median(as.map((x, i) => (bs[i] === undefined ? NaN : x[key] / bs[i][key])));
+}
+
+/** Median over passes of one subject's `key`. */
+function medianOf(samples, name, key = 'rps') {
+  return median((samples.get(name) ?? []).map((x) => x[key]));
+}
+
+module.exports = { interleave, median, pairedRatio, medianOf };
