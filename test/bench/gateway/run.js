@@ -5,14 +5,16 @@
  * process; load comes from this process.
  *
  *   npm run bench:gateway
- *   BENCH_DURATION=5 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ROUNDS=2 BENCH_ONLY=http,tcp npm run bench:gateway
+ *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp npm run bench:gateway
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
  * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. Two
  * reference rows (not targets) add HTTP and UDP floors that decode the JSON
  * message and encode the reply, as the gateway and the grpc-js floor must. The
- * server process's CPU time per call is printed too: on a shared machine it
- * is steadier than calls/s (the load generator competes for the same cores). Then
+ * server process's CPU time per call is printed too. Per scenario the floor and
+ * a gateway run at once and take the load in turn, BENCH_SLICE seconds each,
+ * for BENCH_PASSES passes; figures are medians over passes, and ratios medians
+ * of the ratio within a pass (../support/interleave.js says why). Then
  * every `forwarding*-run.js` scenario file beside this one runs (the
  * observability developer's gateway-forwarding benchmark).
  *
@@ -33,11 +35,13 @@ const WebSocket = require('ws');
 const autocannon = require('autocannon');
 const os = require('node:os');
 const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('../support/cpu-pin');
+const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 
-const DURATION_MS = Number(process.env.BENCH_DURATION || 5) * 1000;
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
+const SLICE_MS = Number(process.env.BENCH_SLICE || 1) * 1000;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP || 1) * 1000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 16);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 2);
 const TARGET = 0.8;
 const HOST = '127.0.0.1';
 const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
@@ -225,20 +229,22 @@ function cpuSeconds(pid) {
   }
 }
 
-async function measure(kind, fn) {
+/** A started server (floor or gateway) as an interleave() subject, driven by `load(port, ms)`. */
+async function subject(name, kind, load) {
   const { child, port } = await startServer(kind);
-  try {
-    await fn(port, 1000).catch(() => undefined); // 1 s warm-up (JIT), not counted
-    const cpuBefore = cpuSeconds(child.pid);
-    const started = Date.now();
-    const result = await fn(port, DURATION_MS);
-    const cpuAfter = cpuSeconds(child.pid);
-    const calls = result.rps * ((Date.now() - started) / 1000);
-    const cpuMicros = cpuBefore === undefined || cpuAfter === undefined || calls === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / calls;
-    return { ...result, cpuMicros };
-  } finally {
-    await stop(child);
-  }
+  return {
+    name,
+    child,
+    async measure(ms) {
+      const cpuBefore = cpuSeconds(child.pid);
+      const started = Date.now();
+      const result = await load(port, ms);
+      const cpuAfter = cpuSeconds(child.pid);
+      const calls = result.rps * ((Date.now() - started) / 1000);
+      const cpu = cpuBefore === undefined || cpuAfter === undefined || calls === 0 ? NaN : ((cpuAfter - cpuBefore) * 1e6) / calls;
+      return { rps: result.rps, cpu };
+    },
+  };
 }
 
 async function main() {
@@ -247,29 +253,36 @@ async function main() {
   const rows = [];
   for (const s of SCENARIOS) {
     if (only && !only.includes(s.transport)) continue;
-    let best = { raw: 0, gw: 0, rawCpu: Infinity, gwCpu: Infinity };
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which server goes first so drift on a shared machine evens out.
-      const order = round % 2 === 0 ? ['raw', 'gw'] : ['gw', 'raw'];
-      for (const which of order) {
-        const r = which === 'raw' ? await measure(s.kind, s.raw) : await measure('gateway', s.gw);
-        best[which] = Math.max(best[which], r.rps);
-        if (r.cpuMicros !== undefined) best[`${which}Cpu`] = Math.min(best[`${which}Cpu`], r.cpuMicros);
-      }
+    const subjects = [];
+    try {
+      subjects.push(await subject('floor', s.kind, s.raw), await subject('gateway', 'gateway', s.gw));
+      for (const x of subjects) await x.measure(WARMUP_MS).catch(() => undefined); // JIT warm-up, not counted
+      const samples = await interleave(subjects, { passes: PASSES, sliceMs: SLICE_MS });
+      rows.push({
+        ...s,
+        raw: medianOf(samples, 'floor'),
+        gw: medianOf(samples, 'gateway'),
+        ratio: pairedRatio(samples, 'gateway', 'floor'),
+        rawCpu: medianOf(samples, 'floor', 'cpu'),
+        gwCpu: medianOf(samples, 'gateway', 'cpu'),
+        cpuRatio: pairedRatio(samples, 'floor', 'gateway', 'cpu'),
+      });
+      process.stdout.write(`${s.transport} (${s.floor}): floor ${Math.round(rows.at(-1).raw)}, gateway ${Math.round(rows.at(-1).gw)} calls/s\n`);
+    } finally {
+      for (const x of subjects) await stop(x.child);
     }
-    rows.push({ ...s, ...best, ratio: best.gw / best.raw });
   }
-  console.log(`gateway unary echo (${DURATION_MS / 1000} s per measurement, ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; best of ${ROUNDS}; ${describePinning()})`);
+  console.log(`\ngateway unary echo (${PASSES} passes of ${SLICE_MS / 1000} s slices, floor and gateway up at once, order reversing each pass; ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; ${describePinning()})`);
+  console.log('calls/s and CPU: medians over passes; ratios: medians over passes of the ratio within a pass\n');
   console.log('| transport | floor | floor calls/s | gateway calls/s | ratio | target | floor CPU µs/call | gateway CPU µs/call | CPU ratio |');
   console.log('|---|---|---:|---:|---:|---|---:|---:|---:|');
-  const fmt = (v) => (Number.isFinite(v) ? v.toFixed(0) : 'n/a');
+  const fmt = (v, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
   for (const r of rows) {
-    const cpuRatio = Number.isFinite(r.rawCpu) && Number.isFinite(r.gwCpu) ? `${(r.rawCpu / r.gwCpu).toFixed(2)}×` : 'n/a';
     const target = r.reference ? 'reference' : `≥ ${TARGET}× ${r.ratio >= TARGET ? 'MET' : 'NOT MET'}`;
-    console.log(`| ${r.transport} | ${r.floor} | ${Math.round(r.raw)} | ${Math.round(r.gw)} | ${r.ratio.toFixed(2)}× | ${target} | ${fmt(r.rawCpu)} | ${fmt(r.gwCpu)} | ${cpuRatio} |`);
+    console.log(`| ${r.transport} | ${r.floor} | ${fmt(r.raw)} | ${fmt(r.gw)} | ${fmt(r.ratio, 2)}× | ${target} | ${fmt(r.rawCpu, 1)} | ${fmt(r.gwCpu, 1)} | ${fmt(r.cpuRatio, 2)}× |`);
   }
   console.log('Reference rows: the floor also decodes the JSON message and encodes the reply (the work any JSON service does); the target is on the byte-echo floors above.');
-  console.log('CPU ratio = floor CPU per call / gateway CPU per call (server process, from /proc): steadier than calls/s on a busy machine.');
+  console.log('CPU ratio = floor CPU per call / gateway CPU per call (server process, from /proc).');
   // Extra scenario files (e.g. the forwarding benchmark) run as their own processes.
   for (const file of fs.readdirSync(__dirname).sort()) {
     if (/^forwarding.*-run\.js$/.test(file) && !only) {
