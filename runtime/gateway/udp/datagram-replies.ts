@@ -6,6 +6,8 @@
  * a reply that cannot be encoded becomes INTERNAL_ERROR; a send on a closed
  * socket is dropped. The replies objects never throw.
  */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
 import type { RemoteInfo, Socket } from 'node:dgram';
 import { ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';

@@ -3,6 +3,8 @@
  * `msgpack` (the same envelope, MessagePack-encoded binary frames) and
  * `binary` (the frame layout of docs/protocols.md inside binary messages).
  */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { GatewayErrors, ServiceError } from '../errors';
 

@@ -5,6 +5,8 @@
  * Messages over `maxPayload` close the connection with 1009 (ws enforces it);
  * output waits while the socket is not draining.
  */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';

@@ -4,6 +4,8 @@
  * JSON payload`. Decoding never throws anything but a ServiceError, so a bad
  * frame always becomes an error reply.
  */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
 import { ServiceError } from '../errors';
 
 /** The only frame version; replies carry it too. */
