@@ -99,11 +99,11 @@ function checkRateLimit(config: ServiceMethod['rateLimit'], where: string): Fixe
   }
 }
 
-/** Services by name and methods by `service\0method` (aliases included). */
+/** Services by name and methods by service, then method name (aliases included). */
 export class ServiceRegistry {
   readonly #services = new Map<string, RegisteredService>();
-  /** `service\0method` → method, aliases included. */
-  readonly #methods = new Map<string, ResolvedMethod>();
+  /** service → method name → method, aliases included. Two lookups: no key string is built and hashed per call. */
+  readonly #methods = new Map<string, Map<string, ResolvedMethod>>();
   #version = 0;
 
   /** Bumped on every registration, so transports can rebuild derived tables lazily. */
@@ -120,7 +120,7 @@ export class ServiceRegistry {
   }
 
   resolve(service: string, method: string): ResolvedMethod | undefined {
-    return this.#methods.get(service + '\0' + method);
+    return this.#methods.get(service)?.get(method);
   }
 
   /** Registers an inline service (spec 4.10's three forms). */
@@ -200,7 +200,10 @@ export class ServiceRegistry {
   #store(service: RegisteredService): RegisteredService {
     const previous = this.#services.get(service.name);
     if (previous !== undefined) {
-      for (const [key, m] of this.#methods) if (m.service === service.name) this.#methods.delete(key);
+      for (const [key, byName] of this.#methods) {
+        for (const [name, m] of byName) if (m.service === service.name) byName.delete(name);
+        if (byName.size === 0) this.#methods.delete(key);
+      }
     }
     this.#services.set(service.name, service);
     this.#alias(service.name, service);
@@ -209,13 +212,17 @@ export class ServiceRegistry {
   }
 
   #alias(serviceName: string, service: RegisteredService): void {
+    let byName = this.#methods.get(serviceName);
+    if (byName === undefined) {
+      byName = new Map<string, ResolvedMethod>();
+      this.#methods.set(serviceName, byName);
+    }
     for (const m of service.methods) {
       const names = new Set([m.method, flipFirst(m.method)]);
       if (m.descriptor !== undefined) names.add(m.descriptor.name);
       for (const n of names) {
-        const key = serviceName + '\0' + n;
         // An exact registration wins over a case alias of another method.
-        if (n === m.method || !this.#methods.has(key)) this.#methods.set(key, m);
+        if (n === m.method || !byName.has(n)) byName.set(n, m);
       }
     }
   }
