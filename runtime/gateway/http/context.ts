@@ -4,7 +4,8 @@
  * are created on first use (most handlers never read them); `signal` aborts
  * when the client goes away before the response is finished.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 
 class HttpRequestContext implements RequestContext {
@@ -17,20 +18,21 @@ class HttpRequestContext implements RequestContext {
   readonly #res: ServerResponse;
   /** Read now: after a disconnect the socket no longer knows its peer. */
   readonly #address: string;
-  readonly #port: number;
+  readonly #socket: Socket;
   #client: ClientInfo | undefined = undefined;
   #controller: AbortController | undefined = undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
+  constructor(req: IncomingMessage, headers: IncomingHttpHeaders, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
     // Node keeps only set-cookie as an array; handlers see the header object as sent.
-    this.headers = req.headers as Record<string, string>;
+    this.headers = headers as Record<string, string>;
     this.metadata = metadata;
     this.tracing = tracing;
     this.#req = req;
     this.#res = res;
-    const socket = req.socket;
-    this.#address = socket.remoteAddress ?? '';
-    this.#port = socket.remotePort ?? 0;
+    // Reading remoteAddress makes net.Socket cache its peer (address and port), so the port
+    // can be read on first use of `client`: one peer lookup per request instead of two.
+    this.#socket = req.socket;
+    this.#address = this.#socket.remoteAddress ?? '';
   }
 
   /** Built on first read (most handlers never look): the same object on every read. */
@@ -38,7 +40,7 @@ class HttpRequestContext implements RequestContext {
     if (this.#client === undefined) {
       const req = this.#req;
       const address = this.#address;
-      const port = this.#port;
+      const port = this.#socket.remotePort ?? 0;
       this.#client = { id: `${address}:${port}`, address, port, userAgent: req.headers['user-agent'], version: req.httpVersion };
     }
     return this.#client;
@@ -59,14 +61,15 @@ class HttpRequestContext implements RequestContext {
   }
 }
 
-/** Builds the RequestContext of one HTTP call. */
+/** Builds the RequestContext of one HTTP call; `headers` is `req.headers`, already read by the caller. */
 export function httpContext(
   req: IncomingMessage,
+  headers: IncomingHttpHeaders,
   res: ServerResponse,
   path: string,
   query: Record<string, string>,
   params: Record<string, string>,
   tracing: TracingInfo,
 ): RequestContext {
-  return new HttpRequestContext(req, res, { method: req.method ?? 'GET', path, query, params }, tracing);
+  return new HttpRequestContext(req, headers, res, { method: req.method ?? 'GET', path, query, params }, tracing);
 }

@@ -5,17 +5,19 @@
  * on-finished's async-hook wrapping), which bench:gateway showed to be a
  * quarter of the gateway's per-call overhead over bare node:http.
  */
-import type { IncomingMessage } from 'node:http';
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ServiceError } from '../errors';
 
 /** Parsed body, `undefined` for a request without one, or the error to answer with. */
 export type BodyOutcome = { ok: true; body: unknown; suspect: boolean } | { ok: false; error: ServiceError };
 
-/** True when this request's body can take the fast path. */
-export function isPlainJsonBody(req: IncomingMessage): boolean {
-  const encoding = req.headers['content-encoding'];
+/** True when a request with these headers (`req.headers`) can take the fast path. */
+export function isPlainJsonBody(headers: IncomingHttpHeaders): boolean {
+  const encoding = headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
-  const type = req.headers['content-type'];
+  const type = headers['content-type'];
   if (type === undefined || type === 'application/json') return true;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type);
   return charset === null || /^utf-?8$/i.test(charset[1] ?? '');
@@ -42,12 +44,12 @@ function textMightHavePrototypeKeys(text: string): boolean {
 }
 
 /**
- * Reads and parses the body (at most `limit` bytes). Calls `done` exactly
- * once, unless the client goes away first.
+ * Reads and parses the body (at most `limit` bytes); `headers` is `req.headers`.
+ * Calls `done` exactly once, unless the client goes away first.
  */
-export function readJsonBody(req: IncomingMessage, limit: number, done: (outcome: BodyOutcome) => void): void {
-  const lengthHeader = req.headers['content-length'];
-  const chunked = req.headers['transfer-encoding'] !== undefined;
+export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders, limit: number, done: (outcome: BodyOutcome) => void): void {
+  const lengthHeader = headers['content-length'];
+  const chunked = headers['transfer-encoding'] !== undefined;
   if (lengthHeader === undefined && !chunked) {
     done({ ok: true, body: undefined, suspect: false });
     return;

@@ -60,12 +60,15 @@ export class RouteTable {
   readonly #static = new Map<string, RouteMatch>();
   readonly #patterns: PatternRoute[] = [];
   readonly #basePrefix: string;
+  /** `#basePrefix + '/'`, built once rather than per request. */
+  readonly #baseDir: string;
 
   /**
    * @param routes `configureHTTP` map: `'GET /users/:id' → 'UserService.getUser'`
    */
   constructor(registry: ServiceRegistry, basePath: string, routes: Record<string, string>) {
     this.#basePrefix = normalize(basePath) === '/' ? '' : normalize(basePath);
+    this.#baseDir = this.#basePrefix + '/';
     for (const [spec, target] of Object.entries(routes)) {
       const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(spec);
       const t = /^([^.]+)\.(.+)$/.exec(target);
@@ -104,11 +107,12 @@ export class RouteTable {
       if (found !== undefined) return found;
     }
     // Default binding: POST {basePath}/<Service>/<method>.
-    if (verb === 'POST' && (this.#basePrefix === '' || path.startsWith(this.#basePrefix + '/'))) {
-      const rest = path.slice(this.#basePrefix.length + 1);
-      const slash = rest.indexOf('/');
-      if (slash > 0 && slash < rest.length - 1 && rest.indexOf('/', slash + 1) === -1) {
-        return { service: rest.slice(0, slash), method: rest.slice(slash + 1), params: {}, body: '*' };
+    if (verb === 'POST' && (this.#basePrefix === '' || path.startsWith(this.#baseDir))) {
+      // Indexes into path: no intermediate `rest` string.
+      const start = this.#baseDir.length;
+      const slash = path.indexOf('/', start);
+      if (slash > start && slash < path.length - 1 && path.indexOf('/', slash + 1) === -1) {
+        return { service: path.slice(start, slash), method: path.slice(slash + 1), params: {}, body: '*' };
       }
     }
     return undefined;

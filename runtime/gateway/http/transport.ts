@@ -6,7 +6,9 @@
  * parser. Both enforce the 1 MiB default and refuse prototype keys. CORS is
  * the `cors` package.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
@@ -125,13 +127,13 @@ export class HttpTransport {
   }
 
   /** The request's trace id (header or traceparent) or a fresh one; the lower-cased header name is cached per name. */
-  #tracing(req: IncomingMessage): TracingInfo {
+  #tracing(headers: IncomingHttpHeaders): TracingInfo {
     const name = this.#deps.core.traceHeader;
     if (name !== this.#traceName) {
       this.#traceName = name;
       this.#traceKey = name.toLowerCase();
     }
-    return tracingFrom(req.headers[this.#traceKey], req.headers.traceparent);
+    return tracingFrom(headers[this.#traceKey], headers.traceparent);
   }
 
   /** Rebuilds derived state when services or configuration changed since the last request. */
@@ -201,16 +203,18 @@ export class HttpTransport {
       this.#dispatch(req, res, match, path, query);
       return;
     }
-    if (isPlainJsonBody(req)) {
-      readJsonBody(req, this.#limit, (outcome) => {
+    // req.headers is a getter with a megamorphic symbol load inside: read it once per request here.
+    const headers = req.headers;
+    if (isPlainJsonBody(headers)) {
+      readJsonBody(req, headers, this.#limit, (outcome) => {
         if (!outcome.ok) {
-          const tracing = this.#tracing(req);
+          const tracing = this.#tracing(headers);
           if (outcome.error.statusCode === 413) res.setHeader('Connection', 'close');
           this.#fail(res, outcome.error, tracing.traceId);
           return;
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
-          const tracing = this.#tracing(req);
+          const tracing = this.#tracing(headers);
           this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
           return;
         }
@@ -221,12 +225,12 @@ export class HttpTransport {
     }
     this.#parser(req as never, res as never, (err?: unknown) => {
       if (err !== undefined) {
-        const tracing = this.#tracing(req);
+        const tracing = this.#tracing(req.headers);
         this.#fail(res, bodyError(err), tracing.traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
-        const tracing = this.#tracing(req);
+        const tracing = this.#tracing(req.headers);
         this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
         return;
       }
@@ -237,7 +241,8 @@ export class HttpTransport {
   #dispatch(req: ParsedRequest, res: ServerResponse, match: RouteMatch, path: string, query: Record<string, string>): void {
     const core = this.#deps.core;
     const config = this.#configRef ?? {};
-    const tracing = this.#tracing(req);
+    const headers = req.headers;
+    const tracing = this.#tracing(headers);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
     try {
@@ -246,7 +251,7 @@ export class HttpTransport {
       this.#fail(res, e instanceof ServiceError ? e : GatewayErrors.badRequest('Request does not match the method\'s message type'), tracing.traceId);
       return;
     }
-    const context = httpContext(req, res, path, query, match.params, tracing);
+    const context = httpContext(req, headers, res, path, query, match.params, tracing);
     core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
       (result) => {
         try {
