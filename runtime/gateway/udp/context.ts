@@ -1,11 +1,39 @@
 /**
  * RequestContext for a UDP datagram: client from the sender's address, no
  * headers, metadata with the call id plus the envelope's `metadata`.
+ * `client` is built on first read, as on HTTP (most handlers never look):
+ * its `address:port` id string is then not made per datagram.
  */
 import type { RemoteInfo } from 'node:dgram';
-import type { RequestContext, TracingInfo } from '../../core/request-context';
-import { createContext } from '../gateway-core';
+import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 import type { EnvelopeRequest } from '../session/call-session';
+
+class UdpRequestContext implements RequestContext {
+  readonly protocol: Protocol = 'udp';
+  readonly headers: Record<string, string> = {};
+  readonly metadata: Record<string, unknown>;
+  authentication: AuthenticationInfo | undefined = undefined;
+  readonly tracing: TracingInfo;
+  readonly signal: AbortSignal;
+  readonly #peer: RemoteInfo;
+  #client: ClientInfo | undefined = undefined;
+
+  constructor(peer: RemoteInfo, metadata: Record<string, unknown>, tracing: TracingInfo, signal: AbortSignal) {
+    this.metadata = metadata;
+    this.tracing = tracing;
+    this.signal = signal;
+    this.#peer = peer;
+  }
+
+  /** The same object on every read. */
+  get client(): ClientInfo {
+    if (this.#client === undefined) {
+      const { address, port } = this.#peer;
+      this.#client = { id: `${address}:${port}`, address, port };
+    }
+    return this.#client;
+  }
+}
 
 /** Builds the RequestContext of one UDP datagram call. */
 export function udpContext(rinfo: RemoteInfo, message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal): RequestContext {
@@ -15,5 +43,5 @@ export function udpContext(rinfo: RemoteInfo, message: EnvelopeRequest, tracing:
     extra !== null && typeof extra === 'object'
       ? { ...(extra as Record<string, unknown>), messageId: message.id, packetSize: rinfo.size }
       : { messageId: message.id, packetSize: rinfo.size };
-  return createContext('udp', { id: `${rinfo.address}:${rinfo.port}`, address: rinfo.address, port: rinfo.port }, {}, metadata, tracing, signal);
+  return new UdpRequestContext(rinfo, metadata, tracing, signal);
 }
