@@ -15,7 +15,7 @@ import { nextConnectionId } from '../gateway-core';
 import { CallSession } from '../session/call-session';
 import { BAD_HEADER, FrameReader } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
-import { tcpContext } from './context';
+import { tcpContexts } from './context';
 
 /** The constructor's `tcp` options. */
 export interface TcpGatewayConfig {
@@ -103,7 +103,7 @@ export class TcpTransport {
       });
     };
     const sink = frameReplySink(core, 'tcp', send, writable);
-    const session = new CallSession(core, 'tcp', sink, (message, tracing, signal) => tcpContext(socket, connectionId, message, tracing, signal), {
+    const session = new CallSession(core, 'tcp', sink, tcpContexts(socket, connectionId), {
       maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
       maxQueuedMessages: 1024,
       clientStreaming: true,

@@ -17,7 +17,7 @@ import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/ca
 import { decodeFrame } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { decodeEnvelope, encodeEnvelope, MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
-import { websocketContext } from './context';
+import { websocketContexts } from './context';
 import { ClientStreamTap, hookedSink, streamingHooks, type WebSocketStreamingHooks } from './streaming-hooks';
 
 /** `configureWebSocket(config)` plus the constructor's `websocket` options. */
@@ -148,7 +148,7 @@ export class WebSocketTransport {
     const sink = hooks?.server !== undefined ? hookedSink(baseSink, ws, hooks.server) : baseSink;
     const tap = hooks?.client !== undefined ? new ClientStreamTap(hooks.client, ws) : undefined;
     const streaming = config.handleStreaming !== false;
-    const session = new CallSession(core, 'websocket', sink, (message, tracing, signal) => websocketContext(req, connectionId, message, tracing, signal), {
+    const session = new CallSession(core, 'websocket', sink, websocketContexts(req, connectionId), {
       maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
       maxQueuedMessages: 1024,
       clientStreaming: streaming,

@@ -88,6 +88,9 @@ export function decodeFrame(buffer: Buffer, maxPayload: number): Frame {
   return { type, payload: parsePayloadText(buffer.toString('utf8', FRAME_HEADER_BYTES, buffer.length)) };
 }
 
+/** The reader's empty remainder: one shared zero-length Buffer instead of a new one per chunk. */
+const EMPTY = Buffer.alloc(0);
+
 /** Frame type of a payload that was not valid JSON (`payload.error` holds the ServiceError). */
 export const BAD_PAYLOAD = -1;
 /** Frame type reporting a bad header: framing is lost, the stream must be closed. */
@@ -101,7 +104,7 @@ export const BAD_HEADER = -2;
  */
 export class FrameReader {
   readonly #maxPayload: number;
-  #buffer: Buffer = Buffer.alloc(0);
+  #buffer: Buffer = EMPTY;
   #failed = false;
 
   constructor(maxPayload: number) {
@@ -124,18 +127,19 @@ export class FrameReader {
         length = readHeader(buffer, offset, this.#maxPayload);
       } catch (e) {
         this.#failed = true;
-        this.#buffer = Buffer.alloc(0);
+        this.#buffer = EMPTY;
         frames.push({ type: BAD_HEADER, payload: { error: e } });
         return frames;
       }
       const end = offset + FRAME_HEADER_BYTES + length;
       if (buffer.length < end) break;
       const type = buffer[offset + 1] as number;
-      const payloadBytes = buffer.subarray(offset + FRAME_HEADER_BYTES, end);
+      const start = offset + FRAME_HEADER_BYTES;
       offset = end;
       let payload: Record<string, unknown>;
       try {
-        payload = parsePayload(payloadBytes);
+        // Decoded from offsets, as in decodeFrame: no subarray view per frame.
+        payload = parsePayloadText(buffer.toString('utf8', start, end));
       } catch (e) {
         // A bad payload in a well-framed message: report it and keep the stream.
         frames.push({ type: BAD_PAYLOAD, payload: { error: e } });
@@ -143,7 +147,7 @@ export class FrameReader {
       }
       frames.push({ type, payload });
     }
-    buffer = offset === buffer.length ? Buffer.alloc(0) : buffer.subarray(offset);
+    buffer = offset === buffer.length ? EMPTY : buffer.subarray(offset);
     // Copy a small remainder so one retained slice never pins a large chunk.
     this.#buffer = buffer.length > 0 && buffer.length < 4096 ? Buffer.from(buffer) : buffer;
     return frames;
