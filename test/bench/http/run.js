@@ -3,17 +3,29 @@
  * HTTP benchmark: fw vs Fastify vs Express vs bare node:http, in one run.
  *
  *   npm run bench:http
- *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=50 BENCH_ONLY=hello,table npm run bench:http
+ *   BENCH_ROUNDS=2 BENCH_PASSES=5 BENCH_SLICE=1 BENCH_REWARM=0.5 BENCH_CONNECTIONS=50 BENCH_ONLY=hello,table npm run bench:http
  *
  * Every scenario in scenarios/*.js (exporting {name, request, fw, fastify,
- * express, node}) is served by each framework in its own child process
- * (server.js); autocannon drives it from this process. fw runs from dist/, so
- * the script builds first (BENCH_SKIP_BUILD=1 skips that). All servers of all
- * scenarios start at once and take the load in turn, a slice of BENCH_SLICE
- * seconds each, for BENCH_PASSES passes (../support/interleave.js says why).
- * Prints req/s (median over passes), the ratios fw/fastify and fw/node, and
- * the route-table/hello ratio, each the median over passes of the ratio
- * within one pass; and the server's CPU µs per request.
+ * express, node}, and optionally a `group` name) is served by each framework
+ * in its own child process (server.js); autocannon drives it from this
+ * process. fw runs from dist/, so the script builds first (BENCH_SKIP_BUILD=1
+ * skips that).
+ *
+ * The run is BENCH_ROUNDS rounds; in each, every scenario group in turn gets
+ * fresh servers, all of its frameworks side by side, warmed BENCH_WARMUP
+ * seconds each, which then take the load in turn, a slice of BENCH_SLICE
+ * seconds each, for BENCH_PASSES passes, each slice right after BENCH_REWARM
+ * seconds of uncounted load (../support/interleave.js says why). Fresh,
+ * short-lived servers because on the shared VM this was built on a server
+ * process, any of them, can drop to ~75% of its speed for good after a minute
+ * or two of life, at a random moment (docs/http.md, "Performance"): a run
+ * that kept one process per framework for ten minutes measured which process
+ * had been unlucky. Samples of all rounds are pooled.
+ *
+ * Prints req/s (median over all passes), the ratios fw/fastify and fw/node,
+ * and the route-table/hello ratio (the two scenarios share a group), each the
+ * median over passes of the ratio within one pass; and the server's CPU µs
+ * per request.
  */
 const { execFileSync, fork } = require('node:child_process');
 const { readdirSync } = require('node:fs');
@@ -24,8 +36,10 @@ const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FRAMEWORKS = ['fw', 'fastify', 'express', 'node'];
-const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 2));
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 5));
 const SLICE = Number(process.env.BENCH_SLICE || 1);
+const REWARM = Number(process.env.BENCH_REWARM ?? 0.5);
 const WARMUP = Number(process.env.BENCH_WARMUP || 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 const PIPELINING = Number(process.env.BENCH_PIPELINING || 1);
@@ -124,42 +138,69 @@ function pad(text, width) {
   return String(text).padStart(width);
 }
 
-async function main() {
-  build();
-  pinLoadGenerator();
-  const scenarios = scenarioFiles().map((file) => ({ file, scenario: require(file) }));
+/** Scenarios that share a `group` run side by side (the route-table/hello ratio needs its two in one group). */
+function groupsOf(scenarios) {
+  const groups = new Map();
+  for (const entry of scenarios) {
+    const key = entry.scenario.group ?? entry.scenario.name;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(entry);
+  }
+  return [...groups.values()];
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill();
+  });
+}
+
+/** One round of one group: fresh servers, warmed, then interleaved passes; samples appended at `offset`. */
+async function runGroup(group, round, samples) {
   const subjects = [];
   try {
-    for (const { file, scenario } of scenarios) {
+    for (const { file, scenario } of group) {
       for (const framework of FRAMEWORKS) {
         if (typeof scenario[framework] === 'function') subjects.push(await subject(framework, file, scenario.request, scenario.name));
       }
     }
-    process.stdout.write(`${subjects.length} servers started; warming each for ${WARMUP} s ... `);
     for (const s of subjects) if (WARMUP > 0) await s.measure(WARMUP * 1000);
-    process.stdout.write('done\n');
-    const samples = await interleave(subjects, {
+    const groupSamples = await interleave(subjects, {
       passes: PASSES,
       sliceMs: SLICE * 1000,
+      rewarmMs: REWARM * 1000,
       onPass(pass, all) {
-        const line = scenarios.map(({ scenario }) => {
+        const line = group.map(({ scenario }) => {
           const rps = (f) => all.get(`${scenario.name}|${f}`)?.[pass]?.rps;
           return `${scenario.name.split(',')[0]}: ${FRAMEWORKS.map((f) => (rps(f) === undefined ? '-' : Math.round(rps(f) / 100) / 10 + 'k')).join(' / ')}`;
         });
-        console.log(`pass ${pass + 1}/${PASSES} (fw / fastify / express / node req/s) ${line.join('; ')}`);
+        console.log(`round ${round + 1}/${ROUNDS} pass ${pass + 1}/${PASSES} (fw / fastify / express / node req/s) ${line.join('; ')}`);
       },
     });
-    report(scenarios, samples);
+    for (const [name, list] of groupSamples) samples.set(name, [...(samples.get(name) ?? []), ...list]);
   } finally {
-    for (const s of subjects) s.child.kill();
+    await Promise.all(subjects.map((s) => stop(s.child)));
   }
+}
+
+async function main() {
+  build();
+  pinLoadGenerator();
+  const scenarios = scenarioFiles().map((file) => ({ file, scenario: require(file) }));
+  const samples = new Map();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const group of groupsOf(scenarios)) await runGroup(group, round, samples);
+  }
+  report(scenarios, samples);
 }
 
 function report(scenarios, samples) {
   const key = (name, framework) => `${name}|${framework}`;
   const fmt = (v) => (v === undefined ? '-' : v.toFixed(2));
-  console.log(`\n${PASSES} passes of ${SLICE} s slices per server (all servers up at once, order reversing each pass), warm-up ${WARMUP} s, ${CONNECTIONS} connections, pipelining ${PIPELINING}, node ${process.version}, ${describePinning()}`);
-  console.log('req/s: median over passes; ratios: median over passes of the ratio within each pass\n');
+  console.log(`\n${ROUNDS} rounds × ${PASSES} passes of ${SLICE} s slices per server (fresh servers per round and scenario group, order reversing each pass), each after ${REWARM} s uncounted re-warm, warm-up ${WARMUP} s, ${CONNECTIONS} connections, pipelining ${PIPELINING}, node ${process.version}, ${describePinning()}`);
+  console.log('req/s: median over all passes; ratios: median over all passes of the ratio within each pass\n');
   const header = `${'scenario'.padEnd(40)}${FRAMEWORKS.map((f) => pad(f, 10)).join('')}${pad('fw/fastify', 12)}${pad('fw/node', 10)}`;
   console.log(header);
   console.log('-'.repeat(header.length));

@@ -9,19 +9,33 @@
  * every pass; a ratio is taken between neighbouring slices, where both sides
  * saw the same machine, and the median over passes is reported. An idle
  * server waiting for its turn costs nothing.
+ *
+ * Waiting is not free for what it leaves behind, though: a Node process idle
+ * for the ~20 s it waits through the other servers' turns runs V8's memory
+ * reducer, whose full collections flush the bytecode and optimised code of
+ * its hot path (visible with --trace-opt: the whole request path is compiled
+ * again in the next slice). A slice taken straight after such a wait measures
+ * re-compilation on a core the concurrent compiler shares with the main
+ * thread, and more so the more JavaScript a framework runs per request. So
+ * with `rewarmMs` each subject is first given that much load, not counted,
+ * right before its measured slice: every slice then measures a warm server,
+ * as a server under steady traffic is.
  */
 
 /**
  * @template {{ rps: number }} S
  * @param {{ name: string, measure: (ms: number) => Promise<S> }[]} subjects
- * @param {{ passes: number, sliceMs: number, onPass?: (pass: number, samples: Map<string, S[]>) => void }} options
+ * @param {{ passes: number, sliceMs: number, rewarmMs?: number, onPass?: (pass: number, samples: Map<string, S[]>) => void }} options
  * @returns {Promise<Map<string, S[]>>} per subject, one sample per pass
  */
-async function interleave(subjects, { passes, sliceMs, onPass }) {
+async function interleave(subjects, { passes, sliceMs, rewarmMs = 0, onPass }) {
   const samples = new Map(subjects.map((s) => [s.name, []]));
   for (let pass = 0; pass < passes; pass++) {
     const order = pass % 2 === 0 ? subjects : [...subjects].reverse();
-    for (const subject of order) samples.get(subject.name)[pass] = await subject.measure(sliceMs);
+    for (const subject of order) {
+      if (rewarmMs > 0) await subject.measure(rewarmMs);
+      samples.get(subject.name)[pass] = await subject.measure(sliceMs);
+    }
     onPass?.(pass, samples);
   }
   return samples;
