@@ -9,6 +9,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
+import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
 import { Authenticator } from './auth/authenticator';
@@ -309,6 +310,7 @@ export class ProtocolGateway {
    */
   async listen(port?: number, host?: string): Promise<GatewayAddress> {
     if (this.#address !== undefined) throw new Error('gateway is already listening');
+    pinTickObjectShape();
     const bindHost = host ?? this.#options.host ?? '0.0.0.0';
     const wanted = port ?? this.#options.port ?? 0;
     const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');

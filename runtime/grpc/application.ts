@@ -6,6 +6,7 @@
 import { Metadata, Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
+import { pinTickObjectShape } from '../core/tick-object-pin';
 import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
@@ -125,6 +126,7 @@ class GrpcApplicationImpl implements GrpcApplication {
 
   async listen(port?: number, hostname?: string): Promise<GrpcListenAddress> {
     if (this.#server !== undefined) throw new Error('listen(): already listening');
+    pinTickObjectShape();
     const grpcOptions = this.#options.grpc ?? {};
     const host = hostname ?? this.#options.hostname ?? '0.0.0.0';
     const requested = port ?? this.#options.port ?? 0;

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pinTickObjectShape } from '../core/tick-object-pin';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
 import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
 import { HostedListener, hostsGateway } from './gateway-hosting';
@@ -172,6 +173,7 @@ export class FwApplication extends Router {
     const server = this.server;
     this.#prepare();
     this.#closing = null;
+    pinTickObjectShape();
     if (this.#hosted !== null || hostsGateway(this.#options)) return this.#listenHosted(server, chosen, hostname ?? this.#options.hostname);
     return new Promise<this>((resolve, reject) => {
       const onError = (error: Error): void => {
