@@ -36,6 +36,7 @@ const autocannon = require('autocannon');
 const os = require('node:os');
 const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('../support/cpu-pin');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
+const { stopChild } = require('../support/stop-child');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 1) * 1000;
@@ -61,14 +62,6 @@ function startServer(kind) {
       }
     });
     child.on('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGKILL');
   });
 }
 
@@ -269,7 +262,7 @@ async function main() {
       });
       process.stdout.write(`${s.transport} (${s.floor}): floor ${Math.round(rows.at(-1).raw)}, gateway ${Math.round(rows.at(-1).gw)} calls/s\n`);
     } finally {
-      for (const x of subjects) await stop(x.child);
+      for (const x of subjects) await stopChild(x.child);
     }
   }
   console.log(`\ngateway unary echo (${PASSES} passes of ${SLICE_MS / 1000} s slices, floor and gateway up at once, order reversing each pass; ${CONNECTIONS} connections × ${INFLIGHT} in flight; HTTP ${CONNECTIONS * 4} autocannon connections; ${describePinning()})`);

@@ -34,6 +34,7 @@ const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { pinLoadGenerator, serverForkOptions, describePinning } = require('../support/cpu-pin');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
+const { stopChild } = require('../support/stop-child');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FRAMEWORKS = ['fw', 'fastify', 'express', 'node'];
@@ -150,14 +151,6 @@ function groupsOf(scenarios) {
   return [...groups.values()];
 }
 
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill();
-  });
-}
-
 /**
  * Express takes its turns apart from the others: it is no target's peer, and
  * its slices would stretch the idle gap between the others' slices past the
@@ -191,7 +184,7 @@ async function runGroup(group, frameworks, round, samples) {
     });
     for (const [name, list] of groupSamples) samples.set(name, [...(samples.get(name) ?? []), ...list]);
   } finally {
-    await Promise.all(subjects.map((s) => stop(s.child)));
+    await Promise.all(subjects.map((s) => stopChild(s.child)));
   }
 }
 
