@@ -3,7 +3,9 @@
  * four streaming modes, picking the instance per call from the service's
  * pool. A call that fails UNAVAILABLE before any response header arrived
  * (connection refused, connection lost before the instance answered) is tried
- * on another instance, each instance at most once. Only unary and
+ * on another instance, each instance at most once. A unary call whose whole
+ * reply arrived before its connection dropped (status lost with it) returns
+ * that reply: it is neither failed nor run again. Only unary and
  * server-streaming calls are retried: a client stream has already been
  * consumed and cannot be replayed.
  */
@@ -210,18 +212,29 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     });
   }
 
-  /** One unary call over grpc-js. */
+  /**
+   * One unary call over grpc-js. The call decodes its reply through its own
+   * deserializer, which keeps the message: when the connection then drops
+   * before the status (UNAVAILABLE after a whole reply), that reply is the
+   * call's result, as on the lean client.
+   */
   function unaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let answered = false;
+      let reply: { message: unknown } | undefined;
+      const keepReply = (bytes: Buffer): unknown => {
+        const message = deserialize(bytes);
+        reply = { message };
+        return message;
+      };
       let unwatch: (() => void) | undefined;
-      const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, deserialize, request, metadataFor(context), options(), (error, response) => {
+      const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, keepReply, request, metadataFor(context), options(), (error, response) => {
         unwatch?.();
-        if (error !== null) {
+        if (error === null) resolve(response);
+        else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) resolve(reply.message);
+        else {
           if (!answered) unanswered.add(error);
           reject(error);
-        } else {
-          resolve(response);
         }
       });
       call.on('metadata', () => (answered = true));

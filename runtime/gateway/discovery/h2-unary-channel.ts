@@ -245,8 +245,15 @@ export class H2UnaryChannel {
     });
     s.on('close', () => {
       if (finished) return;
+      const body = chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const whole = body.length >= 5 && body[0] === 0 && body.readUInt32BE(1) === body.length - 5;
       if (trailers === undefined) {
-        finish(endedWithoutStatus(s.rstCode ?? 0, session.closed || session.destroyed, answered, streamError), undefined);
+        const connectionGone = session.closed || session.destroyed;
+        // The instance's handler finished and its whole reply arrived; only the status was lost with the
+        // connection (an instance killed between its writes). Servers send a unary reply only on success,
+        // so this is that success: failing would lose it, retrying would run the call twice.
+        if (answered && connectionGone && whole) finish(null, body.subarray(5));
+        else finish(endedWithoutStatus(s.rstCode ?? 0, connectionGone, answered, streamError), undefined);
         return;
       }
       const code = codeOf(trailers);
@@ -254,8 +261,7 @@ export class H2UnaryChannel {
         finish(statusError(code, trailers), undefined);
         return;
       }
-      const body = chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
+      if (!whole) {
         finish(callError(GrpcCode.INTERNAL, body.length >= 5 && body[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
         return;
       }
