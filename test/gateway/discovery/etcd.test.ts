@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { createServiceDiscovery, registerEtcdInstance, type EtcdRegistration, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
 import { freePort, startEtcd, type EtcdServer } from './etcd-server';
@@ -108,15 +110,37 @@ describe('etcd discovery against a real etcd', () => {
     const late = await startEtcd(port);
     try {
       const lateClient = new Etcd3({ hosts: late.url });
-      await registerEtcdInstance(lateClient, 'EchoService', { host: '127.0.0.1', port: instances[0]?.port as number }, { ttlSeconds: 30 });
+      const registration = await registerEtcdInstance(lateClient, 'EchoService', { host: '127.0.0.1', port: instances[0]?.port as number }, { ttlSeconds: 30 });
       await until(() => d.instances('EchoService').length === 1, 25_000);
       const reply = (await d.resolve('EchoService', 'echo')?.handler({}, ctx('http'))) as { instance: string };
       expect(reply.instance).toBe('late');
       await discovery.close();
       discovery = undefined;
+      // As on shutdown: an unrevoked lease keeps its keep-alive timer running after close().
+      await registration.revoke();
       lateClient.close();
     } finally {
       await late.stop();
     }
+  }, 60_000);
+
+  test('closed while etcd is unreachable: nothing keeps retrying, and the process can exit', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'etcd-close-process.js'), `http://127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    // Before the fix, a watch that never connected stayed in etcd3's retry loop and the process never exited.
+    const exited = await new Promise<number | null>((resolve) => {
+      const limit = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 45_000);
+      child.once('exit', (code) => {
+        clearTimeout(limit);
+        resolve(code);
+      });
+    });
+    expect(out).toBe('closed\n');
+    expect(exited).toBe(0);
   }, 60_000);
 });

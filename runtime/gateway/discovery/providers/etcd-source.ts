@@ -87,7 +87,7 @@ export class EtcdSource implements InstanceSource {
         running = false;
       }
     };
-    void this.#watch(prefix, service, relist, onProblem);
+    this.#watch(prefix, service, relist, onProblem);
     let timer: NodeJS.Timeout | undefined;
     const first = await Promise.race([
       relist(),
@@ -100,25 +100,20 @@ export class EtcdSource implements InstanceSource {
     if (first === 'timeout') onProblem(service, new Error(`etcd did not answer within ${this.#startTimeoutMs} ms; instances appear once it does`));
   }
 
-  async #watch(prefix: string, service: string, relist: () => Promise<boolean>, onProblem: ProblemListener): Promise<void> {
-    try {
-      const watcher = await this.#client.watch().prefix(prefix).create();
-      if (this.#closed) {
-        await watcher.cancel();
-        return;
-      }
-      this.#watchers.push(watcher);
-      watcher.on('put', () => void relist());
-      watcher.on('delete', () => void relist());
-      // After a (re)connect, re-read: changes may have happened while the watch was down.
-      watcher.on('connected', () => void relist());
-      watcher.on('error', (error) => onProblem(service, error));
-      void relist();
-    } catch (error) {
-      if (this.#closed) return;
-      onProblem(service, error as Error);
-      this.#later(5000, () => void this.#watch(prefix, service, relist, onProblem));
-    }
+  /**
+   * Watches the prefix. The watcher is kept from the start, not once etcd
+   * confirms it: etcd3 reconnects it on its own (with backoff) while etcd is
+   * down, and close() must be able to cancel a watch that never connected,
+   * or etcd3 would keep retrying it, and the process alive, after close.
+   */
+  #watch(prefix: string, service: string, relist: () => Promise<boolean>, onProblem: ProblemListener): void {
+    const watcher = this.#client.watch().prefix(prefix).watcher();
+    this.#watchers.push(watcher);
+    watcher.on('put', () => void relist());
+    watcher.on('delete', () => void relist());
+    // On every (re)connect, re-read: changes may have happened while the watch was down.
+    watcher.on('connected', () => void relist());
+    watcher.on('error', (error: Error) => onProblem(service, error));
   }
 
   async close(): Promise<void> {
