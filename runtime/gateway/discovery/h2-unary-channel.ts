@@ -116,6 +116,11 @@ function statusError(code: number, headers: http2.IncomingHttpHeaders): H2CallEr
   return callError(code, details, Metadata.fromHttp2Headers(rest));
 }
 
+/** The response body's one uncompressed message, or undefined when the body is not exactly one. */
+function onlyMessage(body: Buffer): Buffer | undefined {
+  return body.length >= 5 && body[0] === 0 && body.readUInt32BE(1) === body.length - 5 ? body.subarray(5) : undefined;
+}
+
 /** Frames one message: flag byte 0 (uncompressed), 4-byte big-endian length, bytes. */
 function frame(message: Buffer): Buffer {
   const out = Buffer.allocUnsafe(5 + message.length);
@@ -245,14 +250,14 @@ export class H2UnaryChannel {
     });
     s.on('close', () => {
       if (finished) return;
-      const body = chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      const whole = body.length >= 5 && body[0] === 0 && body.readUInt32BE(1) === body.length - 5;
+      const body = (): Buffer => (chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
       if (trailers === undefined) {
         const connectionGone = session.closed || session.destroyed;
         // The instance's handler finished and its whole reply arrived; only the status was lost with the
         // connection (an instance killed between its writes). Servers send a unary reply only on success,
         // so this is that success: failing would lose it, retrying would run the call twice.
-        if (answered && connectionGone && whole) finish(null, body.subarray(5));
+        const reply = answered && connectionGone ? onlyMessage(body()) : undefined;
+        if (reply !== undefined) finish(null, reply);
         else finish(endedWithoutStatus(s.rstCode ?? 0, connectionGone, answered, streamError), undefined);
         return;
       }
@@ -261,11 +266,13 @@ export class H2UnaryChannel {
         finish(statusError(code, trailers), undefined);
         return;
       }
-      if (!whole) {
-        finish(callError(GrpcCode.INTERNAL, body.length >= 5 && body[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
+      const all = body();
+      const reply = onlyMessage(all);
+      if (reply === undefined) {
+        finish(callError(GrpcCode.INTERNAL, all.length >= 5 && all[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
         return;
       }
-      finish(null, body.subarray(5));
+      finish(null, reply);
     });
     s.end(frame(message));
     return {
