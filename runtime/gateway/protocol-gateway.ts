@@ -33,7 +33,13 @@ import type { MonitoringConfig } from './monitoring/monitoring-config';
 import type { GatewayMetrics } from './monitoring/metrics-snapshot';
 
 /** Minimal view of discovery's factory, loaded lazily. */
-type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
+type DiscoveryFactory = (
+  config: unknown,
+  options: {
+    descriptorFor(service: string): ServiceDescriptor | undefined;
+    onEvent(event: { service: string; decision: string; instance: string | undefined; reason: string }): void;
+  },
+) => RemoteServiceResolver & { remoteServices(): Array<{ descriptor: ServiceDescriptor; handlers: Record<string, unknown> }> };
 
 /**
  * @example
@@ -91,6 +97,7 @@ export class ProtocolGateway {
         const m = this.#monitoring;
         return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
       },
+      readiness: () => this.#dispatcher.resolver?.status?.(),
     });
     this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
@@ -237,9 +244,15 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createServiceDiscovery } = require('./discovery') as { createServiceDiscovery: DiscoveryFactory };
     const previous = this.#dispatcher.resolver;
-    this.#dispatcher.resolver = createServiceDiscovery(config, {
+    const discovery = createServiceDiscovery(config, {
       descriptorFor: (service) => this.#registry.service(service)?.descriptor,
+      onEvent: (event) => {
+        if (this.#core.observed) this.#emit({ type: 'discovery', ...event });
+      },
     });
+    this.#dispatcher.resolver = discovery;
+    // Services known by descriptor only: served here like generated services, each handler forwarding to an instance.
+    for (const remote of discovery.remoteServices()) this.addService(remote.descriptor, remote.handlers);
     if (previous !== undefined) void previous.close();
     return this;
   }
@@ -316,6 +329,8 @@ export class ProtocolGateway {
     const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');
     const udpOn = this.#enabled('udp');
     if (this.#enabled('grpc')) this.#grpc.sync();
+    // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
+    await this.#dispatcher.resolver?.ready?.();
     for (let attempt = 0; ; attempt++) {
       let tcpPort: number | undefined;
       if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);

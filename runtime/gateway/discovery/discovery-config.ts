@@ -6,7 +6,8 @@
  * with the key named, never on a call.
  */
 import type { ChannelCredentials, ChannelOptions } from '@grpc/grpc-js';
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { ServiceDescriptor, StreamingMode } from '../../grpc/descriptor';
+import type { CircuitBreakerSetting } from './circuit-breakers';
 
 export type DiscoveryProvider = 'static' | 'dns' | 'etcd' | 'consul';
 export type BalancingStrategy = 'round_robin' | 'least_connections' | 'weighted';
@@ -33,6 +34,16 @@ export interface DiscoveredServiceConfig {
   instances?: readonly InstanceAddress[] | 'auto-discover';
   /** Streaming mode per method, for services the gateway has no descriptor of. Default `none` (unary). */
   methods?: Readonly<Record<string, StreamingMode>>;
+  /**
+   * The fw-gen descriptor of a service served only by discovered instances
+   * (`UserServiceDescriptor`): the gateway then serves it like a hosted
+   * generated service — proto3 JSON decoding, protovalidate rules, HTTP rules,
+   * binary codecs to the instance on the method's real gRPC path, call kinds
+   * and `idempotency_level` from the proto.
+   */
+  descriptor?: ServiceDescriptor;
+  /** Methods that may be retried and hedged, for services without a descriptor (a descriptor's `idempotency_level` says it otherwise). */
+  idempotentMethods?: readonly string[];
 }
 
 export interface RoutingConfig {
@@ -68,8 +79,10 @@ export interface EtcdOptions {
   hosts: string | readonly string[];
   /** Key prefix; instances live at `<prefix><service>/<id>` with a JSON InstanceAddress value. Default `/fw/services/`. */
   prefix?: string;
-  /** How long `ready()` waits for a first answer from an unreachable etcd before going on without instances. Default 5000. */
+  /** How long `ready()` (and the gateway's `listen()`) waits for a first answer from an unreachable etcd before going on without instances. Default 5000. */
   startTimeoutMs?: number;
+  /** While etcd cannot be reached, the instance list is read again this often, in ms. Default 500. */
+  retryIntervalMs?: number;
 }
 
 export interface ConsulOptions {
@@ -85,8 +98,28 @@ export interface ForwardingOptions {
   /** Default insecure (plain h2c), as inside a cluster network. */
   credentials?: ChannelCredentials;
   channelOptions?: ChannelOptions;
-  /** Per-call deadline in ms. Default none. */
+  /** Per-call deadline in ms; a caller's own shorter deadline wins, and is sent on to the instance. Default 10 000. */
   deadlineMs?: number;
+  /**
+   * Retries of idempotent methods (`idempotency_level` IDEMPOTENT or
+   * NO_SIDE_EFFECTS) on another instance after UNAVAILABLE or an unresponsive
+   * instance; calls that never reached an instance's handler are always
+   * retried elsewhere, whatever this says. Default `{ maxAttempts: 3 }`.
+   */
+  retry?: { maxAttempts?: number } | false;
+  /** Hedging of idempotent unary methods: another attempt elsewhere after `delayMs` without an answer; the first answer wins. Default off. */
+  hedging?: { delayMs: number; maxAttempts?: number } | false;
+  /** Bulkhead: calls in flight per instance; a full instance is skipped, all full is RESOURCE_EXHAUSTED. Default `{ maxInFlight: 1000 }`. */
+  bulkhead?: { maxInFlight?: number } | false;
+  /** Per-instance circuit breaker (circuit-breakers/). Default `consecutive_failures` (5 failures, 2000 ms open, 1 trial call). */
+  circuitBreaker?: CircuitBreakerSetting;
+  /**
+   * Liveness: when an instance with calls in flight has answered nothing for
+   * `stallMs`, it is sent an HTTP/2 PING; no ack within `pingTimeoutMs` opens
+   * its breaker and sends its idempotent calls elsewhere. Plain h2c channels
+   * only (not with custom `credentials`). Default `{ stallMs: 500, pingTimeoutMs: 1000 }`.
+   */
+  liveness?: { stallMs?: number; pingTimeoutMs?: number } | false;
   /** Context header names copied to the instance as gRPC metadata. Default `['authorization']` (the trace id is always sent). */
   forwardHeaders?: readonly string[];
 }

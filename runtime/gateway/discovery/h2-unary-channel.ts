@@ -284,6 +284,43 @@ export class H2UnaryChannel {
     };
   }
 
+  /**
+   * Liveness: an HTTP/2 PING on the instance's connection (opened if need be).
+   * A process that is up acknowledges it even while its handlers are slow; a
+   * frozen or unreachable one does not. `done(true)` on an ack within `timeoutMs`.
+   */
+  ping(timeoutMs: number, done: (alive: boolean) => void): void {
+    let settled = false;
+    const finish = (alive: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done(alive);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    timer.unref();
+    if (this.#closed) {
+      finish(false);
+      return;
+    }
+    let session: http2.ClientHttp2Session;
+    try {
+      session = this.#open();
+    } catch {
+      finish(false);
+      return;
+    }
+    const send = (): void => {
+      try {
+        if (!session.ping((error) => finish(error === null || error === undefined))) finish(false);
+      } catch {
+        finish(false);
+      }
+    };
+    if (session.connecting) session.once('connect', send);
+    else send();
+  }
+
   /** Closes the session; later calls fail UNAVAILABLE. */
   close(): void {
     this.#closed = true;
