@@ -242,7 +242,7 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
   const ping = usesLeanUnary(forwarding)
     ? (instance: ServiceInstance, timeoutMs: number, done: (alive: boolean) => void) => h2ChannelOf(instance).ping(timeoutMs, done)
     : undefined;
-  const watchdog = new LivenessWatchdog(pools.values(), policy, ping, (pool, instance, reason) => {
+  const watchdog = new LivenessWatchdog({ [Symbol.iterator]: () => pools.values() }, policy, ping, (pool, instance, reason) => {
     observe(pool.service, 'instance_unresponsive', instance, reason);
     instance.breaker.trip(reason);
     // Idempotent calls waiting on it go elsewhere now; the others wait for an answer or their deadline.

@@ -117,7 +117,7 @@ export interface ForwardingOptions {
    * Liveness: when an instance with calls in flight has answered nothing for
    * `stallMs`, it is sent an HTTP/2 PING; no ack within `pingTimeoutMs` opens
    * its breaker and sends its idempotent calls elsewhere. Plain h2c channels
-   * only (not with custom `credentials`). Default `{ stallMs: 500, pingTimeoutMs: 1000 }`.
+   * only (not with custom `credentials`). Default `{ stallMs: 500, pingTimeoutMs: 800 }`: a frozen instance is out of rotation in about 1.5 s.
    */
   liveness?: { stallMs?: number; pingTimeoutMs?: number } | false;
   /** Context header names copied to the instance as gRPC metadata. Default `['authorization']` (the trace id is always sent). */

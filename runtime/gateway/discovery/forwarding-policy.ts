@@ -49,6 +49,6 @@ export function forwardingPolicy(options: ForwardingOptions = {}): ForwardingPol
     maxInFlight: bulkhead.maxInFlight === Infinity ? Infinity : positive(bulkhead.maxInFlight, 1000, 'bulkhead.maxInFlight', true),
     breaker,
     stallMs: liveness === undefined ? undefined : positive(liveness.stallMs, 500, 'liveness.stallMs'),
-    pingTimeoutMs: positive(liveness?.pingTimeoutMs, 1000, 'liveness.pingTimeoutMs'),
+    pingTimeoutMs: positive(liveness?.pingTimeoutMs, 800, 'liveness.pingTimeoutMs'),
   };
 }
