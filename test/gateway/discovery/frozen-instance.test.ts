@@ -12,7 +12,6 @@ import http from 'node:http';
 import path from 'node:path';
 import { ProtocolGateway } from 'fw';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
-import type { DiscoveryEvent } from '../../../runtime/gateway/discovery';
 import { waitForExit } from '../../support/child-exit';
 import { HOST } from '../support/clients';
 
@@ -76,7 +75,7 @@ describe('a discovered instance frozen (SIGSTOP) under load', () => {
   let instances: Instance[] = [];
   let gateway: ProtocolGateway;
   let port: number;
-  const events: Array<DiscoveryEvent & { at: number }> = [];
+  const events: Array<{ decision: string; instance: string | undefined; reason: string; at: number }> = [];
 
   beforeAll(async () => {
     instances = await Promise.all(['a', 'b', 'c'].map((id) => startInstance(id)));

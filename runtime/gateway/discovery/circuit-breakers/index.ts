@@ -12,7 +12,12 @@ export type { ConsecutiveFailuresOptions } from './consecutive-failures';
 export { CLOSED_BREAKER } from './disabled';
 
 /** What `forwarding.circuitBreaker` accepts. */
-export type CircuitBreakerSetting = 'consecutive_failures' | 'off' | false | ConsecutiveFailuresOptions | CircuitBreakerKind;
+export type CircuitBreakerSetting =
+  | 'consecutive_failures'
+  | 'off'
+  | false
+  | ConsecutiveFailuresOptions
+  | CircuitBreakerKind;
 
 function isKind(value: object): value is CircuitBreakerKind {
   return typeof (value as CircuitBreakerKind).create === 'function';
