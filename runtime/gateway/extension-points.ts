@@ -31,6 +31,8 @@ export type GatewayEvent =
   | { type: 'connection-close'; protocol: Protocol; connectionId: string; durationMs: number }
   | { type: 'message'; protocol: Protocol; direction: 'in' | 'out'; bytes: number; connectionId?: string }
   | { type: 'buffer'; protocol: Protocol; connectionId: string; bufferedBytes: number; limitBytes: number }
+  /** A slow consumer cut because the gateway-wide output cap was passed (output-budget.ts). */
+  | { type: 'slow-consumer-cut'; protocol: Protocol; connectionId: string; bufferedBytes: number; totalBytes: number; limitBytes: number }
   /** A decision service discovery took: retry, hedge, circuit change, backend lost… (discovery/forwarding-events.ts). */
   | { type: 'discovery'; service: string; decision: string; instance: string | undefined; reason: string };
 

@@ -22,6 +22,7 @@ import type { GrpcGatewayConfig } from './grpc/method-table';
 import { GrpcTransport } from './grpc/transport';
 import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
+import { DEFAULT_MAX_BUFFERED_OUTPUT, OutputBudget } from './output-budget';
 import { ServiceRegistry } from './registry';
 import { StreamListener } from './stream-listener';
 import { TcpTransport } from './tcp/transport';
@@ -69,6 +70,8 @@ export class ProtocolGateway {
   readonly #udp: UdpTransport;
   readonly #tcp: TcpTransport;
   readonly #listener: StreamListener;
+  readonly #outputBudget: OutputBudget;
+  #lastCutWarning = 0;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
@@ -99,7 +102,15 @@ export class ProtocolGateway {
       },
       readiness: () => this.#dispatcher.resolver?.status?.(),
     });
-    this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
+    this.#outputBudget = new OutputBudget(options.maxBufferedOutputBytes ?? DEFAULT_MAX_BUFFERED_OUTPUT, (output, bufferedBytes, totalBytes, limitBytes) => {
+      this.#emit({ type: 'slow-consumer-cut', protocol: output.protocol, connectionId: output.connectionId, bufferedBytes, totalBytes, limitBytes });
+      // One warning per burst of cuts, not one per connection.
+      if (Date.now() - this.#lastCutWarning > 10_000) {
+        this.#lastCutWarning = Date.now();
+        process.emitWarning(`gateway output buffers passed their ${limitBytes}-byte cap: cutting the slowest consumers (${output.connectionId} had ${bufferedBytes} bytes unread)`, 'FwSlowConsumerWarning');
+      }
+    });
+    this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig, this.#outputBudget);
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
     this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
     this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
@@ -255,6 +266,17 @@ export class ProtocolGateway {
     for (const remote of discovery.remoteServices()) this.addService(remote.descriptor, remote.handlers);
     if (previous !== undefined) void previous.close();
     return this;
+  }
+
+  /**
+   * Output now buffered for clients that do not read, gateway-wide, against
+   * its cap (`maxBufferedOutputBytes`), and how many connections were cut.
+   *
+   * @example
+   * const { totalBytes, limitBytes, cut } = gateway.bufferedOutput();
+   */
+  bufferedOutput(): { totalBytes: number; limitBytes: number; cut: number } {
+    return { totalBytes: this.#outputBudget.totalBytes(), limitBytes: this.#outputBudget.maxBytes, cut: this.#outputBudget.cuts };
   }
 
   /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */

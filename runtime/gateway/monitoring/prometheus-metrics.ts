@@ -45,6 +45,7 @@ export class PrometheusMetrics {
   readonly #udpSize: Histogram<'direction'> | undefined;
   readonly #tcpBuffer: Histogram | undefined;
   readonly #discovery: Counter<'service' | 'decision'>;
+  readonly #slowCuts: Counter<'protocol'>;
 
   constructor(config: NormalizedMonitoringConfig, snapshot: MetricsSnapshot) {
     const registers = [this.registry];
@@ -52,6 +53,12 @@ export class PrometheusMetrics {
       name: `${PREFIX}discovery_events_total`,
       help: 'Decisions of service discovery and forwarding: retry, hedge, bulkhead_full, deadline_exceeded, no_instance, circuit_open/half_open/closed, instance_unresponsive, backend_lost/restored',
       labelNames: ['service', 'decision'],
+      registers,
+    });
+    this.#slowCuts = new Counter({
+      name: `${PREFIX}slow_consumers_cut_total`,
+      help: 'Connections cut because the gateway-wide cap on output buffered for clients that do not read was passed',
+      labelNames: ['protocol'],
       registers,
     });
     const c = config.collectors;
@@ -245,6 +252,9 @@ export class PrometheusMetrics {
         break;
       case 'discovery':
         this.#discovery.inc({ service: event.service, decision: event.decision });
+        break;
+      case 'slow-consumer-cut':
+        this.#slowCuts.inc({ protocol: event.protocol });
         break;
     }
   }
