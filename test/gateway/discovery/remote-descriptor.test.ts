@@ -6,14 +6,13 @@
  * gRPC paths (`/user.UserService/GetUser`) to a generated fw instance, which
  * would answer 501 UNIMPLEMENTED to JSON guesses.
  */
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { ProtocolGateway } from 'fw';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
 import { UserServiceImpl } from '../../../examples/user-service/user.service';
-import { HOST, withTimeout } from '../support/clients';
+import { HOST } from '../support/clients';
+import { jsonRequester, userServiceGrpcClient } from '../support/user-service-clients';
 
 type Json = Record<string, unknown>;
 
@@ -45,15 +44,7 @@ describe('a remote-only generated service, by descriptor', () => {
     await instance?.close({ timeoutMs: 1000 });
   });
 
-  const req = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(5000),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
+  const req = (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => jsonRequester(base)(method, url, body);
 
   it('serves the proto HTTP routes, forwarding on the real gRPC paths', async () => {
     const created = await req('POST', '/users', { name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
@@ -82,18 +73,8 @@ describe('a remote-only generated service, by descriptor', () => {
     const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { data: Json });
     expect(lines.map((l) => l.data.name)).toEqual(expect.arrayContaining(['a', 'b']));
 
-    const def = loadSync(path.resolve(__dirname, '../../../proto/user.proto'), {
-      includeDirs: ['proto', 'cli/protos', 'node_modules/google-proto-files'].map((d) => path.resolve(__dirname, '../../..', d)),
-      keepCase: false,
-      defaults: true,
-    });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { user: { UserService: grpc.ServiceClientConstructor } };
-    const client = new pkg.user.UserService(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as Record<string, (...a: unknown[]) => unknown> & grpc.Client;
+    const { client, call } = userServiceGrpcClient(HOST, port);
     try {
-      const call = <T>(method: string, request: unknown): Promise<T> =>
-        withTimeout(new Promise<T>((resolve, reject) => {
-          client[method]?.(request, (err: grpc.ServiceError | null, value: T) => (err === null ? resolve(value) : reject(err)));
-        }), 5000, method);
       const created = await call<Json>('CreateUser', { name: 'Grace', email: 'grace@example.com' });
       expect((await call<Json>('GetUser', { id: created.id })).name).toBe('Grace');
       const missing = await call('GetUser', { id: 'nope' }).catch((e: grpc.ServiceError) => e);
