@@ -37,7 +37,7 @@ export interface GatewayOptions {
   /**
    * Gateway-wide cap on output buffered for clients that do not read, in
    * bytes (beyond each connection's own `maxBufferedBytes`): past it the
-   * WebSocket connections holding the most are closed (1008, "slow
+   * WebSocket and TCP-frame connections holding the most are cut ("slow
    * consumer"). Default 128 MiB.
    */
   maxBufferedOutputBytes?: number;

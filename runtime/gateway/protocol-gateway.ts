@@ -113,7 +113,7 @@ export class ProtocolGateway {
     this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig, this.#outputBudget);
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
     this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
-    this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
+    this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {}, this.#outputBudget);
     this.#listener = new StreamListener({
       enabled: (p) => this.#enabled(p),
       options: () => this.#options,

@@ -5,9 +5,9 @@
  * 1008 "slow consumer"), the total stays under the cap, and a client that
  * reads keeps streaming.
  */
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { ProtocolGateway } from 'fw';
+import { encodeFrame, FrameType, ProtocolGateway } from 'fw';
 import { HOST } from './support/clients';
 
 const CAP = 6 << 20;
@@ -102,5 +102,56 @@ describe('stalled WebSocket clients against the gateway-wide output cap', () => 
     expect(received).toBe(4000);
     const metrics = await (await fetch(`http://${HOST}:${port}/metrics`)).text();
     expect(metrics).toMatch(/fw_gateway_slow_consumers_cut_total\{protocol="websocket"\} [1-9]/);
+  }, 60_000);
+});
+
+describe('stalled TCP frame clients against the gateway-wide output cap', () => {
+  let gateway: ProtocolGateway;
+  let port: number;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    gateway = new ProtocolGateway({ enableUDP: false, enableGRPC: false, enableWebSocket: false, maxBufferedOutputBytes: CAP });
+    gateway.addService('Firehose', {
+      stream: async function* () {
+        for (let i = 0; i < 4000; i++) yield { i, pad: ITEM };
+      },
+    });
+    port = (await gateway.listen(0, HOST)).port as number;
+  });
+
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await gateway.close();
+  });
+
+  test('the slowest are cut; the total stays under the cap', async () => {
+    const request = encodeFrame(FrameType.Request, { id: 1, service: 'Firehose', method: 'stream', data: {} });
+    const closed: Array<Promise<Buffer>> = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const socket = connect({ host: HOST, port });
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write(request);
+      // Read nothing: the gateway's replies pile up.
+      socket.pause();
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      closed.push(new Promise((r) => socket.once('close', () => r(Buffer.concat(chunks)))));
+    }
+    let peak = 0;
+    for (let i = 0; i < 200 && gateway.bufferedOutput().cut === 0; i++) {
+      peak = Math.max(peak, gateway.bufferedOutput().totalBytes);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { cut } = gateway.bufferedOutput();
+    expect(cut).toBeGreaterThan(0);
+    expect(cut).toBeLessThan(CLIENTS);
+    expect(peak).toBeLessThanOrEqual(CAP + CLIENTS * (ITEM.length + 100));
+    // Cut clients see their connection end once they read again.
+    for (const s of sockets) s.resume();
+    const settled = await Promise.all(closed.map((p) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))])));
+    expect(settled.filter((d) => d !== undefined).length).toBeGreaterThanOrEqual(cut);
   }, 60_000);
 });
