@@ -86,7 +86,8 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
       settled = true;
       if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
       unwatch?.();
-      for (const a of live) if (!a.done) a.cancel?.();
+      // A copy: cancelling runs the attempt's callback, which takes it out of `live`.
+      for (const a of [...live]) if (!a.done) a.cancel?.();
       if (error === null) resolve(value);
       else reject(error);
     };
@@ -128,7 +129,8 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
           return;
         }
         if (f.nextPath(path, error)) {
-          tried.pop();
+          // The wrong path, not a failed instance: it may be picked again.
+          tried.splice(tried.indexOf(instance), 1);
           launch(undefined, '');
           return;
         }
