@@ -135,7 +135,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried, maxInFlight);
     if (instance !== undefined) return instance;
     if (lastError !== undefined) throw lastError;
-    const why = s.pool.refusal(tried, maxInFlight);
+    const why = s.pool.refusal(tried);
     if (why === 'bulkhead') {
       s.observe('bulkhead_full', undefined, `every instance has ${maxInFlight} calls in flight`);
       throw new ForwardingError(GrpcCode.RESOURCE_EXHAUSTED, `every instance of service "${s.service}" already has ${maxInFlight} calls in flight; retry shortly`);

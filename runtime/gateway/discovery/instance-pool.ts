@@ -104,10 +104,11 @@ export class InstancePool {
   }
 
   /** Why {@link pick} found no instance (other than those in `exclude`): 'none', 'circuit' (all open) or 'bulkhead' (all full). */
-  refusal(exclude: readonly ServiceInstance[] | undefined, maxInFlight: number): 'none' | 'circuit' | 'bulkhead' {
+  refusal(exclude: readonly ServiceInstance[] | undefined): 'none' | 'circuit' | 'bulkhead' {
     const left = this.#instances.filter((i) => exclude === undefined || !exclude.includes(i));
     if (left.length === 0) return 'none';
-    return left.some((i) => i.breaker.admits()) ? 'bulkhead' : left.every((i) => i.inFlight < maxInFlight) ? 'circuit' : 'bulkhead';
+    // Some circuit admits calls, so what stopped them is the in-flight cap.
+    return left.some((i) => i.breaker.admits()) ? 'bulkhead' : 'circuit';
   }
 
   /** Removes every instance (discovery is closing). */

@@ -6,7 +6,7 @@
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { createServiceDiscovery, DiscoveryConfigError, type DiscoveryEvent, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
+import { createServiceDiscovery, DiscoveryConfigError, type CircuitBreakerKind, type DiscoveryEvent, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
 import { freePort } from './etcd-server';
 import { ctx, startInstance, type TestInstance } from './test-instances';
 
@@ -147,5 +147,36 @@ describe('forwarding policy', () => {
     expect(make({ bulkhead: { maxInFlight: 0 } })).toThrow(/forwarding\.bulkhead\.maxInFlight/);
     expect(make({ circuitBreaker: 'bogus' })).toThrow(/circuitBreaker: unknown breaker "bogus"/);
     expect(make({ circuitBreaker: { failureThreshold: 1.5 } })).toThrow(/failureThreshold/);
+    expect(() =>
+      createServiceDiscovery({ provider: 'static', services: { S: { descriptor: { name: 'S' } as never, instances: [{ host: '127.0.0.1', port: 1 }] } } }, { descriptorFor: () => undefined }),
+    ).toThrow(/services\.S\.descriptor: expected a service descriptor/);
+  });
+
+  test('a breaker kind of your own gets one breaker per instance and decides admission', async () => {
+    instances = [await startInstance('a'), await startInstance('b')];
+    const created: string[] = [];
+    // Keeps instance b's circuit open for good: every call goes to a.
+    let made = 0;
+    const kind: CircuitBreakerKind = {
+      name: 'b_always_open',
+      create: () => {
+        const isB = made++ === 1;
+        created.push(isB ? 'b' : 'a');
+        return {
+          state: isB ? 'open' : 'closed',
+          admits: () => !isB,
+          onAttempt: () => undefined,
+          onSuccess: () => undefined,
+          onFailure: () => undefined,
+          trip: () => undefined,
+          probeDue: () => false,
+          halfOpen: () => undefined,
+        };
+      },
+    };
+    const d = discover(instances.map((i) => i.port), { circuitBreaker: kind });
+    for (let i = 0; i < 6; i++) expect(((await d.resolve('EchoService', 'echo')!.handler({}, ctx('http'))) as { instance: string }).instance).toBe('a');
+    expect(created).toEqual(['a', 'b']);
+    expect(d.instances('EchoService').map((i) => i.circuit)).toEqual(['closed', 'open']);
   });
 });
