@@ -98,7 +98,11 @@ export interface ForwardingOptions {
   /** Default insecure (plain h2c), as inside a cluster network. */
   credentials?: ChannelCredentials;
   channelOptions?: ChannelOptions;
-  /** Per-call deadline in ms; a caller's own shorter deadline wins, and is sent on to the instance. Default 10 000. */
+  /**
+   * Deadline of each forwarded unary call in ms; a caller's own sooner deadline
+   * wins, and is sent on to the instance. Streams are bounded by the caller's
+   * deadline only. Default 10 000.
+   */
   deadlineMs?: number;
   /**
    * Retries of idempotent methods (`idempotency_level` IDEMPOTENT or

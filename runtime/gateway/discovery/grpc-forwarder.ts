@@ -1,8 +1,8 @@
 /**
  * Forwards one gateway call to an instance over gRPC (@grpc/grpc-js), in all
  * four streaming modes, picking the instance per call from the service's
- * pool among those whose circuit breaker and bulkhead admit it. Every call
- * has a deadline (forwarding-policy.ts). Unary calls: unary-forwarding.ts
+ * pool among those whose circuit breaker and bulkhead admit it. Unary calls
+ * have a deadline (forwarding-policy.ts), streams the caller's only; unary: unary-forwarding.ts
  * (retries, hedging). A server stream that fails UNAVAILABLE before any
  * response header arrived is tried on another instance, each instance at
  * most once; client and bidi streams are not retried: their request stream
@@ -22,7 +22,7 @@ import type { ForwardingPolicy } from './forwarding-policy';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
 import { callError, H2UnaryChannel } from './h2-unary-channel';
-import { beginAttempt, callDeadline, forwardUnary, recordOutcome, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
+import { beginAttempt, callerDeadline, forwardUnary, recordOutcome, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
 
 /** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
 export interface WireCodec {
@@ -125,8 +125,14 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return md;
   }
 
+  /**
+   * Streams run as long as both ends keep them (a chat may last hours): only
+   * the caller's own deadline bounds them; a frozen instance is found by the
+   * liveness watchdog instead.
+   */
   function options(context: RequestContext): CallOptions {
-    return { deadline: callDeadline(context, s.policy) };
+    const deadline = callerDeadline(context);
+    return deadline === undefined ? {} : { deadline };
   }
 
   const maxInFlight = s.policy.maxInFlight;
@@ -241,7 +247,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
         return;
       } catch (error) {
         ended = true;
-        recordOutcome(instance, (error as ServiceError).code, answered);
+        recordOutcome(instance, (error as ServiceError).code, answered, false);
         if (!answered && nextPath(path, error)) continue;
         if (answered || context.signal.aborted || (error as ServiceError).code !== GrpcCode.UNAVAILABLE) throw error;
         s.observe('retry', instance, `${instance.key}: ${(error as Error).message}`);
@@ -279,7 +285,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       const call = channelOf(instance, s.forwarding).makeClientStreamRequest(path, serialize, deserialize, metadataFor(context), options(context), (error, response) => {
         finished = true;
         instance.inFlight--;
-        recordOutcome(instance, error === null ? null : error.code, true);
+        recordOutcome(instance, error === null ? null : error.code, true, false);
         unwatch?.();
         // The request stream is spent: this call fails, the next one uses the other path.
         if (error !== null) nextPath(path, error);
@@ -306,7 +312,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       }
       recordOutcome(instance, null);
     } catch (error) {
-      recordOutcome(instance, (error as ServiceError).code, true);
+      recordOutcome(instance, (error as ServiceError).code, true, false);
       nextPath(path, error);
       throw error;
     } finally {

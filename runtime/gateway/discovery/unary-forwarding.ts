@@ -1,6 +1,6 @@
 /**
  * One forwarded unary call, from first attempt to answer: the call's
- * deadline (the forwarding default, or the caller's when shorter, sent on as
+ * deadline (the forwarding default, or the caller's when sooner, sent on as
  * `grpc-timeout`), the choice of instance (balancer, circuit breaker,
  * bulkhead), and further attempts on other instances:
  * - always, for an attempt that never reached a handler (UNAVAILABLE with no
@@ -39,9 +39,13 @@ export interface UnaryForwarding {
   observe(decision: DiscoveryDecision, instance: ServiceInstance | undefined, reason: string): void;
 }
 
-/** Records an attempt's outcome on its instance: progress for the watchdog, success or failure for the breaker. */
-export function recordOutcome(instance: ServiceInstance, code: number | null, answered = false): void {
-  if (code === GrpcCode.CANCELLED) return;
+/**
+ * Records an attempt's outcome on its instance: progress for the watchdog,
+ * success or failure for the breaker. A deadline the caller set
+ * (`ownDeadline` false) is not the instance's failure.
+ */
+export function recordOutcome(instance: ServiceInstance, code: number | null, answered = false, ownDeadline = true): void {
+  if (code === GrpcCode.CANCELLED || (code === GrpcCode.DEADLINE_EXCEEDED && !ownDeadline)) return;
   instance.lastProgressAt = Date.now();
   // UNAVAILABLE and a passed deadline say the instance did not answer; any other status is its handler's answer.
   if (code === GrpcCode.UNAVAILABLE) instance.breaker.onFailure(answered ? 'UNAVAILABLE' : 'UNAVAILABLE before any answer');
@@ -56,11 +60,17 @@ export function beginAttempt(instance: ServiceInstance): void {
   instance.breaker.onAttempt();
 }
 
-/** The call's deadline: the forwarding default, or the caller's own when it is sooner. */
-export function callDeadline(context: RequestContext, policy: ForwardingPolicy): number {
-  const own = Date.now() + policy.deadlineMs;
+/** The caller's own deadline (epoch ms, a gRPC caller's `grpc-timeout`), if it set one. */
+export function callerDeadline(context: RequestContext): number | undefined {
   const callers = (context.metadata as { deadline?: unknown }).deadline;
-  return typeof callers === 'number' && callers < own ? callers : own;
+  return typeof callers === 'number' ? callers : undefined;
+}
+
+/** A unary call's deadline: the forwarding default (`own`), or the caller's when it is sooner. */
+export function unaryDeadline(context: RequestContext, policy: ForwardingPolicy): { at: number; own: boolean } {
+  const own = Date.now() + policy.deadlineMs;
+  const callers = callerDeadline(context);
+  return callers !== undefined && callers < own ? { at: callers, own: false } : { at: own, own: true };
 }
 
 interface Attempt {
@@ -72,7 +82,7 @@ interface Attempt {
 
 export function forwardUnary(f: UnaryForwarding, request: unknown, context: RequestContext): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const deadline = callDeadline(context, f.policy);
+    const { at: deadline, own: ownDeadline } = unaryDeadline(context, f.policy);
     const tried: ServiceInstance[] = [];
     const live: Attempt[] = [];
     let lastError: unknown;
@@ -122,7 +132,7 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
         instance.inFlight--;
         if (attempt.onStall !== undefined) instance.stallWaiters.delete(attempt.onStall);
         live.splice(live.indexOf(attempt), 1);
-        recordOutcome(instance, error === null ? null : error.code, answered);
+        recordOutcome(instance, error === null ? null : error.code, answered, ownDeadline);
         if (settled) return;
         if (error === null) {
           settle(null, response);
@@ -136,7 +146,7 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
         }
         lastError = error;
         if (error.code === GrpcCode.DEADLINE_EXCEEDED) {
-          f.observe('deadline_exceeded', instance, `no answer within the call's deadline from ${instance.key}`);
+          f.observe('deadline_exceeded', instance, `no answer within the ${ownDeadline ? 'forwarding' : "caller's"} deadline from ${instance.key}`);
         } else if (error.code === GrpcCode.UNAVAILABLE && !context.signal.aborted && Date.now() < deadline && (!answered || mayRepeat())) {
           // Never reached a handler: safe anywhere. Reached one: only idempotent methods go again.
           if (launch('retry', `${instance.key}: ${error.message}`)) return;

@@ -120,6 +120,18 @@ describe('forwarding policy', () => {
     }
   });
 
+  test('liveness: an instance that is up but slow answers the probe and keeps its calls (no circuit opened)', async () => {
+    const hole = await startBlackHole();
+    try {
+      const d = discover([hole.port], { deadlineMs: 1500, liveness: { stallMs: 100, pingTimeoutMs: 300 } });
+      const error = (await Promise.resolve(d.resolve('EchoService', 'echo')!.handler({}, ctx('http'))).catch((e: unknown) => e)) as Code;
+      expect(error.code).toBe(4);
+      expect(events.some((e) => e.decision === 'instance_unresponsive' || e.decision === 'circuit_open')).toBe(false);
+    } finally {
+      await hole.close();
+    }
+  });
+
   test('connection failures open a circuit: the dead instance stops being picked; circuitBreaker: false never opens', async () => {
     instances = [await startInstance('a')];
     const dead = await freePort();
