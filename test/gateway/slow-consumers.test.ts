@@ -14,21 +14,25 @@ const CAP = 6 << 20;
 const CLIENTS = 40;
 const ITEM = 'x'.repeat(32 << 10);
 
+/** A gateway with the cap and one fast server stream: 4,000 items of 32 KiB (bounded, so nothing runs forever). */
+async function firehoseGateway(options: ConstructorParameters<typeof ProtocolGateway>[0]): Promise<{ gateway: ProtocolGateway; port: number }> {
+  const gateway = new ProtocolGateway({ enableUDP: false, enableGRPC: false, maxBufferedOutputBytes: CAP, ...options });
+  gateway.addService('Firehose', {
+    stream: async function* () {
+      for (let i = 0; i < 4000; i++) yield { i, pad: ITEM };
+    },
+  });
+  return { gateway, port: (await gateway.listen(0, HOST)).port as number };
+}
+
 describe('stalled WebSocket clients against the gateway-wide output cap', () => {
   let gateway: ProtocolGateway;
   let port: number;
   const sockets: WebSocket[] = [];
 
   beforeAll(async () => {
-    gateway = new ProtocolGateway({ enableUDP: false, enableGRPC: false, enableTCP: false, maxBufferedOutputBytes: CAP });
+    ({ gateway, port } = await firehoseGateway({ enableTCP: false }));
     gateway.configureMonitoring({ metrics: { enabled: true } });
-    gateway.addService('Firehose', {
-      // A fast server stream, bounded so nothing runs forever: 4,000 items of 32 KiB.
-      stream: async function* () {
-        for (let i = 0; i < 4000; i++) yield { i, pad: ITEM };
-      },
-    });
-    port = (await gateway.listen(0, HOST)).port as number;
   });
 
   afterAll(async () => {
@@ -111,13 +115,7 @@ describe('stalled TCP frame clients against the gateway-wide output cap', () => 
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    gateway = new ProtocolGateway({ enableUDP: false, enableGRPC: false, enableWebSocket: false, maxBufferedOutputBytes: CAP });
-    gateway.addService('Firehose', {
-      stream: async function* () {
-        for (let i = 0; i < 4000; i++) yield { i, pad: ITEM };
-      },
-    });
-    port = (await gateway.listen(0, HOST)).port as number;
+    ({ gateway, port } = await firehoseGateway({ enableWebSocket: false }));
   });
 
   afterAll(async () => {

@@ -7,6 +7,7 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createServiceDiscovery, DiscoveryConfigError, type CircuitBreakerKind, type DiscoveryEvent, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
+import { CLOSED_BREAKER } from '../../../runtime/gateway/discovery/circuit-breakers';
 import { freePort } from './etcd-server';
 import { ctx, startInstance, type TestInstance } from './test-instances';
 
@@ -174,16 +175,7 @@ describe('forwarding policy', () => {
       create: () => {
         const isB = made++ === 1;
         created.push(isB ? 'b' : 'a');
-        return {
-          state: isB ? 'open' : 'closed',
-          admits: () => !isB,
-          onAttempt: () => undefined,
-          onSuccess: () => undefined,
-          onFailure: () => undefined,
-          trip: () => undefined,
-          probeDue: () => false,
-          halfOpen: () => undefined,
-        };
+        return { ...CLOSED_BREAKER, state: isB ? 'open' : 'closed', admits: () => !isB };
       },
     };
     const d = discover(instances.map((i) => i.port), { circuitBreaker: kind });
