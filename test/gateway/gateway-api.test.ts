@@ -11,6 +11,8 @@ import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
 import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
+import { UserServiceDescriptor } from '../../generated/user.fw';
+import { UserServiceImpl } from '../../examples/user-service/user.service';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
@@ -166,6 +168,29 @@ describe('gateway API', () => {
     })(), 5000, 'reflection');
     expect(names).toContain('demo.UserService');
     rclient.close();
+  });
+
+  it('reflection covers generated services, also those added after listen', async () => {
+    const g = new ProtocolGateway({ enableUDP: false, grpc: { reflection: true } });
+    g.addService('Early', { ping: async () => ({}) });
+    const port = await start(g);
+    const list = async (): Promise<string[]> => {
+      const reflectionProto = loadSync(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto'));
+      const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+      const rclient = new rpkg.grpc.reflection.v1.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
+      const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
+      rcall.write({ listServices: '' });
+      rcall.end();
+      const names: string[] = [];
+      await withTimeout((async () => {
+        for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((x: { name: string }) => x.name));
+      })(), 5000, 'reflection');
+      rclient.close();
+      return names;
+    };
+    expect(await list()).not.toContain('user.UserService');
+    g.addService(UserServiceDescriptor, new UserServiceImpl());
+    expect(await list()).toContain('user.UserService');
   });
 
   it('configureErrorHandling replaces the rendering per protocol', async () => {
