@@ -15,7 +15,7 @@ const { spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('../support/interleave');
-const { serverCommand, describePinning } = require('../support/cpu-pin');
+const { serverCommand, PINNED } = require('../support/cpu-pin');
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const fwRoot = path.resolve(process.env.BENCH_FW_ROOT ?? repo);
@@ -71,7 +71,7 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 const of = (name, key) => median(samples.get(name).map((x) => x[key]));
 const ratio = (a, b, key) => median(samples.get(a).map((x, i) => x[key] / samples.get(b)[i][key]));
 
-process.stdout.write(`\ncold start, ${runs} interleaved passes, medians; ${describePinning()}; fw from ${path.relative(process.cwd(), fwRoot) || '.'}\n`);
+process.stdout.write(`\ncold start, ${runs} interleaved passes, medians; ${PINNED ? 'every child on core 0' : 'no CPU pinning'}; fw from ${path.relative(process.cwd(), fwRoot) || '.'}\n`);
 process.stdout.write(`${pad('subject', 22)}${pad('load', 12)}wall\n`);
 for (const s of subjects) process.stdout.write(`${pad(s.name, 22)}${pad(ms(of(s.name, 'load')), 12)}${ms(of(s.name, 'wall'))}\n`);
 let ok = true;
