@@ -9,10 +9,9 @@ import type { Protocol } from '../core/request-context';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
-import { PORT_HOST, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions } from '../http/gateway-hosting';
-import { hostOnAppPort } from './app-hosting';
+import { PORT_HOST, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
-import { Dispatcher } from './dispatch';
+import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
@@ -20,8 +19,8 @@ import type { GrpcGatewayConfig } from './grpc/method-table';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
-import { ServiceRegistry } from './registry';
-import { StreamListener } from './stream-listener';
+import type { ServiceRegistry } from './registry';
+import type { StreamListener } from './stream-listener';
 import type { TcpTransport } from './tcp/transport';
 import type { DescriptorServiceOptions, ServiceInput } from './types';
 import type { UdpTransport, UdpGatewayConfig } from './udp/transport';
@@ -29,6 +28,11 @@ import type { WebSocketTransport, WebSocketGatewayConfig } from './websocket/tra
 import type { Monitoring } from './monitoring/create-monitoring';
 import type { MonitoringConfig } from './monitoring/monitoring-config';
 import type { GatewayMetrics } from './monitoring/metrics-snapshot';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/** The listener for an fw app's port; app-hosting.ts (and the mux) load when an app first listens with it. */
+const hostOnAppPort: PortHostFactory = (server, options) => (require('./app-hosting') as typeof import('./app-hosting')).hostOnAppPort(server, options);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Minimal view of discovery's factory, loaded lazily. */
 type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
@@ -43,8 +47,8 @@ type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: stri
  */
 export class ProtocolGateway {
   readonly #options: GatewayOptions;
-  readonly #registry = new ServiceRegistry();
-  readonly #dispatcher = new Dispatcher(this.#registry);
+  readonly #registry: ServiceRegistry;
+  readonly #dispatcher: Dispatcher;
   readonly #interceptors: DispatchInterceptor[] = [];
   readonly #sinks: GatewayEventSink[] = [];
   #httpConfig: HttpGatewayConfig;
@@ -57,11 +61,16 @@ export class ProtocolGateway {
   readonly #core: GatewayCore;
   /** Transports built on first use (see the getters below). */
   readonly #transports: { http?: HttpTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
-  readonly #listener: StreamListener;
+  #streamListener: StreamListener | undefined = undefined;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
     this.#options = options;
+    // `import 'fw'` loads only this class; its machinery loads with the first gateway.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    this.#registry = new (require('./registry') as typeof import('./registry')).ServiceRegistry();
+    this.#dispatcher = new (require('./dispatch') as typeof import('./dispatch')).Dispatcher(this.#registry);
+    /* eslint-enable @typescript-eslint/no-require-imports */
     this.#httpConfig = { ...(options.http ?? {}) };
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
@@ -78,14 +87,19 @@ export class ProtocolGateway {
         return self.#monitoring?.correlationHeader ?? 'X-Trace-ID';
       },
     };
-    this.#listener = new StreamListener({
+  }
+
+  /** The one TCP listener (and its mux), built when the gateway first listens itself. */
+  get #listener(): StreamListener {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (this.#streamListener ??= new (require('./stream-listener') as typeof import('./stream-listener')).StreamListener({
       enabled: (p) => this.#enabled(p),
       options: () => this.#options,
       http: () => this.#http,
       websocket: () => this.#ws,
       grpc: () => this.#grpc,
       tcp: () => this.#tcp,
-    });
+    }));
   }
 
   // Each transport and its libraries (body-parser, ws, grpc-js, …) load when the
@@ -367,7 +381,7 @@ export class ProtocolGateway {
     ws?.close();
     tcp?.close();
     grpc?.close();
-    const closing = this.#listener.close();
+    const closing = this.#streamListener?.close();
     await udp?.close();
     await closing;
     await this.#monitoring?.close();
