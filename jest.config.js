@@ -11,6 +11,7 @@ module.exports = {
     '^fw/grpc-client$': '<rootDir>/runtime/grpc/client/index.ts',
     '^fw/middleware$': '<rootDir>/runtime/middleware/index.ts',
     '^fw/testing$': '<rootDir>/runtime/testing/index.ts',
+    '^fw/protobuf-wire$': '<rootDir>/runtime/protobuf-wire.ts',
   },
   testTimeout: 30000,
   maxWorkers: 2,

@@ -6,7 +6,7 @@ import madge from 'madge';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
-const entries = ['runtime/index.ts', 'runtime/grpc/index.ts', 'runtime/grpc/client/index.ts', 'runtime/middleware/index.ts', 'runtime/testing/index.ts'];
+const entries = ['runtime/index.ts', 'runtime/grpc/index.ts', 'runtime/grpc/client/index.ts', 'runtime/middleware/index.ts', 'runtime/testing/index.ts', 'runtime/protobuf-wire.ts'];
 const transports = ['http', 'websocket', 'grpc', 'udp', 'tcp'];
 
 function analyse(): ReturnType<typeof madge> {

@@ -37,6 +37,7 @@ export function typecheck(files: readonly string[]): Problem[] {
       'fw/grpc-client': ['runtime/grpc/client/index.ts'],
       'fw/middleware': ['runtime/middleware/index.ts'],
       'fw/testing': ['runtime/testing/index.ts'],
+      'fw/protobuf-wire': ['runtime/protobuf-wire.ts'],
     },
   };
   const program = ts.createProgram({ rootNames: [...files], options });
