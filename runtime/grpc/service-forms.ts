@@ -6,12 +6,12 @@
  * 2. `{definition, implementation}` from `loadProtoDefinition()`, handlers take `call`;
  * 3. a generated `ServiceDescriptor` plus camelCase handlers `(request, context)`.
  */
-import type { PackageDefinition } from '@grpc/proto-loader';
 import type { RequestContext } from '../core/request-context';
 import { GrpcStatus } from '../core/status';
 import type { GrpcCall } from './call';
 import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from './descriptor';
 import { GrpcError } from './errors';
+import { descriptorPackageDefinition } from './descriptor-reflection';
 import { inferStreaming, isStreamingMode } from './handler-kind';
 import { decodeJson, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
@@ -144,16 +144,7 @@ export function bindDescriptor(descriptor: ServiceDescriptor, handlers: Descript
     else invoke = (call) => handler.call(handlers, call.request, call.context);
     methods.push(descriptorMethodBinding(descriptor, method, invoke));
   }
-  return { name: descriptor.typeName, methods, packageDefinition: reflectionEntry(descriptor) };
-}
-
-// @grpc/reflection indexes every `fileDescriptorProtos` list it finds in a package definition.
-function reflectionEntry(descriptor: ServiceDescriptor): PackageDefinition | undefined {
-  const files = descriptor.fileDescriptorProtos;
-  if (files === undefined || files.length === 0) return undefined;
-  // Only `fileDescriptorProtos` is read; the entry is never used as a message type.
-  const entry = { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files.map(asBuffer) };
-  return { [`${descriptor.typeName}#files`]: entry } as unknown as PackageDefinition;
+  return { name: descriptor.typeName, methods, packageDefinition: descriptorPackageDefinition(descriptor) };
 }
 
 /** Binding of one descriptor method with its binary codecs; clients reuse it with a no-op invoker. */

@@ -8,7 +8,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
+import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
+import { descriptorPackageDefinition } from '../../grpc/descriptor-reflection';
 import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
@@ -19,10 +21,20 @@ import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, ty
 
 /** The constructor's `grpc` options. */
 export interface GrpcGatewayOptions {
-  /** Serve grpc.reflection.v1(alpha) for configureGRPC proto files. */
+  /** Serve grpc.reflection.v1(alpha) for generated services (`addService` with a descriptor) and configureGRPC proto files. */
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
   maxMessageSize?: number;
+}
+
+/** The reflection entries of every registered generated service. */
+function registryPackageDefinitions(registry: ServiceRegistry): PackageDefinition {
+  const merged: PackageDefinition = {};
+  for (const service of registry.services()) {
+    const entry = service.descriptor === undefined ? undefined : descriptorPackageDefinition(service.descriptor);
+    if (entry !== undefined) Object.assign(merged, entry);
+  }
+  return merged;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -48,6 +60,7 @@ export class GrpcTransport {
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
+  #reflecting = false;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
@@ -85,8 +98,14 @@ export class GrpcTransport {
       }
       server.addService(definition as grpc.ServiceDefinition, impl);
     }
-    if (fromProto.packageDefinition !== undefined && this.#options().reflection === true) {
-      new ReflectionService(fromProto.packageDefinition).addToServer(server);
+    if (this.#options().reflection === true && !this.#reflecting) {
+      // grpc-js takes a service once, so reflection describes what is
+      // registered at the first gRPC connection (or configureGRPC change).
+      const described = { ...registryPackageDefinitions(this.#registry), ...(fromProto.packageDefinition ?? {}) };
+      if (Object.keys(described).length > 0) {
+        new ReflectionService(described).addToServer(server);
+        this.#reflecting = true;
+      }
     }
     this.#version = this.#registry.version;
     this.#configRef = config;
