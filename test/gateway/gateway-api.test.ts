@@ -9,28 +9,9 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
-import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
+import { grpcJsonClient, grpcUnary, HOST, reflectedServices, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 import { UserServiceDescriptor } from '../../generated/user.fw';
-
-/** Service names a gateway's gRPC reflection lists (grpc-js client of grpc.reflection.v1alpha). */
-async function reflectedServices(port: number): Promise<string[]> {
-  const reflectionProto = loadSync(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto'));
-  const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: { v1alpha: { ServerReflection: grpc.ServiceClientConstructor } } } };
-  const rclient = new rpkg.grpc.reflection.v1alpha.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
-  try {
-    const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
-    rcall.write({ listServices: '' });
-    rcall.end();
-    const names: string[] = [];
-    await withTimeout((async () => {
-      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((s: { name: string }) => s.name));
-    })(), 5000, 'reflection');
-    return names;
-  } finally {
-    rclient.close();
-  }
-}
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
