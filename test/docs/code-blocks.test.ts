@@ -1,9 +1,11 @@
 /**
  * Every TypeScript block of docs/*.md and README.md compiles under --strict,
- * as an ES module (`"type": "module"`, `module: nodenext`) and as CommonJS.
- * Each block is a file of its own in a folder laid out like a user's project:
- * `./generated/` holds this repository's generated code and
- * `./src/user.service.ts` its example stub; `fw/*` resolves to runtime/.
+ * as an ES module (`"type": "module"`, `module: nodenext`) and as CommonJS
+ * (a block fenced ```ts esm or ```ts commonjs only in that one). Each block is
+ * a file of its own in a project made by the real `fw-gen init` (whose own
+ * sources, generated code and test are compiled alongside), with this
+ * repository's generated user service added to `./generated/` and its example
+ * stub as `./src/user.service.ts`; `fw/*` resolves to runtime/.
  * CommonJS has no top-level `await`, so there a block's statements run inside
  * an async function (imports, exports and declarations stay at the top), as
  * docs/getting-started.md tells CommonJS users to write them.
@@ -11,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
-import { REPO_ROOT } from '../cli/support/run-cli';
+import { REPO_ROOT, runCli } from '../cli/support/run-cli';
 import { typecheck, type Problem } from '../cli/support/typecheck';
 
 jest.setTimeout(300_000);
@@ -20,15 +22,17 @@ interface Block {
   /** `docs/http.md:120` (the line of the opening fence). */
   where: string;
   code: string;
+  /** Only for this module system (fence info `ts esm` / `ts commonjs`). */
+  only: 'esm' | 'commonjs' | undefined;
 }
 
 function blocksOf(file: string): Block[] {
   const text = fs.readFileSync(file, 'utf8');
   const blocks: Block[] = [];
-  const fence = /^```(ts|typescript)\n([\s\S]*?)^```$/gm;
+  const fence = /^```(?:ts|typescript)(?: (esm|commonjs))?\n([\s\S]*?)^```$/gm;
   for (const m of text.matchAll(fence)) {
     const line = text.slice(0, m.index).split('\n').length;
-    blocks.push({ where: `${path.relative(REPO_ROOT, file)}:${line}`, code: m[2] as string });
+    blocks.push({ where: `${path.relative(REPO_ROOT, file)}:${line}`, code: m[2] as string, only: m[1] as Block['only'] });
   }
   return blocks;
 }
@@ -61,13 +65,27 @@ function asCommonJs(code: string): string {
   return `${top.join('')}\nexport async function main(): Promise<void> {${body.join('')}\n}\n`;
 }
 
-/** A user-like project folder (under test/docs/tmp, outside the repo's own typecheck). */
+/** The TypeScript files of the scaffold `fw-gen init` wrote (src/, test/, generated/). */
+function scaffoldSources(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile() && e.name.endsWith('.ts')) out.push(full);
+    }
+  };
+  for (const sub of ['src', 'test', 'generated']) walk(path.join(dir, sub));
+  return out;
+}
+
+/** A project made by `fw-gen init` (under test/docs/tmp, outside the repo's own typecheck), plus the user service. */
 function projectDir(moduleSystem: 'esm' | 'commonjs'): string {
   const dir = path.join(REPO_ROOT, 'test', 'docs', 'tmp', `${moduleSystem}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: moduleSystem === 'esm' ? 'module' : 'commonjs' }));
-  fs.symlinkSync(path.join(REPO_ROOT, 'generated'), path.join(dir, 'generated'), 'dir');
+  const init = runCli(['init', dir, '--name', 'greeter', '--module', moduleSystem, '--fw', 'file:../../../..'], REPO_ROOT);
+  if (init.status !== 0) throw new Error(`fw-gen init failed: ${init.stderr}`);
+  for (const f of ['user.ts', 'user.fw.ts', 'google']) fs.symlinkSync(path.join(REPO_ROOT, 'generated', f), path.join(dir, 'generated', f));
   const stub = path.relative(path.join(dir, 'src'), path.join(REPO_ROOT, 'examples', 'user-service', 'user.service')).split(path.sep).join('/');
   fs.writeFileSync(path.join(dir, 'src', 'user.service.ts'), `export * from '${stub}${moduleSystem === 'esm' ? '.js' : ''}';\n`);
   return dir;
@@ -93,13 +111,16 @@ describe('code blocks in docs/ and README.md', () => {
       const dir = projectDir(moduleSystem);
       made.push(dir);
       const names = new Map<string, string>();
-      const files = blocks.map((block, i) => {
+      const files = blocks.flatMap((block, i) => {
+        if (block.only !== undefined && block.only !== moduleSystem) return [];
         const name = `block${String(i).padStart(3, '0')}.ts`;
         names.set(name, block.where);
         fs.writeFileSync(path.join(dir, name), moduleSystem === 'esm' ? block.code : asCommonJs(block.code));
-        return path.join(dir, name);
+        return [path.join(dir, name)];
       });
-      expect(describeProblems(typecheck(files, moduleSystem), names)).toEqual([]);
+      const scaffold = scaffoldSources(dir);
+      expect(scaffold.length).toBeGreaterThan(5);
+      expect(describeProblems(typecheck([...files, ...scaffold], moduleSystem), names)).toEqual([]);
     });
   }
 });
