@@ -61,7 +61,7 @@ function missingImportHint(where: string, line: number, ws: Workspace, cwd: stri
     // The hint names the file generically then.
   }
   const roots = [...ws.modules.values()].map((r) => path.relative(cwd, r) || '.');
-  return `  ${name} was looked for in ${roots.join(', ')} (import roots) and in the annotation protos fw-gen ships (google/api, buf/validate, google/type…); if it lives elsewhere, add its root with -I <dir>`;
+  return `  ${name} was looked for in ${roots.join(', ')} (import roots) and among the protos fw-gen brings (google/... from google-proto-files, buf/validate/validate.proto); if it lives elsewhere, add its root with -I <dir>`;
 }
 
 function formatErrors(output: string, ws: Workspace, cwd: string): string {
