@@ -9,10 +9,11 @@ import { Etcd3 } from 'etcd3';
 import { ProtocolGateway } from 'fw';
 import { httpDriver } from '../support/drivers';
 import { HOST } from '../support/clients';
+import { PEERS, requirePeers } from '../../support/peers';
 import { startEtcd, type EtcdServer } from './etcd-server';
 import { startInstance, type TestInstance } from './test-instances';
 
-describe('etcd lost and back under load', () => {
+requirePeers(PEERS.etcd)('etcd lost and back under load', () => {
   let etcd: EtcdServer;
   let client: Etcd3;
   let instances: TestInstance[] = [];
