@@ -98,7 +98,7 @@ describe('stalled WebSocket clients against the gateway-wide output cap', () => 
       void c.closed.then((e) => closes.push(e));
       c.socket()?.resume();
     }
-    for (let i = 0; i < 200 && closes.length < cut; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && closes.length < cut; i++) await new Promise((r) => setTimeout(r, 50));
     expect(closes.length).toBeGreaterThanOrEqual(cut);
     expect(closes.every((c) => c.code === 1008 || c.code === 1006)).toBe(true);
 
@@ -125,7 +125,7 @@ describe('stalled TCP frame clients against the gateway-wide output cap', () => 
 
   test('the slowest are cut; the total stays under the cap', async () => {
     const request = encodeFrame(FrameType.Request, { id: 1, service: 'Firehose', method: 'stream', data: {} });
-    const closed: Array<Promise<Buffer>> = [];
+    let closed = 0;
     for (let i = 0; i < CLIENTS; i++) {
       const socket = connect({ host: HOST, port });
       sockets.push(socket);
@@ -134,9 +134,8 @@ describe('stalled TCP frame clients against the gateway-wide output cap', () => 
       socket.write(request);
       // Read nothing: the gateway's replies pile up.
       socket.pause();
-      const chunks: Buffer[] = [];
-      socket.on('data', (c: Buffer) => chunks.push(c));
-      closed.push(new Promise((r) => socket.once('close', () => r(Buffer.concat(chunks)))));
+      socket.on('data', () => undefined);
+      socket.once('close', () => closed++);
     }
     let peak = 0;
     for (let i = 0; i < 200 && gateway.bufferedOutput().cut === 0; i++) {
@@ -149,7 +148,7 @@ describe('stalled TCP frame clients against the gateway-wide output cap', () => 
     expect(peak).toBeLessThanOrEqual(CAP + CLIENTS * (ITEM.length + 100));
     // Cut clients see their connection end once they read again.
     for (const s of sockets) s.resume();
-    const settled = await Promise.all(closed.map((p) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))])));
-    expect(settled.filter((d) => d !== undefined).length).toBeGreaterThanOrEqual(cut);
+    for (let i = 0; i < 400 && closed < cut; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(closed).toBeGreaterThanOrEqual(cut);
   }, 60_000);
 });
