@@ -3,8 +3,9 @@
  * helpers handlers and Express middleware use. Node constructs it for every
  * request (`http.createServer({ ServerResponse: FwResponse })`).
  */
-import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader } from 'node:http';
+import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { serialize as serializeCookie, type CookieSerializeOptions } from 'cookie';
+import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { contentType as mimeContentType } from 'mime-types';
 import { create as contentDisposition } from 'content-disposition';
 import { sendFile, type SendFileOptions } from './send-file';
@@ -54,16 +55,27 @@ export class FwResponse extends ServerResponse<FwRequest> {
     return this;
   }
 
-  /** Sets the status and sends its reason phrase as the body. */
+  /** Sets the status and sends its reason phrase (`Not Found`) as a `text/plain` body, as Express does. */
   sendStatus(code: number): this {
     this.status(code);
-    return this.type('text').send(String(code) + ' ' + (STATUS_CODES[code] ?? ''));
+    return this.type('txt').send(STATUS_CODES[code] ?? String(code));
   }
 
-  /** Sets a header (or several from an object); chainable. */
+  /**
+   * Sets a header (or several from an object); chainable. As in Express, a
+   * `Content-Type` gets the charset of its type when it has none
+   * (`application/javascript` → `application/javascript; charset=utf-8`),
+   * and a list of content types is a `TypeError`.
+   */
   set(field: string | Record<string, OutgoingHttpHeader>, value?: OutgoingHttpHeader): this {
     if (typeof field === 'string') {
-      this.setHeader(field, value === undefined ? '' : (Array.isArray(value) ? value.map(String) : String(value)));
+      const text = value === undefined ? '' : (Array.isArray(value) ? value.map(String) : String(value));
+      if (field.length === 12 && field.toLowerCase() === 'content-type') {
+        if (Array.isArray(text)) throw new TypeError('Content-Type cannot be set to a list');
+        this.setHeader(field, mimeContentType(text) || text);
+        return this;
+      }
+      this.setHeader(field, text);
     } else {
       for (const name of Object.keys(field)) this.set(name, field[name]);
     }
@@ -80,8 +92,7 @@ export class FwResponse extends ServerResponse<FwRequest> {
     const previous = this.getHeader(field);
     const added = Array.isArray(value) ? value : [value];
     const next = previous === undefined ? added : (Array.isArray(previous) ? previous.map(String) : [String(previous)]).concat(added);
-    this.setHeader(field, next.length === 1 ? next[0]! : next);
-    return this;
+    return this.set(field, next.length === 1 ? next[0]! : next);
   }
 
   /** A response header as set so far. */
@@ -89,11 +100,12 @@ export class FwResponse extends ServerResponse<FwRequest> {
     return this.getHeader(field);
   }
 
-  /** Sets `Content-Type` from a MIME type or an extension (`'json'`, `'.html'`); chainable. */
+  /**
+   * Sets `Content-Type` from a MIME type or an extension (`'json'`, `'.html'`),
+   * with the type's charset as `set()` adds it (Express's rules); chainable.
+   */
   type(value: string): this {
-    const resolved = value.includes('/') ? value : mimeContentType(value.startsWith('.') ? value : `.${value}`);
-    this.setHeader('Content-Type', resolved === false ? OCTET_TYPE : resolved);
-    return this;
+    return this.set('Content-Type', value.includes('/') ? value : mimeContentType(value) || OCTET_TYPE);
   }
 
   /** Alias of `type()`. */
@@ -109,14 +121,14 @@ export class FwResponse extends ServerResponse<FwRequest> {
    */
   json(value: unknown): this {
     const body = JSON.stringify(value);
-    if (!this.hasHeader('content-type')) this.setHeader('content-type', JSON_TYPE);
+    this.#textType(JSON_TYPE);
     this.#endText(body === undefined ? '' : body);
     return this;
   }
 
   /** Sends an HTML string. */
   html(markup: string): this {
-    if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
+    this.#textType(HTML_TYPE);
     this.#endText(markup);
     return this;
   }
@@ -131,7 +143,7 @@ export class FwResponse extends ServerResponse<FwRequest> {
       return this;
     }
     if (typeof body === 'string') {
-      if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
+      this.#textType(HTML_TYPE);
       this.#endText(body);
       return this;
     }
@@ -141,6 +153,22 @@ export class FwResponse extends ServerResponse<FwRequest> {
       return this;
     }
     return this.json(body);
+  }
+
+  /**
+   * The content type of a text body, as Express's `send()` has it: `fallback`
+   * when none is set, else the type set with its charset made `utf-8` (the
+   * body is sent as UTF-8 whatever it said).
+   */
+  #textType(fallback: string): void {
+    const type = super.getHeader('content-type');
+    if (type === undefined) {
+      this.setHeader('content-type', fallback);
+    } else if (typeof type === 'string') {
+      const parsed = parseContentType(type);
+      parsed.parameters.charset = 'utf-8';
+      this.setHeader('content-type', formatContentType(parsed));
+    }
   }
 
   /**
@@ -163,6 +191,13 @@ export class FwResponse extends ServerResponse<FwRequest> {
     const value = super.getHeader(name);
     if (value !== undefined || this.#textBody === null || name.toLowerCase() !== 'content-length') return value;
     return Buffer.byteLength(this.#textBody);
+  }
+
+  /** All response headers; after `json`/`send`/`html`, with `content-length` as `getHeader` reports it. */
+  override getHeaders(): OutgoingHttpHeaders {
+    const headers = super.getHeaders();
+    if (this.#textBody !== null && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(this.#textBody);
+    return headers;
   }
 
   /** Sets `Location`; chainable. */
