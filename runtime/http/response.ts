@@ -5,6 +5,11 @@
  */
 import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { serialize as serializeCookie, type CookieSerializeOptions } from 'cookie';
+import accepts from 'accepts';
+import { sign as signCookie } from 'cookie-signature';
+import encodeUrl from 'encodeurl';
+import escapeHtml from 'escape-html';
+import vary from 'vary';
 import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { contentType as mimeContentType } from 'mime-types';
 import { create as contentDisposition } from 'content-disposition';
@@ -21,6 +26,8 @@ const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 export interface CookieOptions extends Omit<CookieSerializeOptions, 'maxAge' | 'encode'> {
   maxAge?: number;
   encode?: (value: string) => string;
+  /** Signs the value with the secret cookie-parser was given (`cookieParser(secret)`), which reads it back into `req.signedCookies`. */
+  signed?: boolean;
 }
 
 /**
@@ -180,45 +187,66 @@ export class FwResponse extends ServerResponse<FwRequest> {
    */
   #endText(body: string): void {
     if (this.writeHead !== NODE_WRITE_HEAD && !this.headersSent && !this.hasHeader('content-length')) {
-      this.setHeader('content-length', Buffer.byteLength(body));
+      this.setHeader('content-length', String(Buffer.byteLength(body)));
     }
     this.#textBody = body;
     this.end(body);
   }
 
-  /** A response header; after `json`/`send`/`html`, `content-length` is the body's length even when Node computed it. */
+  /** A response header; after `json`/`send`/`html`, `content-length` is the body's length (a string, as Express sets it) even when Node computed it. */
   override getHeader(name: string): string | number | string[] | undefined {
     const value = super.getHeader(name);
     if (value !== undefined || this.#textBody === null || name.toLowerCase() !== 'content-length') return value;
-    return Buffer.byteLength(this.#textBody);
+    return String(Buffer.byteLength(this.#textBody));
   }
 
   /** All response headers; after `json`/`send`/`html`, with `content-length` as `getHeader` reports it. */
   override getHeaders(): OutgoingHttpHeaders {
     const headers = super.getHeaders();
-    if (this.#textBody !== null && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(this.#textBody);
+    if (this.#textBody !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(this.#textBody));
     return headers;
   }
 
-  /** Sets `Location`; chainable. */
+  /** Sets `Location`, percent-encoding what is not yet encoded (as Express does); chainable. */
   location(url: string): this {
-    this.setHeader('Location', encodeURI(url));
+    this.setHeader('Location', encodeUrl(url));
     return this;
   }
 
-  /** Redirects (302 unless a status is given). */
+  /**
+   * Redirects (302 unless a status is given), with Express 5's body: `Found.
+   * Redirecting to <url>` as text, or as an HTML paragraph when the client
+   * prefers HTML, or empty when it accepts neither.
+   */
   redirect(statusOrUrl: number | string, url?: string): void {
     const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
-    const target = typeof statusOrUrl === 'string' ? statusOrUrl : url ?? '/';
-    this.status(status).location(target);
-    this.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    this.end(`Redirecting to ${encodeURI(target)}`);
+    this.status(status).location(typeof statusOrUrl === 'string' ? statusOrUrl : url ?? '/');
+    const address = this.getHeader('Location') as string;
+    const reason = STATUS_CODES[status] ?? String(status);
+    let body = '';
+    vary(this, 'Accept');
+    const preferred = this.req === undefined ? 'text' : accepts(this.req).type(['text', 'html']);
+    if (preferred === 'text') {
+      this.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      body = `${reason}. Redirecting to ${address}`;
+    } else if (preferred === 'html') {
+      this.setHeader('Content-Type', HTML_TYPE);
+      body = `<p>${reason}. Redirecting to ${escapeHtml(address)}</p>`;
+    }
+    this.setHeader('Content-Length', Buffer.byteLength(body));
+    if (this.req?.method === 'HEAD') this.end();
+    else this.end(body);
   }
 
-  /** Adds a `Set-Cookie` (objects are stored as `j:<json>`, as cookie-parser reads them); chainable. */
+  /** Adds a `Set-Cookie` (objects are stored as `j:<json>`, signed ones as `s:<value>.<signature>`, as cookie-parser reads them); chainable. */
   cookie(name: string, value: unknown, options: CookieOptions = {}): this {
-    const { maxAge, ...rest } = options;
-    const text = typeof value === 'object' && value !== null ? 'j:' + JSON.stringify(value) : String(value);
+    const { maxAge, signed, ...rest } = options;
+    let text = typeof value === 'object' && value !== null ? 'j:' + JSON.stringify(value) : String(value);
+    if (signed === true) {
+      const secret = (this.req as { secret?: unknown }).secret;
+      if (typeof secret !== 'string' || secret === '') throw new Error('res.cookie(): a signed cookie needs cookieParser(secret) mounted before it');
+      text = 's:' + signCookie(text, secret);
+    }
     const serializeOptions: CookieSerializeOptions = { path: '/', ...rest };
     if (maxAge !== undefined && Number.isFinite(maxAge)) {
       serializeOptions.expires = new Date(Date.now() + maxAge);
