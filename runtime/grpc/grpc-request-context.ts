@@ -3,6 +3,7 @@
  * field is computed on first read, so calls whose handlers never look at the
  * context pay only for one small object.
  */
+import type { CallMetadataControls } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
 import type { GrpcCall } from './call';
 import { splitPeer } from './peer-address';
@@ -66,6 +67,9 @@ export class GrpcRequestContext implements RequestContext {
   }
   get signal(): AbortSignal {
     return this.#call.signal;
+  }
+  get call(): CallMetadataControls {
+    return this.#call.controls;
   }
 }
 

@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { Metadata } from '@grpc/grpc-js';
+import type { MetadataRecord } from '../core/call-metadata';
 import type { GrpcApplication } from '../grpc/application';
 import { GrpcCall, type CallSource } from '../grpc/call';
 import { GrpcError, GENERIC_INTERNAL_MESSAGE, recordToMetadata } from '../grpc/errors';
@@ -21,7 +22,7 @@ import { iteratorOf } from '../grpc/server-handlers';
 
 /** Per-call options of the test client (same as the network client's). */
 export interface GrpcTestCallOptions {
-  metadata?: Record<string, string | string[]>;
+  metadata?: MetadataRecord;
   /** Absolute deadline, or milliseconds from now: reaches the handler as `signal`. */
   deadline?: Date | number;
   signal?: AbortSignal;
@@ -34,7 +35,7 @@ export interface GrpcTestClientOptions {
   /** What `call.getPeer()` returns; default `127.0.0.1:0`. */
   peer?: string;
   /** Metadata sent with every call (per-call metadata is added to it). */
-  metadata?: Record<string, string | string[]>;
+  metadata?: MetadataRecord;
 }
 
 /** An untyped test client: PascalCase method names, `unknown` in and out. */

@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { CollectedCallMetadata, incomingFromHeaders } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 
 class HttpRequestContext implements RequestContext {
@@ -21,6 +22,7 @@ class HttpRequestContext implements RequestContext {
   readonly #socket: Socket;
   #client: ClientInfo | undefined = undefined;
   #controller: AbortController | undefined = undefined;
+  #call: CollectedCallMetadata | undefined = undefined;
 
   constructor(req: IncomingMessage, headers: IncomingHttpHeaders, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
     // Node keeps only set-cookie as an array; handlers see the header object as sent.
@@ -44,6 +46,20 @@ class HttpRequestContext implements RequestContext {
       this.#client = { id: `${address}:${port}`, address, port, userAgent: req.headers['user-agent'], version: req.httpVersion };
     }
     return this.#client;
+  }
+
+  /** Built on first read; the transport writes what the handler set as response headers. */
+  get call(): CollectedCallMetadata {
+    if (this.#call === undefined) {
+      const headers = this.headers;
+      this.#call = new CollectedCallMetadata(() => incomingFromHeaders(headers));
+    }
+    return this.#call;
+  }
+
+  /** The call controls if a handler touched them, without creating them. */
+  get callInUse(): CollectedCallMetadata | undefined {
+    return this.#call;
   }
 
   get signal(): AbortSignal {
