@@ -99,6 +99,13 @@ export function recordToMetadata(record: Readonly<Record<string, unknown>> | und
   return metadata;
 }
 
+/** Collected, already-validated values → grpc-js Metadata. */
+export function valuesToMetadata(values: ReadonlyMap<string, readonly MetadataValue[]>): Metadata {
+  const metadata = new Metadata();
+  for (const [key, list] of values) for (const value of list) metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  return metadata;
+}
+
 /** grpc-js Metadata → plain record: one value stays single, several become an array; `-bin` values are Buffers. */
 export function metadataToRecord(metadata: Metadata): MetadataRecord {
   const out: Record<string, MetadataValue | MetadataValue[]> = {};

@@ -4,7 +4,7 @@
  * `sendMetadata`, trailers handed to grpc-js with the status, and the
  * per-call compression choice passed to the framing hooks.
  */
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
 import {
   addMetadata,
   type CallMetadataControls,
@@ -14,6 +14,7 @@ import {
   type ResponseCompression,
 } from '../core/call-metadata';
 import { chooseCompression, requestWasCompressed } from './compression';
+import { valuesToMetadata as toMetadata } from './errors';
 
 /** The grpc-js side of a call that can send response headers. */
 export interface HeaderSink {
@@ -68,13 +69,6 @@ export class GrpcCallMetadata implements CallMetadataControls {
     if (extra !== undefined) trailers.merge(extra);
     return trailers;
   }
-}
-
-/** Collected, already-validated values → grpc-js Metadata. */
-function toMetadata(values: ReadonlyMap<string, readonly MetadataValue[]>): Metadata {
-  const metadata = new Metadata();
-  for (const [key, list] of values) for (const value of list) metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-  return metadata;
 }
 
 class GrpcIncomingMetadata implements IncomingMetadata {

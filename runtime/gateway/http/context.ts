@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CollectedCallMetadata, incomingFromHeaders } from '../../core/call-metadata';
+import { CollectedCallMetadata, incomingFromHeaders, metadataText } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 
 class HttpRequestContext implements RequestContext {
@@ -75,6 +75,19 @@ class HttpRequestContext implements RequestContext {
     }
     return this.#controller.signal;
   }
+}
+
+/**
+ * Writes what the handler set through `context.call` as HTTP headers: response
+ * headers under their own names, trailers as `grpc-trailer-<name>` (the
+ * grpc-gateway convention; the JSON reply is complete before it is sent, so
+ * trailers travel as headers). `-bin` values are base64.
+ */
+export function writeCallMetadata(res: ServerResponse, context: RequestContext): void {
+  const call = context instanceof HttpRequestContext ? context.callInUse : undefined;
+  if (call === undefined || res.headersSent) return;
+  for (const [name, values] of call.headers ?? []) res.setHeader(name, values.map(metadataText));
+  for (const [name, values] of call.trailers ?? []) res.setHeader(`grpc-trailer-${name}`, values.map(metadataText));
 }
 
 /** Builds the RequestContext of one HTTP call; `headers` is `req.headers`, already read by the caller. */

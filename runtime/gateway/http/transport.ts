@@ -19,7 +19,7 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { dataEnvelopeJson } from '../wire/reply-json';
-import { httpContext } from './context';
+import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, mightHavePrototypeKeys, readJsonBody } from './json-body';
 import { RouteTable, setPath, type RouteMatch } from './routes';
 import { writeStream } from './streaming';
@@ -261,7 +261,10 @@ export class HttpTransport {
           this.#fail(res, toServiceError(error), tracing.traceId);
         }
       },
-      (error: unknown) => this.#fail(res, toServiceError(error), tracing.traceId),
+      (error: unknown) => {
+        writeCallMetadata(res, context);
+        this.#fail(res, toServiceError(error), tracing.traceId);
+      },
     );
   }
 
@@ -285,11 +288,13 @@ export class HttpTransport {
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
       res.setHeader(this.#deps.core.traceHeader, traceId);
+      writeCallMetadata(res, context);
       void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
       return;
     }
     const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
     const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
+    writeCallMetadata(res, context);
     // One writeHead with a flat header list: cheaper than three setHeader calls.
     res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
     res.end(json);
