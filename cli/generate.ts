@@ -8,6 +8,7 @@ import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
 import { preloadTemplates, renderFw, renderOpenApi } from './render';
+import { checkRouteCollisions } from './route-collisions';
 import { acquireTsProto } from './run-ts-proto';
 
 /**
@@ -89,6 +90,7 @@ export async function generate(inputs: Inputs, cwd: string): Promise<GenerationP
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
     stubModels.push(model);
   }
+  checkRouteCollisions(stubModels);
   for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content));
   return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels };
 }

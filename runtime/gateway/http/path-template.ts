@@ -9,9 +9,10 @@
  *     FieldPath = IDENT { "." IDENT } ;
  *     Verb     = ":" LITERAL ;
  *
- * `*` matches one segment, `**` zero or more (only as the last segment), a
- * variable captures exactly what its sub-pattern matches (`{name}` is
- * `{name=*}`). A single-segment capture is fully percent-decoded; a
+ * `*` matches one segment, `**` zero or more (at most one per template: it
+ * takes whatever the segments before and after it leave, as grpc-gateway
+ * does, so matching stays linear), a variable captures exactly what its
+ * sub-pattern matches (`{name}` is `{name=*}`). A single-segment capture is fully percent-decoded; a
  * multi-segment capture keeps `%2F` encoded so its `/`s stay unambiguous.
  * fw-gen uses the same parser to reject bad templates and colliding routes.
  */
@@ -111,8 +112,7 @@ export function parsePathTemplate(template: string): PathTemplate {
     verb = scan.literal('a verb after ":"');
   }
   if (scan.pos !== template.length) scan.fail('unexpected character');
-  const deep = segments.findIndex((s) => s.kind === 'deep');
-  if (deep !== -1 && deep !== segments.length - 1) throw new PathTemplateError(`path template "${template}": "**" must be the last segment`);
+  if (segments.filter((s) => s.kind === 'deep').length > 1) throw new PathTemplateError(`path template "${template}": at most one "**"`);
   const shape = '/' + segments.map((s) => (s.kind === 'literal' ? s.value : s.kind === 'wildcard' ? '*' : '**')).join('/') + (verb === undefined ? '' : `:${verb}`);
   return { source: template, segments, variables, verb, shape };
 }
@@ -146,19 +146,20 @@ export function matchPathTemplate(template: PathTemplate, parts: readonly string
     path = head === '' ? parts.slice(0, -1) : [...parts.slice(0, -1), head];
   }
   const { segments } = template;
-  const deep = segments.length > 0 && segments[segments.length - 1]?.kind === 'deep';
-  if (deep ? path.length < segments.length - 1 : path.length !== segments.length) return undefined;
+  const deep = segments.findIndex((s) => s.kind === 'deep');
+  if (deep === -1 ? path.length !== segments.length : path.length < segments.length - 1) return undefined;
+  // Template boundary → path boundary: segments after `**` count from the end of the path.
+  const at = (boundary: number): number => (deep === -1 || boundary <= deep ? boundary : path.length - (segments.length - boundary));
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as Segment;
-    if (segment.kind === 'deep') break;
-    const part = path[i] as string;
+    if (segment.kind === 'deep') continue;
+    const part = path[at(i)] as string;
     if (segment.kind === 'literal' ? part !== segment.value : part === '') return undefined;
   }
   const values: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const variable of template.variables) {
-    const last = variable.end === segments.length && deep ? path.length : variable.end;
-    const captured = path.slice(variable.start, last);
-    const multi = variable.end - variable.start > 1 || deep && variable.end === segments.length;
+    const captured = path.slice(at(variable.start), at(variable.end));
+    const multi = variable.end - variable.start > 1 || (deep >= variable.start && deep < variable.end);
     const decoded: string[] = [];
     for (const part of captured) {
       const value = decodeSegment(part, multi);

@@ -86,10 +86,12 @@ interface FwHttpBinding {
   verb: HttpRule['method'];
   /** Path template as written in the proto (`/users/{id}`), or the default route. */
   path: string;
-  /** The same path in fw's router syntax (`/users/:id`). */
+  /** The same path in fw's router syntax (`/users/:id`); templates Express cannot say (sub-patterns, `**`, verbs) stay as written. */
   routerPath: string;
   /** `*`, a request field name, or undefined when the request comes from path and query. */
   body?: string;
+  /** `response_body`: the response field that is the HTTP reply, when not the whole message. */
+  responseBody?: string;
   /** PascalCase RPC name. */
   rpc: string;
   /** camelCase method name, as in `<Service>.<method>`. */
