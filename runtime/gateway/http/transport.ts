@@ -340,8 +340,9 @@ export class HttpTransport {
     } else {
       const merged: Record<string, unknown> = {};
       if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
+      // The body field first, so a path variable inside it (`{book.name}` with body: "book") is kept.
+      setPath(merged, jsonFieldPath(match.body), typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body);
       for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), match.params[k]);
-      setPath(merged, jsonFieldPath(match.body), body);
       json = merged;
     }
     return fromJSON === undefined ? json : fromJSON(json);
