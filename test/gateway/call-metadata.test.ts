@@ -3,11 +3,13 @@
  * the same handler reads request metadata and sets response headers and
  * trailers; HTTP carries them as headers (trailers as `grpc-trailer-<name>`,
  * `-bin` values base64), the gateway's gRPC transport as real HTTP/2 headers
- * and trailers, on success and on error.
+ * and trailers, WebSocket/TCP/UDP as `headers`/`trailers` envelope fields
+ * (request metadata from the envelope's `metadata`), on success and on error.
  */
 import { ProtocolGateway, type RequestContext } from 'fw';
 import { createGrpcClient, GrpcError, type MetadataRecord } from 'fw/grpc-client';
-import { HOST } from './support/clients';
+import { encodeFrame, FrameType } from 'fw';
+import { HOST, TcpFrameClient, udpCall, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 
 function handlers(): Record<string, (request: { fail?: boolean }, context: RequestContext) => Promise<unknown> | AsyncIterable<unknown>> {
@@ -23,17 +25,50 @@ function handlers(): Record<string, (request: { fail?: boolean }, context: Reque
       if (request.fail === true) throw new Error('boom');
       return { ok: true };
     },
+    async *series(_request, context) {
+      echo(context);
+      yield { n: 1 };
+      yield { n: 2 };
+    },
   };
 }
 
 describe('call metadata through the gateway', () => {
   const start = startedGateways();
   let port: number;
+  let udpPort: number;
 
   beforeAll(async () => {
-    const g = new ProtocolGateway({ enableUDP: false });
+    const g = new ProtocolGateway();
     g.addService('Meta', handlers());
-    port = (await start(g)).port;
+    ({ port, udpPort } = await start(g));
+  });
+
+  const metadata = { 'x-in': 'env', 'x-in-bin': Buffer.from([5, 6]).toString('base64') };
+  const expected = { headers: { 'x-out': 'env' }, trailers: { 'x-out-bin': 'BQY=' } };
+
+  it('WebSocket: envelope metadata in, headers and trailers fields out (headers on the first reply, trailers on the last)', async () => {
+    const ws = await WsClient.connect(`ws://${HOST}:${port}/ws`);
+    const [reply] = await ws.call('u1', 'Meta', 'unary', {}, { metadata });
+    expect(reply).toMatchObject({ type: 'response', data: { ok: true }, ...expected });
+    const stream = await ws.call('s1', 'Meta', 'series', {}, { metadata });
+    expect(stream.map((m) => [m.type, m.headers, m.trailers])).toEqual([
+      ['stream', expected.headers, undefined],
+      ['stream', undefined, undefined],
+      ['stream_end', undefined, expected.trailers],
+    ]);
+    const [failed] = await ws.call('f1', 'Meta', 'unary', { fail: true }, { metadata });
+    expect(failed).toMatchObject({ type: 'error', ...expected });
+    ws.close();
+  });
+
+  it('TCP and UDP frames: the same fields on type 2 replies', async () => {
+    const tcp = await TcpFrameClient.connect(port);
+    const frames = await tcp.call('t1', 'Meta', 'unary', {}, { metadata });
+    expect(frames.at(-1)).toMatchObject({ type: FrameType.Response, payload: { data: { ok: true }, ...expected } });
+    tcp.socket.destroy();
+    const reply = await udpCall(udpPort, encodeFrame(FrameType.Request, { id: 'd1', service: 'Meta', method: 'unary', data: {}, metadata }));
+    expect(reply).toMatchObject({ type: FrameType.Response, payload: { data: { ok: true }, ...expected } });
   });
 
   it('HTTP: request headers in (-bin base64), response headers and grpc-trailer-* headers out', async () => {
