@@ -10,6 +10,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RequestContext } from 'fw';
 import { GrpcError, GrpcStatus, InvalidMetadataError, type MetadataRecord } from 'fw/grpc';
 import { createGrpcClient } from 'fw/grpc-client';
+import { createGrpcTestClient } from 'fw/testing';
 import { frame, frames, rawCall } from './fixtures/raw-http2';
 import { collect, fromArray, listen, newApp, stopAll } from './fixtures/servers';
 
@@ -33,9 +34,10 @@ function finish(request: Msg, context: RequestContext): Msg {
 
 const unexpected: unknown[] = [];
 let address: string;
+let app: ReturnType<typeof newApp>;
 
 beforeAll(async () => {
-  const app = newApp()
+  app = newApp()
     .onUnexpectedError((error) => unexpected.push(error))
     .addService({
       name: 'Meta',
@@ -145,6 +147,20 @@ describe('headers and trailers on every call kind', () => {
     expect(seen.headers?.['x-out']).toBe('hello');
     expect(seen.trailers?.['x-reason']).toBe('missing');
     c.close();
+  });
+});
+
+describe('the in-process test client', () => {
+  it('reads request metadata and hands headers and trailers to the same callbacks', async () => {
+    const c = createGrpcTestClient<Record<string, (r: Msg, o?: object) => Promise<Msg>>>('Meta', { app });
+    const { options, seen } = capture();
+    await expect(c.Unary!({ text: 't' }, options)).resolves.toEqual({ text: 't' });
+    expectEchoed(seen);
+    const failed = capture();
+    await expect(c.Unary!({ fail: true }, failed.options)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, metadata: { 'x-reason': 'missing' } });
+    expect(failed.seen.trailers?.['x-reason']).toBe('missing');
+    await expect(c.Unary!({ badBin: true }, {})).rejects.toMatchObject({ code: GrpcStatus.INTERNAL });
+    expect(unexpected.some((e) => e instanceof InvalidMetadataError)).toBe(true);
   });
 });
 
