@@ -6,7 +6,9 @@
  * - fw's generated client (fw-interop-client.ts) against a grpcio server
  *   (interop_server.py).
  * Python stubs are generated at test time with grpc_tools.protoc. The checked-in
- * fw-gen output is compared with a fresh run (`fw-gen --check`).
+ * fw-gen output is compared with a fresh run; after changing cli/ or templates/
+ * regenerate it with
+ *   npx fw-gen test/interop/grpc/fixtures -o test/interop/grpc/generated --stubs /tmp/unused-stubs
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
+import { runCli } from '../../cli/support/run-cli';
 import { runInteropCases } from './fw-interop-client';
 import { interopHandlers } from './interop-test-service';
 import { TestServiceDescriptor } from './generated/src/proto/grpc/testing/test.fw';
@@ -72,7 +75,8 @@ describe('checked-in fw-gen output of grpc testing protos', () => {
   it('is what fw-gen generates now', async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-interop-gen-'));
     try {
-      await run(process.execPath, [path.join(root, 'bin/fw-gen.js'), 'test/interop/grpc/fixtures', '-o', fresh, '--stubs', path.join(fresh, 'stubs'), '-q']);
+      const result = runCli(['test/interop/grpc/fixtures', '-o', fresh, '--stubs', path.join(fresh, 'stubs'), '-q']);
+      expect(result.stderr).toBe('');
       const generated = path.join(__dirname, 'generated', 'src/proto/grpc/testing');
       for (const file of fs.readdirSync(generated)) {
         expect(fs.readFileSync(path.join(fresh, 'src/proto/grpc/testing', file), 'utf8')).toBe(fs.readFileSync(path.join(generated, file), 'utf8'));
