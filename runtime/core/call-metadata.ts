@@ -145,18 +145,26 @@ export class MapIncomingMetadata implements IncomingMetadata {
  * touch `context.call` pay for one small object.
  */
 export class CollectedCallMetadata implements CallMetadataControls {
-  readonly requestCompressed = false;
   /** Response headers set by the handler; undefined when none. */
   headers: Map<string, MetadataValue[]> | undefined = undefined;
   /** Response trailers set by the handler; undefined when none. */
   trailers: Map<string, MetadataValue[]> | undefined = undefined;
   compression: ResponseCompression | undefined = undefined;
   readonly #incoming: () => IncomingMetadata;
+  readonly #compressed: (() => boolean) | undefined;
   #requestMetadata: IncomingMetadata | undefined = undefined;
   #headerSent = false;
 
-  constructor(incoming: () => IncomingMetadata) {
+  /**
+   * @param incoming builds the request metadata on first read
+   * @param compressed says whether a request message arrived compressed (gRPC); false when absent
+   */
+  constructor(incoming: () => IncomingMetadata, compressed?: () => boolean) {
     this.#incoming = incoming;
+    this.#compressed = compressed;
+  }
+  get requestCompressed(): boolean {
+    return this.#compressed?.() ?? false;
   }
   get requestMetadata(): IncomingMetadata {
     if (this.#requestMetadata === undefined) this.#requestMetadata = this.#incoming();

@@ -43,7 +43,8 @@ export function createContext(
   tracing: TracingInfo,
   signal: AbortSignal,
   incoming?: () => IncomingMetadata,
+  compressed?: () => boolean,
 ): RequestContext {
-  const call = new CollectedCallMetadata(incoming ?? (() => incomingFromHeaders(headers)));
+  const call = new CollectedCallMetadata(incoming ?? (() => incomingFromHeaders(headers)), compressed);
   return { protocol, client, headers, metadata, authentication: undefined, tracing, signal, call };
 }

@@ -8,7 +8,9 @@
  */
 import { ProtocolGateway, type RequestContext } from 'fw';
 import { createGrpcClient, GrpcError, type MetadataRecord } from 'fw/grpc-client';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { encodeFrame, FrameType } from 'fw';
+import { frame, frames, rawCall } from '../grpc/fixtures/raw-http2';
 import { HOST, TcpFrameClient, udpCall, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 
@@ -24,6 +26,11 @@ function handlers(): Record<string, (request: { fail?: boolean }, context: Reque
       echo(context);
       if (request.fail === true) throw new Error('boom');
       return { ok: true };
+    },
+    squeeze: async (_request, context) => {
+      context.call.setTrailer('x-compressed', String(context.call.requestCompressed));
+      context.call.setCompression('gzip');
+      return { text: 'y'.repeat(64) };
     },
     async *series(_request, context) {
       echo(context);
@@ -103,5 +110,23 @@ describe('call metadata through the gateway', () => {
     expect(Buffer.from(error.metadata['x-out-bin'] as Uint8Array)).toEqual(Buffer.from([9, 8]));
     expect(error.metadata['x-error-code']).toBe('INTERNAL_ERROR');
     client.close();
+  });
+
+  it('gRPC: per-call compression and the request compression flag reach the handler on the gateway too', async () => {
+    const body = Buffer.from('{}');
+    const compressed = await rawCall(`${HOST}:${port}`, '/Meta/squeeze', [frame(gzipSync(body), true)], { headers: { 'grpc-encoding': 'gzip', 'grpc-accept-encoding': 'identity,gzip' } });
+    expect(compressed.status).toBe(0);
+    expect(compressed.headers['grpc-encoding']).toBe('gzip');
+    const [reply] = frames(compressed.body);
+    expect(reply?.compressed).toBe(true);
+    expect(JSON.parse(gunzipSync(reply!.payload).toString())).toEqual({ text: 'y'.repeat(64) });
+    const client = createGrpcClient({ address: `${HOST}:${port}`, service: { name: 'Meta', methods: { squeeze: 'none' } } });
+    const trailers: MetadataRecord[] = [];
+    await client.squeeze!({}, { onTrailer: (t: MetadataRecord) => trailers.push(t) });
+    const gzipClient = createGrpcClient({ address: `${HOST}:${port}`, compression: 'gzip', service: { name: 'Meta', methods: { squeeze: 'none' } } });
+    await gzipClient.squeeze!({}, { onTrailer: (t: MetadataRecord) => trailers.push(t) });
+    expect(trailers.map((t) => t['x-compressed'])).toEqual(['false', 'true']);
+    client.close();
+    gzipClient.close();
   });
 });

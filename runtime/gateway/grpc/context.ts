@@ -23,7 +23,7 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
 }
 
 /** Builds the RequestContext of one gRPC call. */
-export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal): RequestContext {
+export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal, compressed: () => boolean): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
   const map = metadata.getMap();
@@ -39,5 +39,6 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
     tracing,
     signal,
     () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
+    compressed,
   );
 }

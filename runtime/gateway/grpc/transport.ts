@@ -15,6 +15,7 @@ import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
+import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata } from '../../grpc/errors';
 import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
@@ -63,6 +64,8 @@ export class GrpcTransport {
   get server(): grpc.Server {
     if (this.#server === undefined) {
       const max = this.#options().maxMessageSize ?? 4 << 20;
+      // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
+      installFraming();
       this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
     }
     return this.#server;
@@ -122,7 +125,7 @@ export class GrpcTransport {
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
@@ -178,7 +181,7 @@ export class GrpcTransport {
           const { promise, reply, context } = run(c, request, controller.signal);
           let headersSent = false;
           const sendHeaders = (): void => {
-            if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context));
+            if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
             headersSent = true;
           };
           promise
@@ -241,7 +244,7 @@ function answer(
   value?: unknown,
 ): void {
   done.watch.finish();
-  done.call.sendMetadata(withHandlerHeaders(done.reply, done.context));
+  done.call.sendMetadata(withHandlerHeaders(done.reply, done.context, done.call));
   const trailers = handlerTrailers(done.context);
   if (error === null) cb(null, value, trailers);
   else {
@@ -250,10 +253,16 @@ function answer(
   }
 }
 
-/** The gateway's own response headers plus those the handler set through `context.call`. */
-function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext): grpc.Metadata {
+/**
+ * The gateway's own response headers plus those the handler set through
+ * `context.call`; also hands the handler's compression choice to the framing
+ * hooks, which decide `grpc-encoding` as these headers go out.
+ */
+function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext, source: AnyCall): grpc.Metadata {
   const call = context.call;
-  if (!(call instanceof CollectedCallMetadata) || call.headers === undefined) return reply;
+  if (!(call instanceof CollectedCallMetadata)) return reply;
+  if (call.compression !== undefined) chooseCompression(source, call.compression);
+  if (call.headers === undefined) return reply;
   const merged = reply.clone();
   merged.merge(toMetadata(call.headers));
   return merged;
