@@ -76,7 +76,6 @@ function clientSignature(m: MethodModel): { clientParams: string; clientResult: 
   };
 }
 
-/** Renders `x.fw.ts`. */
 /** The runtime's HttpRule of a route: method, template, and the body rules when set. */
 function httpRuleJson(route: HttpRouteModel): Json {
   const rule: { [k: string]: Json } = { method: route.method, path: route.path };
@@ -85,7 +84,8 @@ function httpRuleJson(route: HttpRouteModel): Json {
   return rule;
 }
 
-export function renderFw(file: FileModel): string {
+/** Renders `x.fw.ts`. */
+export function renderFw(file: FileModel, importSuffix = ''): string {
   const services = file.services.map((s) => {
     const routes: { key: string; target: string }[] = [];
     const bindings: string[] = [];
@@ -123,7 +123,7 @@ export function renderFw(file: FileModel): string {
       })),
     };
   });
-  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod));
+  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod, importSuffix));
   // Base64 of one descriptor per line: long, but generated and deterministic.
   const descriptors = file.fileDescriptorProtos.map((b64) => `'${b64}'`);
   return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });
