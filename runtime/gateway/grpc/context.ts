@@ -5,6 +5,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
+import { MapIncomingMetadata, type MetadataValue } from '../../core/call-metadata';
 import { createContext } from '../gateway-core';
 
 /** The last peer parsed: calls on one connection share their peer string, so most calls skip the regex. */
@@ -26,7 +27,15 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
  * caller's `grpc-timeout`) lands in `context.metadata.deadline`, where the
  * discovery forwarder reads it to pass it on.
  */
-export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal, deadline?: number): RequestContext {
+export function grpcContext(
+  peer: string,
+  metadata: Metadata,
+  path: string,
+  tracing: TracingInfo,
+  signal: AbortSignal,
+  compressed: () => boolean,
+  deadline?: number,
+): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
   const map = metadata.getMap();
@@ -41,5 +50,7 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
     deadline === undefined ? { path, grpc: metadata } : { path, grpc: metadata, deadline },
     tracing,
     signal,
+    () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
+    compressed,
   );
 }
