@@ -9,7 +9,6 @@ import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring
 import type { Socket } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
-import type { ParamCallback } from './param-callbacks';
 import type { TrustFunction } from './trust-proxy';
 
 /** A file accepted by the upload middleware: `req.file` / `req.files`. */
@@ -34,6 +33,13 @@ export interface UploadedFile {
 export interface SessionData {
   [key: string]: unknown;
 }
+
+/**
+ * A `param()` callback (docs/routing.md): `value` is the captured, decoded
+ * parameter, `name` its name. `Res` is the response type (`FwResponse` on fw's
+ * routers).
+ */
+export type ParamCallback<Res extends ServerResponse = ServerResponse> = (req: FwRequest, res: Res, next: (error?: unknown) => void, value: string, name: string) => unknown;
 
 /**
  * The application a request belongs to (`req.app`): the part of Express's
