@@ -2,6 +2,7 @@
  * The plain model templates render: computed once in TypeScript from the
  * descriptor registry so that templates stay free of logic.
  */
+import type { IdempotencyLevel } from './idempotency-level';
 import type { StreamingMode } from './streaming-mode';
 
 /** A JSON value as emitted into schemas and OpenAPI documents. */
@@ -33,8 +34,12 @@ export interface HttpRouteModel {
   /** Express-style path for fw's router: `/users/:id`. */
   routerPath: string;
   body?: string;
-  /** Path template variables, in order. */
+  /** `response_body`: the field of the response that is the HTTP reply. */
+  responseBody?: string;
+  /** Path template variables (field paths), in order. */
   params: string[];
+  /** Method and template with variable names dropped (`GET /v1/operations/**`): equal shapes collide. */
+  shape: string;
 }
 
 /** One RPC with everything the templates print for it. */
@@ -44,6 +49,8 @@ export interface MethodModel {
   /** gRPC path: `/user.UserService/GetUser`. */
   path: string;
   streaming: StreamingMode;
+  /** `option idempotency_level`: lets the gateway retry and hedge forwarded calls. */
+  idempotency: IdempotencyLevel;
   comment: string | undefined;
   request: TsTypeRef;
   response: TsTypeRef;

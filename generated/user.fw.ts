@@ -13,7 +13,7 @@ import type {
   StreamingMode,
   UnaryHandler,
 } from 'fw';
-import { createGrpcClient } from 'fw/grpc-client';
+import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import {
   ChatMessage,
   CreateMultipleUsersResponse,
@@ -27,8 +27,8 @@ import {
   User,
 } from './user';
 
-/** Per-call client options: metadata, a deadline (Date or ms from now), cancellation. */
-type CallOptions = { metadata?: Record<string, string | string[]>; deadline?: Date | number; signal?: AbortSignal };
+/** Per-call client options: metadata (bytes for `-bin` keys), a deadline (Date or ms from now), cancellation, response header and trailer callbacks. */
+type CallOptions = GrpcCallOptions;
 
 /** Options of a generated client factory: everything `createGrpcClient` takes but the service. */
 type ClientOptions = Omit<Parameters<typeof createGrpcClient>[0], 'service'>;
@@ -84,7 +84,7 @@ const FILE_DESCRIPTOR_PROTOS: readonly Uint8Array[] = [
   'ChVnb29nbGUvYXBpL2h0dHAucHJvdG8SCmdvb2dsZS5hcGkieQoESHR0cBIqCgVydWxlcxgBIAMoCzIULmdvb2dsZS5hcGkuSHR0cFJ1bGVSBXJ1bGVzEkUKH2Z1bGx5X2RlY29kZV9yZXNlcnZlZF9leHBhbnNpb24YAiABKAhSHGZ1bGx5RGVjb2RlUmVzZXJ2ZWRFeHBhbnNpb24i2gIKCEh0dHBSdWxlEhoKCHNlbGVjdG9yGAEgASgJUghzZWxlY3RvchISCgNnZXQYAiABKAlIAFIDZ2V0EhIKA3B1dBgDIAEoCUgAUgNwdXQSFAoEcG9zdBgEIAEoCUgAUgRwb3N0EhgKBmRlbGV0ZRgFIAEoCUgAUgZkZWxldGUSFgoFcGF0Y2gYBiABKAlIAFIFcGF0Y2gSNwoGY3VzdG9tGAggASgLMh0uZ29vZ2xlLmFwaS5DdXN0b21IdHRwUGF0dGVybkgAUgZjdXN0b20SEgoEYm9keRgHIAEoCVIEYm9keRIjCg1yZXNwb25zZV9ib2R5GAwgASgJUgxyZXNwb25zZUJvZHkSRQoTYWRkaXRpb25hbF9iaW5kaW5ncxgLIAMoCzIULmdvb2dsZS5hcGkuSHR0cFJ1bGVSEmFkZGl0aW9uYWxCaW5kaW5nc0IJCgdwYXR0ZXJuIjsKEUN1c3RvbUh0dHBQYXR0ZXJuEhIKBGtpbmQYASABKAlSBGtpbmQSEgoEcGF0aBgCIAEoCVIEcGF0aEJnCg5jb20uZ29vZ2xlLmFwaUIJSHR0cFByb3RvUAFaQWdvb2dsZS5nb2xhbmcub3JnL2dlbnByb3RvL2dvb2dsZWFwaXMvYXBpL2Fubm90YXRpb25zO2Fubm90YXRpb25zogIER0FQSWIGcHJvdG8z',
   'Chxnb29nbGUvYXBpL2Fubm90YXRpb25zLnByb3RvEgpnb29nbGUuYXBpGhVnb29nbGUvYXBpL2h0dHAucHJvdG8aIGdvb2dsZS9wcm90b2J1Zi9kZXNjcmlwdG9yLnByb3RvOksKBGh0dHASHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxiwyrwiIAEoCzIULmdvb2dsZS5hcGkuSHR0cFJ1bGVSBGh0dHBCbgoOY29tLmdvb2dsZS5hcGlCEEFubm90YXRpb25zUHJvdG9QAVpBZ29vZ2xlLmdvbGFuZy5vcmcvZ2VucHJvdG8vZ29vZ2xlYXBpcy9hcGkvYW5ub3RhdGlvbnM7YW5ub3RhdGlvbnOiAgRHQVBJYgZwcm90bzM=',
   'Ch9nb29nbGUvcHJvdG9idWYvdGltZXN0YW1wLnByb3RvEg9nb29nbGUucHJvdG9idWYiOwoJVGltZXN0YW1wEhgKB3NlY29uZHMYASABKANSB3NlY29uZHMSFAoFbmFub3MYAiABKAVSBW5hbm9zQoUBChNjb20uZ29vZ2xlLnByb3RvYnVmQg5UaW1lc3RhbXBQcm90b1ABWjJnb29nbGUuZ29sYW5nLm9yZy9wcm90b2J1Zi90eXBlcy9rbm93bi90aW1lc3RhbXBwYvgBAaICA0dQQqoCHkdvb2dsZS5Qcm90b2J1Zi5XZWxsS25vd25UeXBlc2IGcHJvdG8z',
-  'Cgp1c2VyLnByb3RvEgR1c2VyGhtidWYvdmFsaWRhdGUvdmFsaWRhdGUucHJvdG8aHGdvb2dsZS9hcGkvYW5ub3RhdGlvbnMucHJvdG8aH2dvb2dsZS9wcm90b2J1Zi90aW1lc3RhbXAucHJvdG8igAEKB0FkZHJlc3MSFgoGc3RyZWV0GAEgASgJUgZzdHJlZXQSEgoEY2l0eRgCIAEoCVIEY2l0eRIUCgVzdGF0ZRgDIAEoCVIFc3RhdGUSGQoIemlwX2NvZGUYBCABKAlSB3ppcENvZGUSGAoHY291bnRyeRgFIAEoCVIHY291bnRyeSKLAgoEVXNlchIOCgJpZBgBIAEoCVICaWQSEgoEbmFtZRgCIAEoCVIEbmFtZRIUCgVlbWFpbBgDIAEoCVIFZW1haWwSFAoFcGhvbmUYBCABKAlSBXBob25lEicKB2FkZHJlc3MYBSABKAsyDS51c2VyLkFkZHJlc3NSB2FkZHJlc3MSFAoFcm9sZXMYBiADKAlSBXJvbGVzEjkKCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wUgljcmVhdGVkQXQSOQoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBSCXVwZGF0ZWRBdCIoCg5HZXRVc2VyUmVxdWVzdBIWCgJpZBgBIAEoCUIGukgDyAEBUgJpZCKqAQoRQ3JlYXRlVXNlclJlcXVlc3QSHgoEbmFtZRgBIAEoCUIKukgHyAEBcgIQAVIEbmFtZRIgCgVlbWFpbBgCIAEoCUIKukgHyAEBcgJgAVIFZW1haWwSFAoFcGhvbmUYAyABKAlSBXBob25lEicKB2FkZHJlc3MYBCABKAsyDS51c2VyLkFkZHJlc3NSB2FkZHJlc3MSFAoFcm9sZXMYBSADKAlSBXJvbGVzIvkBChFVcGRhdGVVc2VyUmVxdWVzdBIWCgJpZBgBIAEoCUIGukgDyAEBUgJpZBIgCgRuYW1lGAIgASgJQge6SARyAhABSABSBG5hbWWIAQESIgoFZW1haWwYAyABKAlCB7pIBHICYAFIAVIFZW1haWyIAQESGQoFcGhvbmUYBCABKAlIAlIFcGhvbmWIAQESLAoHYWRkcmVzcxgFIAEoCzINLnVzZXIuQWRkcmVzc0gDUgdhZGRyZXNziAEBEhQKBXJvbGVzGAYgAygJUgVyb2xlc0IHCgVfbmFtZUIICgZfZW1haWxCCAoGX3Bob25lQgoKCF9hZGRyZXNzIisKEURlbGV0ZVVzZXJSZXF1ZXN0EhYKAmlkGAEgASgJQga6SAPIAQFSAmlkIi4KEkRlbGV0ZVVzZXJSZXNwb25zZRIYCgdzdWNjZXNzGAEgASgIUgdzdWNjZXNzIogBChBMaXN0VXNlcnNSZXF1ZXN0EhsKBHBhZ2UYASABKAVCB7pIBBoCKABSBHBhZ2USHwoFbGltaXQYAiABKAVCCbpIBhoEGGQoAFIFbGltaXQSFwoHc29ydF9ieRgDIAEoCVIGc29ydEJ5Eh0KCnNvcnRfb3JkZXIYBCABKAlSCXNvcnRPcmRlciJrChJTZWFyY2hVc2Vyc1JlcXVlc3QSHAoFcXVlcnkYASABKAlCBrpIA8gBAVIFcXVlcnkSFgoGZmllbGRzGAIgAygJUgZmaWVsZHMSHwoFbGltaXQYAyABKAVCCbpIBhoEGGQoAFIFbGltaXQiVQobQ3JlYXRlTXVsdGlwbGVVc2Vyc1Jlc3BvbnNlEhQKBWNvdW50GAEgASgFUgVjb3VudBIgCgV1c2VycxgCIAMoCzIKLnVzZXIuVXNlclIFdXNlcnMiegoLQ2hhdE1lc3NhZ2USFwoHdXNlcl9pZBgBIAEoCVIGdXNlcklkEhgKB21lc3NhZ2UYAiABKAlSB21lc3NhZ2USOAoJdGltZXN0YW1wGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcFIJdGltZXN0YW1wMsAECgtVc2VyU2VydmljZRJACgdHZXRVc2VyEhQudXNlci5HZXRVc2VyUmVxdWVzdBoKLnVzZXIuVXNlciITgtPkkwINEgsvdXNlcnMve2lkfRJECgpDcmVhdGVVc2VyEhcudXNlci5DcmVhdGVVc2VyUmVxdWVzdBoKLnVzZXIuVXNlciIRgtPkkwILOgEqIgYvdXNlcnMSSQoKVXBkYXRlVXNlchIXLnVzZXIuVXBkYXRlVXNlclJlcXVlc3QaCi51c2VyLlVzZXIiFoLT5JMCEDoBKhoLL3VzZXJzL3tpZH0SVAoKRGVsZXRlVXNlchIXLnVzZXIuRGVsZXRlVXNlclJlcXVlc3QaGC51c2VyLkRlbGV0ZVVzZXJSZXNwb25zZSITgtPkkwINKgsvdXNlcnMve2lkfRJBCglMaXN0VXNlcnMSFi51c2VyLkxpc3RVc2Vyc1JlcXVlc3QaCi51c2VyLlVzZXIiDoLT5JMCCBIGL3VzZXJzMAESNQoLU2VhcmNoVXNlcnMSGC51c2VyLlNlYXJjaFVzZXJzUmVxdWVzdBoKLnVzZXIuVXNlcjABElMKE0NyZWF0ZU11bHRpcGxlVXNlcnMSFy51c2VyLkNyZWF0ZVVzZXJSZXF1ZXN0GiEudXNlci5DcmVhdGVNdWx0aXBsZVVzZXJzUmVzcG9uc2UoARI5Cg1DaGF0V2l0aFVzZXJzEhEudXNlci5DaGF0TWVzc2FnZRoRLnVzZXIuQ2hhdE1lc3NhZ2UoATABYgZwcm90bzM=',
+  'Cgp1c2VyLnByb3RvEgR1c2VyGhtidWYvdmFsaWRhdGUvdmFsaWRhdGUucHJvdG8aHGdvb2dsZS9hcGkvYW5ub3RhdGlvbnMucHJvdG8aH2dvb2dsZS9wcm90b2J1Zi90aW1lc3RhbXAucHJvdG8igAEKB0FkZHJlc3MSFgoGc3RyZWV0GAEgASgJUgZzdHJlZXQSEgoEY2l0eRgCIAEoCVIEY2l0eRIUCgVzdGF0ZRgDIAEoCVIFc3RhdGUSGQoIemlwX2NvZGUYBCABKAlSB3ppcENvZGUSGAoHY291bnRyeRgFIAEoCVIHY291bnRyeSKLAgoEVXNlchIOCgJpZBgBIAEoCVICaWQSEgoEbmFtZRgCIAEoCVIEbmFtZRIUCgVlbWFpbBgDIAEoCVIFZW1haWwSFAoFcGhvbmUYBCABKAlSBXBob25lEicKB2FkZHJlc3MYBSABKAsyDS51c2VyLkFkZHJlc3NSB2FkZHJlc3MSFAoFcm9sZXMYBiADKAlSBXJvbGVzEjkKCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wUgljcmVhdGVkQXQSOQoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBSCXVwZGF0ZWRBdCIoCg5HZXRVc2VyUmVxdWVzdBIWCgJpZBgBIAEoCUIGukgDyAEBUgJpZCKqAQoRQ3JlYXRlVXNlclJlcXVlc3QSHgoEbmFtZRgBIAEoCUIKukgHyAEBcgIQAVIEbmFtZRIgCgVlbWFpbBgCIAEoCUIKukgHyAEBcgJgAVIFZW1haWwSFAoFcGhvbmUYAyABKAlSBXBob25lEicKB2FkZHJlc3MYBCABKAsyDS51c2VyLkFkZHJlc3NSB2FkZHJlc3MSFAoFcm9sZXMYBSADKAlSBXJvbGVzIvkBChFVcGRhdGVVc2VyUmVxdWVzdBIWCgJpZBgBIAEoCUIGukgDyAEBUgJpZBIgCgRuYW1lGAIgASgJQge6SARyAhABSABSBG5hbWWIAQESIgoFZW1haWwYAyABKAlCB7pIBHICYAFIAVIFZW1haWyIAQESGQoFcGhvbmUYBCABKAlIAlIFcGhvbmWIAQESLAoHYWRkcmVzcxgFIAEoCzINLnVzZXIuQWRkcmVzc0gDUgdhZGRyZXNziAEBEhQKBXJvbGVzGAYgAygJUgVyb2xlc0IHCgVfbmFtZUIICgZfZW1haWxCCAoGX3Bob25lQgoKCF9hZGRyZXNzIisKEURlbGV0ZVVzZXJSZXF1ZXN0EhYKAmlkGAEgASgJQga6SAPIAQFSAmlkIi4KEkRlbGV0ZVVzZXJSZXNwb25zZRIYCgdzdWNjZXNzGAEgASgIUgdzdWNjZXNzIogBChBMaXN0VXNlcnNSZXF1ZXN0EhsKBHBhZ2UYASABKAVCB7pIBBoCKABSBHBhZ2USHwoFbGltaXQYAiABKAVCCbpIBhoEGGQoAFIFbGltaXQSFwoHc29ydF9ieRgDIAEoCVIGc29ydEJ5Eh0KCnNvcnRfb3JkZXIYBCABKAlSCXNvcnRPcmRlciJrChJTZWFyY2hVc2Vyc1JlcXVlc3QSHAoFcXVlcnkYASABKAlCBrpIA8gBAVIFcXVlcnkSFgoGZmllbGRzGAIgAygJUgZmaWVsZHMSHwoFbGltaXQYAyABKAVCCbpIBhoEGGQoAFIFbGltaXQiVQobQ3JlYXRlTXVsdGlwbGVVc2Vyc1Jlc3BvbnNlEhQKBWNvdW50GAEgASgFUgVjb3VudBIgCgV1c2VycxgCIAMoCzIKLnVzZXIuVXNlclIFdXNlcnMiegoLQ2hhdE1lc3NhZ2USFwoHdXNlcl9pZBgBIAEoCVIGdXNlcklkEhgKB21lc3NhZ2UYAiABKAlSB21lc3NhZ2USOAoJdGltZXN0YW1wGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcFIJdGltZXN0YW1wMsYECgtVc2VyU2VydmljZRJDCgdHZXRVc2VyEhQudXNlci5HZXRVc2VyUmVxdWVzdBoKLnVzZXIuVXNlciIWgtPkkwINEgsvdXNlcnMve2lkfZACARJECgpDcmVhdGVVc2VyEhcudXNlci5DcmVhdGVVc2VyUmVxdWVzdBoKLnVzZXIuVXNlciIRgtPkkwILOgEqIgYvdXNlcnMSSQoKVXBkYXRlVXNlchIXLnVzZXIuVXBkYXRlVXNlclJlcXVlc3QaCi51c2VyLlVzZXIiFoLT5JMCEDoBKhoLL3VzZXJzL3tpZH0SVwoKRGVsZXRlVXNlchIXLnVzZXIuRGVsZXRlVXNlclJlcXVlc3QaGC51c2VyLkRlbGV0ZVVzZXJSZXNwb25zZSIWgtPkkwINKgsvdXNlcnMve2lkfZACAhJBCglMaXN0VXNlcnMSFi51c2VyLkxpc3RVc2Vyc1JlcXVlc3QaCi51c2VyLlVzZXIiDoLT5JMCCBIGL3VzZXJzMAESNQoLU2VhcmNoVXNlcnMSGC51c2VyLlNlYXJjaFVzZXJzUmVxdWVzdBoKLnVzZXIuVXNlcjABElMKE0NyZWF0ZU11bHRpcGxlVXNlcnMSFy51c2VyLkNyZWF0ZVVzZXJSZXF1ZXN0GiEudXNlci5DcmVhdGVNdWx0aXBsZVVzZXJzUmVzcG9uc2UoARI5Cg1DaGF0V2l0aFVzZXJzEhEudXNlci5DaGF0TWVzc2FnZRoRLnVzZXIuQ2hhdE1lc3NhZ2UoATABYgZwcm90bzM=',
 ].map((base64) => new Uint8Array(Buffer.from(base64, 'base64')));
 
 /** One HTTP route of the gateway mapping (local: every generated file has its own copy). */
@@ -92,10 +92,12 @@ interface FwHttpBinding {
   verb: HttpRule['method'];
   /** Path template as written in the proto (`/users/{id}`), or the default route. */
   path: string;
-  /** The same path in fw's router syntax (`/users/:id`). */
+  /** The same path in fw's router syntax (`/users/:id`); templates Express cannot say (sub-patterns, `**`, verbs) stay as written. */
   routerPath: string;
   /** `*`, a request field name, or undefined when the request comes from path and query. */
   body?: string;
+  /** `response_body`: the response field that is the HTTP reply, when not the whole message. */
+  responseBody?: string;
   /** PascalCase RPC name. */
   rpc: string;
   /** camelCase method name, as in `<Service>.<method>`. */
@@ -367,6 +369,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'getUser',
       path: '/user.UserService/GetUser',
       streaming: 'none',
+      idempotency: 'no_side_effects',
       requestType: 'user.GetUserRequest',
       responseType: 'user.User',
       requestCodec: requestCodec(GetUserRequest),
@@ -379,6 +382,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'createUser',
       path: '/user.UserService/CreateUser',
       streaming: 'none',
+      idempotency: 'unknown',
       requestType: 'user.CreateUserRequest',
       responseType: 'user.User',
       requestCodec: requestCodec(CreateUserRequest),
@@ -391,6 +395,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'updateUser',
       path: '/user.UserService/UpdateUser',
       streaming: 'none',
+      idempotency: 'unknown',
       requestType: 'user.UpdateUserRequest',
       responseType: 'user.User',
       requestCodec: requestCodec(UpdateUserRequest),
@@ -403,6 +408,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'deleteUser',
       path: '/user.UserService/DeleteUser',
       streaming: 'none',
+      idempotency: 'idempotent',
       requestType: 'user.DeleteUserRequest',
       responseType: 'user.DeleteUserResponse',
       requestCodec: requestCodec(DeleteUserRequest),
@@ -415,6 +421,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'listUsers',
       path: '/user.UserService/ListUsers',
       streaming: 'server',
+      idempotency: 'unknown',
       requestType: 'user.ListUsersRequest',
       responseType: 'user.User',
       requestCodec: requestCodec(ListUsersRequest),
@@ -427,6 +434,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'searchUsers',
       path: '/user.UserService/SearchUsers',
       streaming: 'server',
+      idempotency: 'unknown',
       requestType: 'user.SearchUsersRequest',
       responseType: 'user.User',
       requestCodec: requestCodec(SearchUsersRequest),
@@ -439,6 +447,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'createMultipleUsers',
       path: '/user.UserService/CreateMultipleUsers',
       streaming: 'client',
+      idempotency: 'unknown',
       requestType: 'user.CreateUserRequest',
       responseType: 'user.CreateMultipleUsersResponse',
       requestCodec: requestCodec(CreateUserRequest),
@@ -451,6 +460,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
       localName: 'chatWithUsers',
       path: '/user.UserService/ChatWithUsers',
       streaming: 'bidirectional',
+      idempotency: 'unknown',
       requestType: 'user.ChatMessage',
       responseType: 'user.ChatMessage',
       requestCodec: requestCodec(ChatMessage),

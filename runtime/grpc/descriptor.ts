@@ -11,6 +11,13 @@
 /** How a method streams, named as the spec's `streaming` values (spec 2.3). */
 export type StreamingMode = 'none' | 'server' | 'client' | 'bidirectional';
 
+/**
+ * A method's `option idempotency_level` (google.protobuf.MethodOptions):
+ * `no_side_effects` and `idempotent` calls may be sent again (retried,
+ * hedged) by a gateway forwarding them; `unknown` ones are sent once.
+ */
+export type IdempotencyLevel = 'unknown' | 'no_side_effects' | 'idempotent';
+
 /** Binary and JSON codec of one message type (ts-proto's `encode/decode/fromJSON/toJSON`, adapted). */
 export interface MessageCodec<T> {
   /** Protobuf binary encoding. */
@@ -30,6 +37,8 @@ export interface HttpRule {
   path: string;
   /** `*` (whole request from the body), a field name, or undefined (no body). */
   body?: string;
+  /** `response_body`: the reply is this field of the response message. */
+  responseBody?: string;
 }
 
 /** JSON Schema (draft 2020-12) for a message, as emitted by fw-gen for ajv. */
@@ -43,6 +52,8 @@ export interface MethodDescriptor<Req = unknown, Res = unknown> {
   /** gRPC path: `/user.UserService/GetUser`. */
   path: string;
   streaming: StreamingMode;
+  /** From `option idempotency_level`; absent (hand-written descriptors) means `unknown`. */
+  idempotency?: IdempotencyLevel;
   /** Fully-qualified message type names: `user.GetUserRequest`. */
   requestType: string;
   responseType: string;

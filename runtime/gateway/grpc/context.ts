@@ -5,6 +5,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
+import { MapIncomingMetadata, type MetadataValue } from '../../core/call-metadata';
 import { createContext } from '../gateway-core';
 
 /** The last peer parsed: calls on one connection share their peer string, so most calls skip the regex. */
@@ -21,8 +22,20 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
   return parsed;
 }
 
-/** Builds the RequestContext of one gRPC call. */
-export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal): RequestContext {
+/**
+ * Builds the RequestContext of one gRPC call. `deadline` (epoch ms, the
+ * caller's `grpc-timeout`) lands in `context.metadata.deadline`, where the
+ * discovery forwarder reads it to pass it on.
+ */
+export function grpcContext(
+  peer: string,
+  metadata: Metadata,
+  path: string,
+  tracing: TracingInfo,
+  signal: AbortSignal,
+  compressed: () => boolean,
+  deadline?: number,
+): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
   const map = metadata.getMap();
@@ -34,8 +47,10 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
     'grpc',
     { id: peer, address, port, userAgent: headers['user-agent'], version: '2.0' },
     headers,
-    { path, grpc: metadata },
+    deadline === undefined ? { path, grpc: metadata } : { path, grpc: metadata, deadline },
     tracing,
     signal,
+    () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
+    compressed,
   );
 }

@@ -6,7 +6,9 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { CollectedCallMetadata, incomingFromHeaders, metadataText } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
+import { parseGrpcTimeout } from '../grpc-timeout';
 
 class HttpRequestContext implements RequestContext {
   readonly protocol: Protocol = 'http';
@@ -21,6 +23,7 @@ class HttpRequestContext implements RequestContext {
   readonly #socket: Socket;
   #client: ClientInfo | undefined = undefined;
   #controller: AbortController | undefined = undefined;
+  #call: CollectedCallMetadata | undefined = undefined;
 
   constructor(req: IncomingMessage, headers: IncomingHttpHeaders, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
     // Node keeps only set-cookie as an array; handlers see the header object as sent.
@@ -46,6 +49,20 @@ class HttpRequestContext implements RequestContext {
     return this.#client;
   }
 
+  /** Built on first read; the transport writes what the handler set as response headers. */
+  get call(): CollectedCallMetadata {
+    if (this.#call === undefined) {
+      const headers = this.headers;
+      this.#call = new CollectedCallMetadata(() => incomingFromHeaders(headers));
+    }
+    return this.#call;
+  }
+
+  /** The call controls if a handler touched them, without creating them. */
+  get callInUse(): CollectedCallMetadata | undefined {
+    return this.#call;
+  }
+
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController();
@@ -61,7 +78,25 @@ class HttpRequestContext implements RequestContext {
   }
 }
 
-/** Builds the RequestContext of one HTTP call; `headers` is `req.headers`, already read by the caller. */
+/**
+ * Writes what the handler set through `context.call` as HTTP headers: response
+ * headers under their own names, trailers as `grpc-trailer-<name>` (the
+ * grpc-gateway convention; the JSON reply is complete before it is sent, so
+ * trailers travel as headers). `-bin` values are base64.
+ */
+export function writeCallMetadata(res: ServerResponse, context: RequestContext): void {
+  const call = context instanceof HttpRequestContext ? context.callInUse : undefined;
+  if (call === undefined || res.headersSent) return;
+  for (const [name, values] of call.headers ?? []) res.setHeader(name, values.map(metadataText));
+  for (const [name, values] of call.trailers ?? []) res.setHeader(`grpc-trailer-${name}`, values.map(metadataText));
+}
+
+/**
+ * Builds the RequestContext of one HTTP call; `headers` is `req.headers`,
+ * already read by the caller. A `grpc-timeout` header (as grpc-gateway takes
+ * it) becomes `metadata.deadline`, which bounds the call when it is forwarded
+ * to a discovered instance.
+ */
 export function httpContext(
   req: IncomingMessage,
   headers: IncomingHttpHeaders,
@@ -71,5 +106,8 @@ export function httpContext(
   params: Record<string, string>,
   tracing: TracingInfo,
 ): RequestContext {
-  return new HttpRequestContext(req, headers, res, { method: req.method ?? 'GET', path, query, params }, tracing);
+  const timeout = headers['grpc-timeout'];
+  const ms = typeof timeout === 'string' ? parseGrpcTimeout(timeout) : undefined;
+  const metadata = ms === undefined ? { method: req.method ?? 'GET', path, query, params } : { method: req.method ?? 'GET', path, query, params, deadline: Date.now() + ms };
+  return new HttpRequestContext(req, headers, res, metadata, tracing);
 }
