@@ -9,6 +9,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
+import { assertSafeCors } from '../core/cors-policy';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
@@ -68,6 +69,7 @@ export class ProtocolGateway {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
     this.#options = options;
     this.#httpConfig = { ...(options.http ?? {}) };
+    if (this.#httpConfig.enableCORS === true) assertSafeCors(this.#httpConfig.cors, 'ProtocolGateway http.cors');
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
@@ -169,6 +171,7 @@ export class ProtocolGateway {
 
   /** `configureHTTP({basePath, routes, transformRequest, transformResponse})`. */
   configureHTTP(config: HttpGatewayConfig): this {
+    if (config.enableCORS === true || (config.enableCORS === undefined && this.#httpConfig.enableCORS === true)) assertSafeCors(config.cors ?? this.#httpConfig.cors, 'configureHTTP()');
     this.#httpConfig = { ...this.#httpConfig, ...config };
     return this;
   }

@@ -16,6 +16,7 @@ import type {
   ServerWritableStream,
   UntypedHandleCall,
 } from '@grpc/grpc-js';
+import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
 import { GrpcCall } from './call';
 import { GrpcError, toStatusObject } from './errors';
@@ -35,6 +36,10 @@ export function createHandler(binding: MethodBinding, pipeline: CallPipeline): U
 
 function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
   return (grpcCall, callback) => {
+    if (grpcCall.request instanceof RejectedPayload) {
+      callback(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+      return;
+    }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     respond(binding, pipeline, call, callback);
   };
@@ -50,6 +55,10 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 
 function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
   return (grpcCall) => {
+    if (grpcCall.request instanceof RejectedPayload) {
+      grpcCall.emit('error', toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+      return;
+    }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     void streamOut(binding, pipeline, call, grpcCall);
   };
@@ -142,7 +151,19 @@ function drained(stream: NodeJS.EventEmitter): Promise<void> {
  * destroy a duplex (that would kill the response side too).
  */
 function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): AsyncIterable<unknown> {
-  return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+  return { [Symbol.asyncIterator]: () => refuseRejected(stream.iterator({ destroyOnReturn: false })) };
+}
+
+/** A request stream whose refused messages (RejectedPayload) end the iteration with INVALID_ARGUMENT. */
+function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> {
+  return {
+    next: async () => {
+      const next = await source.next();
+      if (next.done !== true && next.value instanceof RejectedPayload) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, next.value.message);
+      return next;
+    },
+    return: async (value?: unknown) => (source.return === undefined ? { done: true, value } : source.return(value)),
+  };
 }
 
 /**

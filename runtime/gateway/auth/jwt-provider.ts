@@ -2,7 +2,8 @@
  * The `jwt` provider: jose verifies the signature (HS256 with a secret, or
  * RS/PS/ES/EdDSA with a public key), expiry, and audience/issuer when set.
  * Unsigned and `alg: none` tokens never verify: the accepted algorithm list
- * is fixed by configuration.
+ * is fixed by configuration. `exp` is required unless `requireExpiration:
+ * false`; an `iat` later than now (beyond `clockTolerance`) is refused.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
@@ -30,12 +31,23 @@ export function createJwtProvider(config: JwtProviderConfig): AuthProvider {
     throw new TypeError('jwt provider needs a secret or a publicKey');
   }
   if (algorithms.some((a) => a.toLowerCase() === 'none')) throw new TypeError('jwt algorithm "none" is never accepted');
-  const options = { algorithms, audience: config.audience, issuer: config.issuer, clockTolerance: config.clockTolerance };
+  const tolerance = config.clockTolerance ?? 0;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) throw new TypeError('jwt.clockTolerance must be a non-negative number of seconds');
+  const options = {
+    algorithms,
+    audience: config.audience,
+    issuer: config.issuer,
+    clockTolerance: tolerance,
+    // A token without `exp` would be valid forever once leaked.
+    requiredClaims: config.requireExpiration === false ? [] : ['exp'],
+  };
   return {
     name: 'jwt',
     extract: (protocol: Protocol, source: CredentialSource) => extractBearer(protocol, source, config.extractToken),
     async verify(token: string): Promise<Record<string, unknown>> {
       const { payload } = await jwtVerify(token, key, options);
+      // jose checks a future `iat` only with maxTokenAge: a token "issued" later than now is forged or from a broken clock.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + tolerance) throw new Error('"iat" claim lies in the future');
       return payload as Record<string, unknown>;
     },
   };

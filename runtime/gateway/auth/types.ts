@@ -25,8 +25,10 @@ export interface JwtProviderConfig {
   algorithms?: string[];
   audience?: string | string[];
   issuer?: string | string[];
-  /** Allowed clock skew in seconds. */
+  /** Allowed clock skew in seconds (for `exp`, `nbf` and a future `iat`); default 0. */
   clockTolerance?: number;
+  /** Refuse tokens without an `exp` claim; default true. */
+  requireExpiration?: boolean;
   extractToken?: TokenExtractors;
 }
 

@@ -9,7 +9,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
-import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
+import { RejectedPayload } from '../../core/json-depth';
+import { GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
@@ -34,7 +35,14 @@ function firstString(md: grpc.Metadata, key: string): string | undefined {
 
 /** Reads a call's request stream without destroying the call at the end (a duplex must still write). */
 async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyOnReturn: boolean }): AsyncIterable<unknown> }, fn: (v: unknown) => unknown): AsyncIterable<unknown> {
-  for await (const item of call.iterator({ destroyOnReturn: false })) yield fn(item);
+  for await (const item of call.iterator({ destroyOnReturn: false })) {
+    if (item instanceof RejectedPayload) throw invalidArgument(item);
+    yield fn(item);
+  }
+}
+
+function invalidArgument(rejected: RejectedPayload): ServiceError {
+  return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
 }
 
 /** The gRPC transport: a grpc-js server fed by the mux, one dispatch per call. */
@@ -153,6 +161,10 @@ export class GrpcTransport {
         return (call, callback) => {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
+          if (c.request instanceof RejectedPayload) {
+            cb(this.#status(invalidArgument(c.request)));
+            return;
+          }
           const watch = watchCancel(c);
           const { promise, reply } = run(c, toGateway(c.request), watch.signal, false);
           const done = { call: c, reply, watch };
@@ -169,8 +181,13 @@ export class GrpcTransport {
         const clientStreams = route.streaming === 'bidirectional';
         return (call) => {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
+          const single = (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
+          if (!clientStreams && single instanceof RejectedPayload) {
+            c.emit('error', this.#status(invalidArgument(single)));
+            return;
+          }
           const controller = watchCancel(c);
-          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
+          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway(single);
           const { promise } = run(c, request, controller.signal, true);
           promise
             .then(async (result) => {

@@ -9,6 +9,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
@@ -232,6 +233,10 @@ export class HttpTransport {
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
         const tracing = this.#tracing(req.headers);
         this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
+        return;
+      }
+      if (valueTooDeep(req.body)) {
+        this.#fail(res, new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400), this.#tracing(req.headers).traceId);
         return;
       }
       this.#dispatch(req, res, match, path, query);
