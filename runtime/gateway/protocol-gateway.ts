@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
 import { assertSafeCors } from '../core/cors-policy';
+import { resolveHttp2Limits } from '../grpc/h2-limits';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
@@ -64,12 +65,16 @@ export class ProtocolGateway {
   readonly #udp: UdpTransport;
   readonly #tcp: TcpTransport;
   readonly #listener: StreamListener;
+  #closing: Promise<void> | undefined = undefined;
+  #hostedDrain: Promise<void> | undefined = undefined;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
     this.#options = options;
     this.#httpConfig = { ...(options.http ?? {}) };
     if (this.#httpConfig.enableCORS === true) assertSafeCors(this.#httpConfig.cors, 'ProtocolGateway http.cors');
+    resolveHttp2Limits(options.grpc);
+    checkShutdownTimeout(options.shutdownTimeout);
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
@@ -267,40 +272,66 @@ export class ProtocolGateway {
   }
 
   /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */
-  getWebSocketConfig(): WebSocketGatewayConfig & { path: string; maxPayload: number; handleUpgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void } {
+  getWebSocketConfig(): WebSocketGatewayConfig & { path: string; maxPayload: number; handleUpgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void; drain: HostedDrain } {
     return {
       ...this.#wsConfig,
       path: this.#ws.path,
       maxPayload: this.#wsConfig.maxPayload ?? 1 << 20,
       handleUpgrade: (req, socket, head) => this.#ws.handleUpgrade(req, socket, head),
+      drain: this.#drainHosted,
     };
   }
 
   /** gRPC options for `app.withOptions({grpc})`; `injectConnection` serves an h2c socket. */
-  getGRPCConfig(): { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number; injectConnection: (socket: Duplex) => void } {
+  getGRPCConfig(): { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number; injectConnection: (socket: Duplex) => void; drain: HostedDrain } {
     const max = this.#options.grpc?.maxMessageSize ?? 4 << 20;
     return {
       reflection: this.#options.grpc?.reflection === true,
       maxReceiveMessageLength: max,
       maxSendMessageLength: max,
       injectConnection: (socket) => this.#grpc.inject(socket),
+      drain: this.#drainHosted,
     };
   }
 
   /** UDP options for `app.withOptions({udp})`; the host app calls `bind(port, host)` after it listens and `close()` when it closes. */
-  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number; bind: (port: number, host: string) => Promise<number>; close: () => Promise<void> } {
+  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number; bind: (port: number, host: string) => Promise<number>; close: () => Promise<void>; drain: HostedDrain } {
     return {
       ...this.#udpConfig,
       maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507,
       bind: (port, host) => this.#udp.bind(port, host),
       close: () => this.#udp.close(),
+      drain: this.#drainHosted,
     };
   }
 
   /** TCP options for `app.withOptions({tcp})`; `handleConnection` serves a frame-protocol socket. */
-  getTCPConfig(): NonNullable<GatewayOptions['tcp']> & { maxFrameSize: number; handleConnection: (socket: Socket) => void } {
-    return { ...(this.#options.tcp ?? {}), maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20, handleConnection: (socket) => this.#tcp.handle(socket) };
+  getTCPConfig(): NonNullable<GatewayOptions['tcp']> & { maxFrameSize: number; handleConnection: (socket: Socket) => void; drain: HostedDrain } {
+    return {
+      ...(this.#options.tcp ?? {}),
+      maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20,
+      handleConnection: (socket) => this.#tcp.handle(socket),
+      drain: this.#drainHosted,
+    };
   }
+
+  /**
+   * What a host app's `close()` calls (through the configs above): the same
+   * drain as `gateway.close()` for the connections the app handed over, once
+   * however many configs carry it. The gateway serves again afterwards.
+   */
+  readonly #drainHosted: HostedDrain = (graceMs) => {
+    if (this.#hostedDrain === undefined) {
+      this.#hostedDrain = this.#drain(graceMs, false).finally(() => {
+        this.#ws.close();
+        this.#tcp.close();
+        this.#grpc.close();
+        this.#dispatcher.setDraining(false);
+        this.#hostedDrain = undefined;
+      });
+    }
+    return this.#hostedDrain;
+  };
 
   /** Where the gateway listens (after `listen()`). */
   get address(): GatewayAddress | undefined {
@@ -334,18 +365,77 @@ export class ProtocolGateway {
     }
   }
 
-  /** Stops every protocol and closes all connections. */
-  async close(): Promise<void> {
+  /**
+   * Graceful shutdown of every protocol: stops accepting, refuses new calls
+   * (503 / UNAVAILABLE), lets the calls in flight finish — HTTP answers with
+   * `Connection: close`, WebSocket closes with 1001 after its calls, gRPC sends
+   * GOAWAY, TCP replies then FINs, UDP replies — and resolves. Past
+   * `timeoutMs` (default `shutdownTimeout`, 10 s) it cuts what is left, which
+   * aborts the remaining handlers' `signal`, and resolves once they have settled.
+   *
+   * @example
+   * process.once('SIGTERM', () => void gateway.close({ timeoutMs: 5000 }));
+   */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.#closing === undefined) {
+      const timeoutMs = checkShutdownTimeout(options.timeoutMs) ?? this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
+      this.#closing = this.#shutdown(timeoutMs).finally(() => {
+        this.#closing = undefined;
+      });
+    }
+    return this.#closing;
+  }
+
+  async #shutdown(timeoutMs: number): Promise<void> {
+    const listening = this.#address !== undefined;
     this.#address = undefined;
+    if (listening) await this.#drain(timeoutMs, true);
     this.#ws.close();
     this.#tcp.close();
     this.#grpc.close();
     const closing = this.#listener.close();
     await this.#udp.close();
     await closing;
+    this.#dispatcher.setDraining(false);
     await this.#monitoring?.close();
     await this.#dispatcher.resolver?.close();
   }
+
+  /**
+   * Drains every transport (and the gateway's own port when `ownPort`);
+   * past `timeoutMs` cuts every connection and waits for the handlers.
+   */
+  async #drain(timeoutMs: number, ownPort: boolean): Promise<void> {
+    this.#dispatcher.setDraining(true);
+    const settled = this.#dispatcher.settled();
+    const drained = Promise.all([ownPort ? this.#listener.drainHttp() : undefined, this.#ws.drain(), this.#tcp.drain(), this.#grpc.drain(), this.#udp.drain(settled), settled]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      drained.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!timedOut) return;
+    // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
+    this.#ws.close();
+    this.#tcp.close();
+    this.#grpc.close();
+    if (ownPort) void this.#listener.close();
+    await this.#udp.close();
+    await this.#dispatcher.settled();
+  }
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+
+/** What a host app's close() calls to drain the connections it handed to the gateway. */
+export type HostedDrain = (graceMs: number) => Promise<void>;
+
+function checkShutdownTimeout(value: number | undefined): number | undefined {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) throw new RangeError(`shutdownTimeout must be a non-negative number of ms, got ${String(value)}`);
+  return value;
 }
 
 /**

@@ -12,6 +12,7 @@ import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
+import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
 import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
@@ -89,6 +90,7 @@ class GrpcApplicationImpl implements GrpcApplication {
   #server: Server | undefined;
   #port: number | undefined;
   #listening = false;
+  #stopWatching: () => void = () => undefined;
 
   constructor() {
     const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
@@ -147,6 +149,7 @@ class GrpcApplicationImpl implements GrpcApplication {
       server.forceShutdown();
       throw error;
     }
+    this.#stopWatching = watchRequestTimeouts(server, resolveHttp2Limits(grpcOptions).requestTimeout);
     this.#listening = true;
     return { host, port: this.#port };
   }
@@ -166,6 +169,7 @@ class GrpcApplicationImpl implements GrpcApplication {
         resolve();
       });
     });
+    this.#stopWatching();
     this.#server = undefined;
     this.#listening = false;
   }

@@ -12,8 +12,16 @@ import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createMuxServer } from '../gateway/mux/connection-mux';
 
+/**
+ * Graceful stop of the connections handed to the gateway: lets their calls
+ * finish within `graceMs`, then cuts them and waits for the handlers; the
+ * gateway's configs carry it, and `app.close()` calls it.
+ */
+export type HostedDrain = (graceMs: number) => Promise<void>;
+
 /** `app.withOptions({ websocket })`: what `gateway.getWebSocketConfig()` returns. */
 export interface HostedWebSocketOptions {
+  drain?: HostedDrain;
   /** Upgrade requests to this path (query ignored) go to `handleUpgrade`. */
   path: string;
   /** Takes over an HTTP upgrade. */
@@ -22,12 +30,14 @@ export interface HostedWebSocketOptions {
 
 /** `app.withOptions({ grpc })`: what `gateway.getGRPCConfig()` returns. */
 export interface HostedGrpcOptions {
+  drain?: HostedDrain;
   /** Serves an h2c connection whose first bytes are still unread (never resumed by the app). */
   injectConnection: (socket: Duplex) => void;
 }
 
 /** `app.withOptions({ tcp })`: what `gateway.getTCPConfig()` returns. */
 export interface HostedTcpOptions {
+  drain?: HostedDrain;
   /** Serves a TCP frame-protocol connection (first byte 0x01). */
   handleConnection: (socket: Socket) => void;
   /** TCP keep-alive on the shared listener's sockets; default the app's `keepAlive`. */
@@ -38,6 +48,7 @@ export interface HostedTcpOptions {
 
 /** `app.withOptions({ udp })`: what `gateway.getUDPConfig()` returns. */
 export interface HostedUdpOptions {
+  drain?: HostedDrain;
   /** Port to bind; default the app's port number. */
   port?: number;
   /** Binds the datagram socket; resolves with the bound port. */
@@ -239,26 +250,34 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
   }
 
   /**
-   * Stops accepting, closes UDP, ends stream-protocol sockets, lets HTTP
-   * requests in flight finish (idle keep-alive connections close at once),
-   * and cuts whatever is still open after `graceMs`.
+   * Stops accepting, lets HTTP requests in flight finish (idle keep-alive
+   * connections close at once) and the gateway drain its own connections
+   * (WebSocket, gRPC, TCP frames, UDP replies), then closes UDP; cuts
+   * whatever is still open after `graceMs`.
    */
   async close(graceMs: number): Promise<void> {
-    const closing = this.#closeListener(graceMs);
+    const drains = new Set<HostedDrain>();
+    for (const key of HOSTING_KEYS) {
+      const drain = this.#options[key]?.drain;
+      if (typeof drain === 'function') drains.add(drain);
+    }
+    const closing = this.#closeListener(graceMs, drains.size > 0);
     const udp = this.#udpBound;
     this.#udpBound = null;
+    await Promise.all([...drains].map((drain) => drain(graceMs)));
     if (udp !== null) await udp.close();
     await closing;
   }
 
-  #closeListener(graceMs = 0): Promise<void> {
+  #closeListener(graceMs = 0, gatewayDrains = false): Promise<void> {
     const listener = this.#listener;
     this.#listener = null;
     if (listener === null) return Promise.resolve();
     const server = this.#server;
     const muxed = listener !== server;
     for (const socket of this.#sniffing) socket.destroy();
-    for (const socket of this.#streams) socket.end();
+    // A draining gateway ends its connections itself once their calls are done.
+    if (!gatewayDrains) for (const socket of this.#streams) socket.end();
     return new Promise<void>((resolve, reject) => {
       const sweep = setInterval(() => server.closeIdleConnections(), 25);
       const force = setTimeout(() => {

@@ -9,6 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
+import { http2ChannelOptions, resolveHttp2Limits, watchRequestTimeouts, type Http2LimitOptions } from '../../grpc/h2-limits';
 import { RejectedPayload } from '../../core/json-depth';
 import { GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
@@ -19,7 +20,7 @@ import { grpcContext } from './context';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
-export interface GrpcGatewayOptions {
+export interface GrpcGatewayOptions extends Http2LimitOptions {
   /** Serve grpc.reflection.v1(alpha) for configureGRPC proto files. */
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
@@ -53,6 +54,7 @@ export class GrpcTransport {
   readonly #config: () => GrpcGatewayConfig;
   #server: grpc.Server | undefined = undefined;
   #injector: ReturnType<grpc.Server['createConnectionInjector']> | undefined = undefined;
+  #stopWatching: () => void = () => undefined;
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
@@ -67,8 +69,9 @@ export class GrpcTransport {
   /** The grpc-js server (created on first use). */
   get server(): grpc.Server {
     if (this.#server === undefined) {
-      const max = this.#options().maxMessageSize ?? 4 << 20;
-      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+      const options = this.#options();
+      const max = options.maxMessageSize ?? 4 << 20;
+      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, ...http2ChannelOptions(resolveHttp2Limits(options)) });
     }
     return this.#server;
   }
@@ -103,7 +106,10 @@ export class GrpcTransport {
   /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
-    if (this.#injector === undefined) this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    if (this.#injector === undefined) {
+      this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+      this.#stopWatching = watchRequestTimeouts(this.server, resolveHttp2Limits(this.#options()).requestTimeout);
+    }
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -223,8 +229,20 @@ export class GrpcTransport {
     return { code: custom?.code ?? grpcStatusOf(se), details: custom?.message ?? se.message, metadata: trailer };
   }
 
+  /**
+   * Graceful stop: GOAWAY on every connection, running calls finish, then
+   * resolves (grpc-js tryShutdown). New streams are refused.
+   */
+  drain(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  }
+
   /** Stops serving: finishes nothing, closes every session. */
   close(): void {
+    this.#stopWatching();
+    this.#stopWatching = () => undefined;
     const server = this.#server;
     this.#server = undefined;
     this.#injector = undefined;

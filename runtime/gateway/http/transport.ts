@@ -296,7 +296,10 @@ export class HttpTransport {
     const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
     const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
     // One writeHead with a flat header list: cheaper than three setHeader calls.
-    res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
+    const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId];
+    // While close() drains, every answer ends its connection.
+    if (this.#deps.core.dispatcher.draining) head.push('Connection', 'close');
+    res.writeHead(200, head);
     res.end(json);
   }
 
@@ -353,6 +356,7 @@ export class HttpTransport {
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(json));
+    if (this.#deps.core.dispatcher.draining) res.setHeader('Connection', 'close');
     res.end(json);
   }
 }

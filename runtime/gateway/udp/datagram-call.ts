@@ -20,6 +20,8 @@ import { udpContext } from './context';
 export interface DatagramReplies {
   response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void;
   error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void;
+  /** Refuses input that is not a well-formed request with a reply of at most `limit` bytes, or none (no amplification). */
+  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void;
 }
 
 /** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */

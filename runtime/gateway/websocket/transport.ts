@@ -54,6 +54,9 @@ export class WebSocketTransport {
   readonly #config: () => WebSocketGatewayConfig;
   #wss: WebSocketServer | undefined = undefined;
   #wssKey = '';
+  /** Open connections' sessions, for drain. */
+  readonly #sessions = new Map<WebSocket, CallSession>();
+  #draining = false;
 
   constructor(core: GatewayCore, config: () => WebSocketGatewayConfig) {
     this.#core = core;
@@ -93,6 +96,10 @@ export class WebSocketTransport {
   /** Takes over an HTTP upgrade (from the gateway's own server or a host app). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    if (this.#draining) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     this.#server().handleUpgrade(req, socket, head, (ws) => this.#connection(ws, req, socket));
   }
 
@@ -182,16 +189,35 @@ export class WebSocketTransport {
         sink.error(undefined, toServiceError(e), undefined);
       }
     });
+    this.#sessions.set(ws, session);
+    if (this.#draining) void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      this.#sessions.delete(ws);
       session.close();
       tap?.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'websocket', connectionId, durationMs: Date.now() - opened });
     });
   }
 
+  /**
+   * Graceful stop: each connection is closed with 1001 (going away) once its
+   * running calls have replied; resolves when all are closed. New calls
+   * meanwhile are refused by the dispatcher (UNAVAILABLE), new upgrades with 503.
+   */
+  drain(): Promise<void> {
+    this.#draining = true;
+    const closed: Promise<void>[] = [];
+    for (const [ws, session] of this.#sessions) {
+      closed.push(new Promise((resolve) => ws.once('close', () => resolve())));
+      void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
+    }
+    return Promise.all(closed).then(() => undefined);
+  }
+
   /** Closes every connection. */
   close(): void {
+    this.#draining = false;
     if (this.#wss === undefined) return;
     for (const client of this.#wss.clients) client.terminate();
     this.#wss.close();
