@@ -13,7 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { encode as msgpackEncode, decode as msgpackDecode } from '@msgpack/msgpack';
 import { SignJWT } from 'jose';
 import { encodeFrame, FrameType, ProtocolGateway, server } from 'fw';
-import { cors } from 'fw/middleware';
+import { cors, json } from 'fw/middleware';
 import { grpcJsonClient, grpcUnary, HOST, parseFrames, TcpFrameClient, udpCall, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 
@@ -169,6 +169,27 @@ describe('JSON nested past 100 levels', () => {
     expect(calls).toBe(before);
     const ok = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(nested(100)), signal: AbortSignal.timeout(5000) });
     expect(ok.status).toBe(200);
+  });
+
+  it("server.http() with json(): 400 on the fast path and through body-parser, the route never runs", async () => {
+    let routed = 0;
+    const app = server.http();
+    app.use(json());
+    app.post('/echo', (req, res) => {
+      routed++;
+      res.json(req.body);
+    });
+    await app.listen(0, HOST);
+    try {
+      const send = (body: string | Uint8Array, headers: Record<string, string>): Promise<Response> =>
+        fetch(`http://${HOST}:${app.port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(5000) });
+      expect((await send(veryDeepText, {})).status).toBe(400);
+      expect((await send(new Uint8Array(gzipSync(veryDeepText)), { 'content-encoding': 'gzip' })).status).toBe(400);
+      expect(routed).toBe(0);
+      expect((await send(JSON.stringify(nested(100)), {})).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 
   it('WebSocket json and msgpack, UDP and TCP: an INVALID_ARGUMENT error, the handler never runs', async () => {
