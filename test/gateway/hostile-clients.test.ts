@@ -181,7 +181,7 @@ describe('JSON nested past 100 levels', () => {
     });
     await app.listen(0, HOST);
     try {
-      const send = (body: string | Uint8Array, headers: Record<string, string>): Promise<Response> =>
+      const send = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>): Promise<Response> =>
         fetch(`http://${HOST}:${app.port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(5000) });
       expect((await send(veryDeepText, {})).status).toBe(400);
       expect((await send(new Uint8Array(gzipSync(veryDeepText)), { 'content-encoding': 'gzip' })).status).toBe(400);

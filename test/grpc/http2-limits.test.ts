@@ -10,6 +10,7 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { ProtocolGateway, server } from 'fw';
+import { withTimeout } from '../gateway/support/clients';
 import { waitForExit } from '../support/child-exit';
 
 const HOST = '127.0.0.1';
@@ -79,16 +80,6 @@ function openStreams(session: http2.ClientHttp2Session, count: number): { codes:
   return { codes, done };
 }
 
-function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
-    }),
-  ]);
-}
-
 describe.each(['grpc', 'gateway'] as const)('HTTP/2 limits on %s', (kind) => {
   let child: Child | undefined;
 
@@ -114,7 +105,7 @@ describe.each(['grpc', 'gateway'] as const)('HTTP/2 limits on %s', (kind) => {
     const served = await Promise.all([1, 2, 3].map((n) => echo(port, { n })));
     expect(served).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     const during = await rss();
-    await bounded(flood.done, 20_000, 'every flood stream closed');
+    await withTimeout(flood.done, 20_000, 'every flood stream closed');
     const peak = Math.max(during, await rss());
     // REFUSED_STREAM past the 100-stream cap; nghttp2 then tears the abusive session down.
     expect(flood.codes.get(http2.constants.NGHTTP2_REFUSED_STREAM) ?? 0).toBeGreaterThan(0);
@@ -127,11 +118,11 @@ describe.each(['grpc', 'gateway'] as const)('HTTP/2 limits on %s', (kind) => {
   it('caps a compliant client at maxConcurrentStreams and resets streams whose request never completes', async () => {
     const session = http2.connect(`http://${HOST}:${portOf(child)}`);
     session.on('error', () => undefined);
-    await bounded(new Promise<void>((resolve) => session.once('remoteSettings', () => resolve())), 5000, 'settings');
+    await withTimeout(new Promise<void>((resolve) => session.once('remoteSettings', () => resolve())), 5000, 'settings');
     expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
     const held = openStreams(session, 200);
     // The server resets each silent stream with CANCEL after requestTimeout; the queued second hundred then gets its turn.
-    await bounded(held.done, 15_000, 'silent streams reset');
+    await withTimeout(held.done, 15_000, 'silent streams reset');
     expect(held.codes.get(http2.constants.NGHTTP2_CANCEL)).toBe(200);
     session.destroy();
   }, 30_000);
@@ -141,7 +132,7 @@ describe.each(['grpc', 'gateway'] as const)('HTTP/2 limits on %s', (kind) => {
     session.on('error', () => undefined);
     const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()));
     const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
-    await bounded(Promise.all([goaway, closed]), 10_000, 'idle connection closed');
+    await withTimeout(Promise.all([goaway, closed]), 10_000, 'idle connection closed');
   }, 20_000);
 
 });
