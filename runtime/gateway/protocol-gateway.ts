@@ -21,6 +21,7 @@ import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
 import type { GrpcGatewayConfig } from './grpc/method-table';
+import { checkShutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, drainGateway, type DrainTargets, type HostedDrain } from './graceful-shutdown';
 import { GrpcTransport } from './grpc/transport';
 import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
@@ -203,7 +204,7 @@ export class ProtocolGateway {
     return this;
   }
 
-  /** `configureTCP({maxFrameSize, idleTimeout, highWaterMark, maxBufferedBytes, keepAlive, noDelay})`. */
+  /** `configureTCP({maxFrameSize, frameTimeout, maxTotalBufferedBytes, idleTimeout, highWaterMark, maxBufferedBytes, keepAlive, noDelay})`. */
   configureTCP(config: NonNullable<GatewayOptions['tcp']>): this {
     this.#options.tcp = { ...(this.#options.tcp ?? {}), ...config };
     return this;
@@ -322,7 +323,7 @@ export class ProtocolGateway {
    */
   readonly #drainHosted: HostedDrain = (graceMs) => {
     if (this.#hostedDrain === undefined) {
-      this.#hostedDrain = this.#drain(graceMs, false).finally(() => {
+      this.#hostedDrain = drainGateway(this.#transports(false), graceMs).finally(() => {
         this.#ws.close();
         this.#tcp.close();
         this.#grpc.close();
@@ -386,10 +387,15 @@ export class ProtocolGateway {
     return this.#closing;
   }
 
+  /** What a drain stops: every transport, plus the gateway's own port when it listens itself. */
+  #transports(ownPort: boolean): DrainTargets {
+    return { dispatcher: this.#dispatcher, listener: ownPort ? this.#listener : undefined, websocket: this.#ws, tcp: this.#tcp, grpc: this.#grpc, udp: this.#udp };
+  }
+
   async #shutdown(timeoutMs: number): Promise<void> {
     const listening = this.#address !== undefined;
     this.#address = undefined;
-    if (listening) await this.#drain(timeoutMs, true);
+    if (listening) await drainGateway(this.#transports(true), timeoutMs);
     this.#ws.close();
     this.#tcp.close();
     this.#grpc.close();
@@ -401,41 +407,6 @@ export class ProtocolGateway {
     await this.#dispatcher.resolver?.close();
   }
 
-  /**
-   * Drains every transport (and the gateway's own port when `ownPort`);
-   * past `timeoutMs` cuts every connection and waits for the handlers.
-   */
-  async #drain(timeoutMs: number, ownPort: boolean): Promise<void> {
-    this.#dispatcher.setDraining(true);
-    const settled = this.#dispatcher.settled();
-    const drained = Promise.all([ownPort ? this.#listener.drainHttp() : undefined, this.#ws.drain(), this.#tcp.drain(), this.#grpc.drain(), this.#udp.drain(settled), settled]);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      drained.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!timedOut) return;
-    // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
-    this.#ws.close();
-    this.#tcp.close();
-    this.#grpc.close();
-    if (ownPort) void this.#listener.close();
-    await this.#udp.close();
-    await this.#dispatcher.settled();
-  }
-}
-
-const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
-
-/** What a host app's close() calls to drain the connections it handed to the gateway. */
-export type HostedDrain = (graceMs: number) => Promise<void>;
-
-function checkShutdownTimeout(value: number | undefined): number | undefined {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) throw new RangeError(`shutdownTimeout must be a non-negative number of ms, got ${String(value)}`);
-  return value;
 }
 
 /**
