@@ -62,7 +62,11 @@ export interface GrpcApplication {
   use(middleware: GrpcMiddleware): GrpcApplication;
   /** Starts serving; the port argument wins over `withOptions({port})`; 0 picks a free port. */
   listen(port?: number, hostname?: string): Promise<GrpcListenAddress>;
-  /** Stops accepting calls, waits up to `timeoutMs` (default `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest. */
+  /**
+   * Stops accepting calls (GOAWAY), waits up to `timeoutMs` (default
+   * `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest
+   * (their `signal` aborts) and resolves once every handler has settled.
+   */
   close(options?: { timeoutMs?: number }): Promise<void>;
   /** Sets the health status of one service (full or short name), or of the whole server with `''`. */
   setServingStatus(service: string, status: ServingStatus): GrpcApplication;
@@ -161,6 +165,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
+        // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
         server.forceShutdown();
         resolve();
       }, timeoutMs);
@@ -169,6 +174,7 @@ class GrpcApplicationImpl implements GrpcApplication {
         resolve();
       });
     });
+    await this.#pipeline.idle();
     this.#stopWatching();
     this.#server = undefined;
     this.#listening = false;

@@ -75,28 +75,33 @@ function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBi
 type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown) => void;
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
+  pipeline.enter();
+  const done = (): void => {
+    call.finish();
+    pipeline.leave();
+  };
   let result: unknown;
   try {
     result = pipeline.run(binding, call);
   } catch (error) {
-    call.finish();
+    done();
     callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
     return;
   }
   if (isThenable(result)) {
     result.then(
       (value) => {
-        call.finish();
+        done();
         callback(null, value);
       },
       (error: unknown) => {
-        call.finish();
+        done();
         callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
       },
     );
     return;
   }
-  call.finish();
+  done();
   callback(null, result);
 }
 
@@ -112,6 +117,7 @@ async function streamOut(
     void Promise.resolve(iterator?.return?.()).catch(() => undefined);
   };
   stream.once('cancelled', stop);
+  pipeline.enter();
   try {
     const produced = await pipeline.run(binding, call);
     iterator = iteratorOf(produced, binding.path);
@@ -128,6 +134,7 @@ async function streamOut(
     stream.removeListener('cancelled', stop);
     if (call.cancelled) stop();
     call.finish();
+    pipeline.leave();
   }
 }
 
