@@ -47,7 +47,7 @@ export interface TcpGatewayConfig {
 /** How a connection is told to finish: end its side once its calls are done. */
 interface TcpConnection {
   readonly socket: Socket;
-  readonly session: CallSession;
+  finishWhenIdle: () => void;
 }
 
 /** The TCP frame transport; `handle` serves one connection. */
@@ -133,16 +133,20 @@ export class TcpTransport {
       clientStreaming: true,
       serverStreaming: true,
     });
-    const connection: TcpConnection = { socket, session };
+    const connection: TcpConnection = { socket, finishWhenIdle: () => undefined };
     this.#connections.add(connection);
     socket.setTimeout(config.idleTimeout ?? 120_000, () => socket.destroy());
     let held = 0;
     let frameTimer: NodeJS.Timeout | undefined;
+    // Our FIN, then the socket is gone once it is flushed: a peer that never closes its side holds nothing.
+    const finish = (): void => {
+      socket.end(() => socket.destroy());
+    };
     const refuse = (error: ServiceError): void => {
       clearTimeout(frameTimer);
-      // Framing is lost or the peer is refused: the error frame is the last word.
+      // The peer is refused: the error frame is the last word.
       sink.error(undefined, error, undefined);
-      socket.end();
+      finish();
       socket.pause();
     };
     const account = (): void => {
@@ -156,7 +160,8 @@ export class TcpTransport {
       for (const frame of frames) {
         handleFrame(frame, session, sink);
         if (frame.type === BAD_HEADER) {
-          socket.end();
+          // Framing is lost: the error frame above is the last word.
+          finish();
           socket.pause();
           return;
         }
@@ -175,9 +180,10 @@ export class TcpTransport {
     });
     const finishWhenIdle = (): void => {
       void session.whenIdle().then(() => {
-        if (!socket.destroyed) socket.end();
+        if (!socket.destroyed) finish();
       });
     };
+    connection.finishWhenIdle = finishWhenIdle;
     // The client sent FIN: no more requests; end our side once every reply is out.
     socket.on('end', finishWhenIdle);
     if (this.#draining) finishWhenIdle();
@@ -200,11 +206,9 @@ export class TcpTransport {
   drain(): Promise<void> {
     this.#draining = true;
     const closed: Promise<void>[] = [];
-    for (const { socket, session } of this.#connections) {
+    for (const { socket, finishWhenIdle } of this.#connections) {
       closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
-      void session.whenIdle().then(() => {
-        if (!socket.destroyed) socket.end();
-      });
+      finishWhenIdle();
     }
     return Promise.all(closed).then(() => undefined);
   }
