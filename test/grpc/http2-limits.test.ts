@@ -28,7 +28,8 @@ async function startChild(kind: 'grpc' | 'gateway', limits: Record<string, numbe
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('flood server did not start')), 20_000);
+    // Generous: the child transpiles the runtime on load, slow while the whole suite runs on two cores.
+    const timer = setTimeout(() => reject(new Error('flood server did not start')), 90_000);
     child.once('message', (m: { port: number }) => {
       clearTimeout(timer);
       resolve(m.port);
@@ -86,7 +87,7 @@ describe.each(['grpc', 'gateway'] as const)('HTTP/2 limits on %s', (kind) => {
   // One server per kind (starting one transpiles the runtime: seconds), with short timeouts to observe.
   beforeAll(async () => {
     child = await startChild(kind, { maxConcurrentStreams: 100, requestTimeout: 300, maxConnectionIdle: 300 });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await stopChild(child);
