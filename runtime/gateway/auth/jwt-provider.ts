@@ -9,6 +9,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import type { Protocol } from '../../core/request-context';
 import { extractBearer } from './extract';
+import { assertIssuedInPast, claimOptions } from './jwt-claims';
 import type { AuthProvider, CredentialSource, JwtProviderConfig } from './types';
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -31,23 +32,13 @@ export function createJwtProvider(config: JwtProviderConfig): AuthProvider {
     throw new TypeError('jwt provider needs a secret or a publicKey');
   }
   if (algorithms.some((a) => a.toLowerCase() === 'none')) throw new TypeError('jwt algorithm "none" is never accepted');
-  const tolerance = config.clockTolerance ?? 0;
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) throw new TypeError('jwt.clockTolerance must be a non-negative number of seconds');
-  const options = {
-    algorithms,
-    audience: config.audience,
-    issuer: config.issuer,
-    clockTolerance: tolerance,
-    // A token without `exp` would be valid forever once leaked.
-    requiredClaims: config.requireExpiration === false ? [] : ['exp'],
-  };
+  const options = { algorithms, audience: config.audience, issuer: config.issuer, ...claimOptions(config) };
   return {
     name: 'jwt',
     extract: (protocol: Protocol, source: CredentialSource) => extractBearer(protocol, source, config.extractToken),
     async verify(token: string): Promise<Record<string, unknown>> {
       const { payload } = await jwtVerify(token, key, options);
-      // jose checks a future `iat` only with maxTokenAge: a token "issued" later than now is forged or from a broken clock.
-      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + tolerance) throw new Error('"iat" claim lies in the future');
+      assertIssuedInPast(payload, options.clockTolerance);
       return payload as Record<string, unknown>;
     },
   };
