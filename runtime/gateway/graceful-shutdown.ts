@@ -16,17 +16,14 @@ import type { WebSocketTransport } from './websocket/transport';
 /** `close()` lets calls finish for this long (ms) by default. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
-/** What a host app's close() calls to drain the connections it handed to the gateway. */
-export type HostedDrain = (graceMs: number) => Promise<void>;
-
-/** Everything one drain stops; `listener` only when the gateway owns its port. */
+/** Everything one drain stops: the transports built so far; `listener` only when the gateway owns its port. */
 export interface DrainTargets {
   dispatcher: Dispatcher;
   listener: StreamListener | undefined;
-  websocket: WebSocketTransport;
-  tcp: TcpTransport;
-  grpc: GrpcTransport;
-  udp: UdpTransport;
+  websocket: WebSocketTransport | undefined;
+  tcp: TcpTransport | undefined;
+  grpc: GrpcTransport | undefined;
+  udp: UdpTransport | undefined;
 }
 
 /** Throws a RangeError for a timeout that is not a non-negative number of ms. */
@@ -39,7 +36,7 @@ export function checkShutdownTimeout(value: number | undefined): number | undefi
 export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<void> {
   t.dispatcher.setDraining(true);
   const settled = t.dispatcher.settled();
-  const drained = Promise.all([t.listener?.drainHttp(), t.websocket.drain(), t.tcp.drain(), t.grpc.drain(), t.udp.drain(settled), settled]);
+  const drained = Promise.all([t.listener?.drainHttp(), t.websocket?.drain(), t.tcp?.drain(), t.grpc?.drain(), t.udp?.drain(settled), settled]);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     drained.then(() => false),
@@ -50,10 +47,10 @@ export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<
   clearTimeout(timer);
   if (!timedOut) return;
   // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
-  t.websocket.close();
-  t.tcp.close();
-  t.grpc.close();
+  t.websocket?.close();
+  t.tcp?.close();
+  t.grpc?.close();
   void t.listener?.close();
-  await t.udp.close();
+  await t.udp?.close();
   await t.dispatcher.settled();
 }

@@ -11,12 +11,33 @@ import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
 import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
+import { UserServiceDescriptor } from '../../generated/user.fw';
+import { UserServiceImpl } from '../../examples/user-service/user.service';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers };
 };
 
+
+/** The service names a grpc-js reflection client (v1 or v1alpha) lists on `port`. */
+async function reflectedServices(port: number, version: 'v1' | 'v1alpha'): Promise<string[]> {
+  const reflectionProto = loadSync(require.resolve(`@grpc/reflection/build/proto/grpc/reflection/${version}/reflection.proto`));
+  const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> } };
+  const rclient = new rpkg.grpc.reflection[version]!.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
+  const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
+  rcall.write({ listServices: '' });
+  rcall.end();
+  const names: string[] = [];
+  try {
+    await withTimeout((async () => {
+      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((x: { name: string }) => x.name));
+    })(), 5000, 'reflection');
+  } finally {
+    rclient.close();
+  }
+  return names;
+}
 describe('gateway API', () => {
   const startGateway = startedGateways();
   const start = async (g: ProtocolGateway): Promise<number> => (await startGateway(g)).port;
@@ -154,18 +175,16 @@ describe('gateway API', () => {
     expect(ids).toEqual(['0', '1', '2']);
     client.close();
     // Reflection lists the proto-file service.
-    const reflectionProto = loadSync(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto'));
-    const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: { v1alpha: { ServerReflection: grpc.ServiceClientConstructor } } } };
-    const rclient = new rpkg.grpc.reflection.v1alpha.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
-    const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
-    rcall.write({ listServices: '' });
-    rcall.end();
-    const names: string[] = [];
-    await withTimeout((async () => {
-      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((s: { name: string }) => s.name));
-    })(), 5000, 'reflection');
-    expect(names).toContain('demo.UserService');
-    rclient.close();
+    expect(await reflectedServices(port, 'v1alpha')).toContain('demo.UserService');
+  });
+
+  it('reflection covers generated services, also those added after listen', async () => {
+    const g = new ProtocolGateway({ enableUDP: false, grpc: { reflection: true } });
+    g.addService('Early', { ping: async () => ({}) });
+    const port = await start(g);
+    expect(await reflectedServices(port, 'v1')).not.toContain('user.UserService');
+    g.addService(UserServiceDescriptor, new UserServiceImpl());
+    expect(await reflectedServices(port, 'v1')).toContain('user.UserService');
   });
 
   it('configureErrorHandling replaces the rendering per protocol', async () => {
