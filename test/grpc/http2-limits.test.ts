@@ -54,7 +54,8 @@ async function stopChild(child: Child | undefined): Promise<void> {
 function echo(port: number, value: unknown): Promise<unknown> {
   const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
   const parse = (b: Buffer): unknown => JSON.parse(b.toString('utf8'));
-  const client = new grpc.Client(`${HOST}:${port}`, grpc.credentials.createInsecure());
+  // A connection of its own: a pooled one left idle by an earlier call may be closing (maxConnectionIdle is 300 ms here).
+  const client = new grpc.Client(`${HOST}:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
   return new Promise<unknown>((resolve, reject) => {
     client.makeUnaryRequest('/Echo/Echo', json, parse, value, { deadline: Date.now() + 10_000 }, (error, reply) => (error ? reject(error) : resolve(reply)));
   }).finally(() => client.close());
