@@ -9,7 +9,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
-import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
+import { grpcJsonClient, grpcUnary, HOST, reflectedServices, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 import { UserServiceImpl } from '../../examples/user-service/user.service';
@@ -20,24 +20,6 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
 };
 
 
-/** The service names a grpc-js reflection client (v1 or v1alpha) lists on `port`. */
-async function reflectedServices(port: number, version: 'v1' | 'v1alpha'): Promise<string[]> {
-  const reflectionProto = loadSync(require.resolve(`@grpc/reflection/build/proto/grpc/reflection/${version}/reflection.proto`));
-  const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> } };
-  const rclient = new rpkg.grpc.reflection[version]!.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
-  const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
-  rcall.write({ listServices: '' });
-  rcall.end();
-  const names: string[] = [];
-  try {
-    await withTimeout((async () => {
-      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((x: { name: string }) => x.name));
-    })(), 5000, 'reflection');
-  } finally {
-    rclient.close();
-  }
-  return names;
-}
 describe('gateway API', () => {
   const startGateway = startedGateways();
   const start = async (g: ProtocolGateway): Promise<number> => (await startGateway(g)).port;
