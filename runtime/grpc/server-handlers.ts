@@ -41,6 +41,7 @@ function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<
       return;
     }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     respond(binding, pipeline, call, callback);
   };
 }
@@ -48,6 +49,7 @@ function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<
 function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
   return (grpcCall, callback) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     endReadsOnCancel(grpcCall, call);
     respond(binding, pipeline, call, callback);
   };
@@ -60,6 +62,7 @@ function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
       return;
     }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
@@ -67,42 +70,57 @@ function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
   return (grpcCall) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     endReadsOnCancel(grpcCall, call);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
 
-type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown) => void;
+type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown, trailer?: Metadata) => void;
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
   pipeline.enter();
-  const done = (): void => {
-    call.finish();
-    pipeline.leave();
-  };
   let result: unknown;
   try {
     result = pipeline.run(binding, call);
   } catch (error) {
-    done();
-    callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
+    fail(binding, pipeline, call, callback, error);
+    pipeline.leave();
     return;
   }
   if (isThenable(result)) {
     result.then(
       (value) => {
-        done();
-        callback(null, value);
+        succeed(call, callback, value);
+        pipeline.leave();
       },
       (error: unknown) => {
-        done();
-        callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
+        fail(binding, pipeline, call, callback, error);
+        pipeline.leave();
       },
     );
     return;
   }
-  done();
-  callback(null, result);
+  succeed(call, callback, result);
+  pipeline.leave();
+}
+
+function succeed(call: GrpcCall, callback: Callback, value: unknown): void {
+  call.finish();
+  const controls = call.controlsInUse;
+  if (controls === undefined) {
+    callback(null, value);
+    return;
+  }
+  controls.sendHeader();
+  callback(null, value, controls.trailers());
+}
+
+function fail(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback, error: unknown): void {
+  call.finish();
+  const controls = call.controlsInUse;
+  controls?.sendHeader();
+  callback(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
 }
 
 async function streamOut(
@@ -125,11 +143,21 @@ async function streamOut(
     for (;;) {
       const next = await iterator.next();
       if (next.done === true || call.cancelled) break;
+      call.controlsInUse?.sendHeader();
       if (!stream.write(next.value)) await drained(stream);
     }
-    if (!call.cancelled) stream.end();
+    if (call.cancelled) return;
+    const controls = call.controlsInUse;
+    if (controls === undefined) stream.end();
+    else {
+      controls.sendHeader();
+      stream.end(controls.trailers());
+    }
   } catch (error) {
-    if (!call.cancelled) stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected));
+    if (call.cancelled) return;
+    const controls = call.controlsInUse;
+    controls?.sendHeader();
+    stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
   } finally {
     stream.removeListener('cancelled', stop);
     if (call.cancelled) stop();

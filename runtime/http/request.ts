@@ -9,7 +9,6 @@ import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring
 import type { Socket } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { createHeaderBag, makeHeadersIterable, type IterableHeaders } from './iterable-headers';
-import type { ParamCallback } from './param-callbacks';
 import type { TrustFunction } from './trust-proxy';
 
 /** A file accepted by the upload middleware: `req.file` / `req.files`. */
@@ -48,8 +47,12 @@ export interface RequestApplication {
   disabled(setting: string): boolean;
   enable(setting: string): unknown;
   disable(setting: string): unknown;
-  /** `app.param(name, callback)` (docs/routing.md). */
-  param(name: string | string[], callback: ParamCallback): unknown;
+  /**
+   * `app.param(name, callback)` (docs/routing.md). The callback is typed
+   * loosely here, as middleware that reach it through `req.app` see it:
+   * the precise `ParamCallback` lives beside the router, which imports this file.
+   */
+  param(name: string | string[], callback: (req: FwRequest, res: ServerResponse, next: (error?: unknown) => void, value: string, name: string) => unknown): unknown;
   /** Every setting by name. */
   readonly settings: Record<string, unknown>;
   /** Application-wide values (`settings` among them). */
