@@ -22,6 +22,8 @@ export interface GatewayOptions {
   enableGRPC?: boolean;
   enableUDP?: boolean;
   enableTCP?: boolean;
+  /** How long `close()` lets calls in flight finish (ms) before cutting connections and aborting handlers' signals; default 10000. */
+  shutdownTimeout?: number;
   http?: HttpGatewayConfig & {
     /** Socket inactivity timeout for HTTP connections (ms); default 120000. */
     idleTimeout?: number;

@@ -56,6 +56,9 @@ export class WebSocketTransport {
   readonly #budget: OutputBudget | undefined;
   #wss: WebSocketServer | undefined = undefined;
   #wssKey = '';
+  /** Open connections' sessions, for drain. */
+  readonly #sessions = new Map<WebSocket, CallSession>();
+  #draining = false;
 
   /** `budget`: the gateway-wide cap on output buffered for clients that do not read (output-budget.ts). */
   constructor(core: GatewayCore, config: () => WebSocketGatewayConfig, budget?: OutputBudget) {
@@ -97,6 +100,10 @@ export class WebSocketTransport {
   /** Takes over an HTTP upgrade (from the gateway's own server or a host app). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    if (this.#draining) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     this.#server().handleUpgrade(req, socket, head, (ws) => this.#connection(ws, req, socket));
   }
 
@@ -198,8 +205,11 @@ export class WebSocketTransport {
         sink.error(undefined, toServiceError(e), undefined);
       }
     });
+    this.#sessions.set(ws, session);
+    if (this.#draining) void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      this.#sessions.delete(ws);
       budget?.forget(output);
       session.close();
       tap?.close();
@@ -207,8 +217,24 @@ export class WebSocketTransport {
     });
   }
 
+  /**
+   * Graceful stop: each connection is closed with 1001 (going away) once its
+   * running calls have replied; resolves when all are closed. New calls
+   * meanwhile are refused by the dispatcher (UNAVAILABLE), new upgrades with 503.
+   */
+  drain(): Promise<void> {
+    this.#draining = true;
+    const closed: Promise<void>[] = [];
+    for (const [ws, session] of this.#sessions) {
+      closed.push(new Promise((resolve) => ws.once('close', () => resolve())));
+      void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
+    }
+    return Promise.all(closed).then(() => undefined);
+  }
+
   /** Closes every connection. */
   close(): void {
+    this.#draining = false;
     if (this.#wss === undefined) return;
     for (const client of this.#wss.clients) client.terminate();
     this.#wss.close();
