@@ -14,6 +14,7 @@ import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
 import { Authenticator } from './auth/authenticator';
 import type { AuthenticationConfig } from './auth/types';
+import { ConnectTransport, type ConnectGatewayConfig } from './connect/transport';
 import { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
@@ -52,12 +53,14 @@ export class ProtocolGateway {
   #httpConfig: HttpGatewayConfig;
   #wsConfig: WebSocketGatewayConfig;
   #grpcConfig: GrpcGatewayConfig;
+  #connectConfig: ConnectGatewayConfig;
   #udpConfig: UdpGatewayConfig;
   #transformError: ErrorHandlingConfig['transformError'] = undefined;
   #monitoring: Monitoring | undefined = undefined;
   #address: GatewayAddress | undefined = undefined;
   readonly #core: GatewayCore;
   readonly #http: HttpTransport;
+  readonly #connect: ConnectTransport;
   readonly #ws: WebSocketTransport;
   readonly #grpc: GrpcTransport;
   readonly #udp: UdpTransport;
@@ -71,6 +74,7 @@ export class ProtocolGateway {
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
+    this.#connectConfig = { ...(options.connect ?? {}) };
     const self = this;
     this.#core = {
       dispatcher: this.#dispatcher,
@@ -92,6 +96,7 @@ export class ProtocolGateway {
         return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
       },
     });
+    this.#connect = new ConnectTransport(this.#core, this.#registry, () => this.#connectConfig);
     this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
     this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
@@ -100,6 +105,7 @@ export class ProtocolGateway {
       enabled: (p) => this.#enabled(p),
       options: () => this.#options,
       http: this.#http,
+      connect: this.#connect,
       websocket: this.#ws,
       grpc: this.#grpc,
       tcp: this.#tcp,
@@ -189,6 +195,23 @@ export class ProtocolGateway {
     return this;
   }
 
+  /**
+   * `configureConnect({cors, maxMessageSize, enabled})`: Connect and gRPC-Web
+   * clients (Connect-ES, browsers) on the HTTP port.
+   *
+   * @example
+   * gateway.configureConnect({ cors: { allowedOrigins: ['https://app.example.com'], allowedHeaders: ['Authorization'] } });
+   */
+  configureConnect(config: ConnectGatewayConfig): this {
+    if (config === null || typeof config !== 'object') throw new TypeError('configureConnect(config) needs an object');
+    const next = { ...this.#connectConfig, ...config };
+    if (next.maxMessageSize !== undefined && (!Number.isInteger(next.maxMessageSize) || next.maxMessageSize <= 0)) {
+      throw new TypeError(`connect.maxMessageSize must be a positive integer, not ${String(next.maxMessageSize)}`);
+    }
+    this.#connectConfig = next;
+    return this;
+  }
+
   /** `configureUDP({port, protocol: {parseMessage, formatResponse}, routeMessage})`. */
   configureUDP(config: UdpGatewayConfig): this {
     this.#udpConfig = { ...this.#udpConfig, ...config };
@@ -260,7 +283,10 @@ export class ProtocolGateway {
    */
   middleware(): HttpGatewayHandler {
     if (this.#httpConfig.basePath === undefined) this.#httpConfig = { ...this.#httpConfig, basePath: '/' };
-    return this.#http.handle;
+    const http = this.#http.handle;
+    return (req, res, next) => {
+      if (!this.#connect.tryHandle(req, res)) http(req, res, next);
+    };
   }
 
   /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */

@@ -1,0 +1,171 @@
+/**
+ * Writes one call's reply in its wire protocol (docs/protocols.md):
+ * - Connect unary: status from the error table, the bare message, or the
+ *   JSON error body; fw's code in `x-error-code`;
+ * - Connect streaming: 200, enveloped messages, then the end-of-stream
+ *   envelope (flag 0x02) `{}` or `{"error": …, "metadata": …}`;
+ * - gRPC-Web: 200, enveloped messages, then a trailers envelope (flag 0x80)
+ *   `grpc-status`, `grpc-message`, `x-error-code`; gRPC-Web text base64s
+ *   every write (clients decode concatenated padded chunks).
+ * Writes honour backpressure; once the call is done, later writes are no-ops.
+ */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
+import type { ServerResponse } from 'node:http';
+import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope';
+import type { WebRpcRequest } from './protocol';
+import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
+
+/** Where a call's messages and outcome go. */
+export interface ReplyWriter {
+  /** True once the reply is complete (or the client is gone). */
+  readonly done: boolean;
+  /** Sends one message; the promise resolves when more may be written. */
+  message(bytes: Buffer): Promise<void>;
+  /** Completes successfully. */
+  end(): void;
+  /** Completes with an error. */
+  fail(error: WireError): void;
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+const RESOLVED = Promise.resolve();
+
+/** Shared by the enveloped protocols: headers on first write, then frames. */
+abstract class EnvelopedReply implements ReplyWriter {
+  protected readonly res: ServerResponse;
+  readonly #head: string[];
+  #done = false;
+
+  constructor(res: ServerResponse, head: string[]) {
+    this.res = res;
+    this.#head = head;
+  }
+
+  get done(): boolean {
+    return this.#done || this.res.destroyed;
+  }
+
+  protected abstract frame(bytes: Buffer): Buffer | string;
+  protected abstract trailer(error: WireError | undefined): Buffer | string;
+
+  #open(): void {
+    if (!this.res.headersSent) this.res.writeHead(200, this.#head);
+  }
+
+  message(bytes: Buffer): Promise<void> {
+    if (this.done) return RESOLVED;
+    this.#open();
+    return this.res.write(this.frame(bytes)) ? RESOLVED : drained(this.res);
+  }
+
+  end(): void {
+    this.#finish(undefined);
+  }
+
+  fail(error: WireError): void {
+    this.#finish(error);
+  }
+
+  #finish(error: WireError | undefined): void {
+    if (this.done) return;
+    this.#done = true;
+    this.#open();
+    this.res.end(this.trailer(error));
+  }
+}
+
+class ConnectStreamReply extends EnvelopedReply {
+  protected frame(bytes: Buffer): Buffer {
+    return encodeEnvelope(0, bytes);
+  }
+
+  protected trailer(error: WireError | undefined): Buffer {
+    if (error === undefined) return encodeEnvelope(FLAG_END_STREAM, Buffer.from('{}'));
+    const metadata: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(errorMetadata(error))) metadata[k] = [v];
+    const body = `{"error":${connectErrorJson(error)},"metadata":${JSON.stringify(metadata)}}`;
+    return encodeEnvelope(FLAG_END_STREAM, Buffer.from(body));
+  }
+}
+
+class GrpcWebReply extends EnvelopedReply {
+  readonly #text: boolean;
+
+  constructor(res: ServerResponse, head: string[], text: boolean) {
+    super(res, head);
+    this.#text = text;
+  }
+
+  protected frame(bytes: Buffer): Buffer | string {
+    const frame = encodeEnvelope(0, bytes);
+    return this.#text ? frame.toString('base64') : frame;
+  }
+
+  protected trailer(error: WireError | undefined): Buffer | string {
+    let block = error === undefined ? 'grpc-status:0\r\ngrpc-message:\r\n' : `grpc-status:${error.grpcCode}\r\ngrpc-message:${encodeURIComponent(error.message)}\r\n`;
+    if (error !== undefined) for (const [k, v] of Object.entries(errorMetadata(error))) block += `${k}:${v}\r\n`;
+    const frame = encodeEnvelope(FLAG_TRAILERS, Buffer.from(block));
+    return this.#text ? frame.toString('base64') : frame;
+  }
+}
+
+class ConnectUnaryReply implements ReplyWriter {
+  readonly #res: ServerResponse;
+  readonly #contentType: string;
+  readonly #traceHeader: string;
+  readonly #traceId: string;
+  #done = false;
+
+  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string) {
+    this.#res = res;
+    this.#contentType = contentType;
+    this.#traceHeader = traceHeader;
+    this.#traceId = traceId;
+  }
+
+  get done(): boolean {
+    return this.#done || this.#res.destroyed;
+  }
+
+  message(bytes: Buffer): Promise<void> {
+    if (this.done) return RESOLVED;
+    this.#done = true;
+    this.#res.writeHead(200, ['Content-Type', this.#contentType, 'Content-Length', String(bytes.length), this.#traceHeader, this.#traceId]);
+    this.#res.end(bytes);
+    return RESOLVED;
+  }
+
+  end(): void {
+    // A unary reply is complete once its one message is written.
+  }
+
+  fail(error: WireError): void {
+    if (this.done) return;
+    this.#done = true;
+    const body = connectErrorJson(error);
+    const head = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), this.#traceHeader, this.#traceId];
+    for (const [k, v] of Object.entries(errorMetadata(error))) head.push(k, v);
+    this.#res.writeHead(error.httpStatus, head);
+    this.#res.end(body);
+  }
+}
+
+/** The writer for `wire` on `res`; `traceHeader`/`traceId` go out with the response headers. */
+export function replyWriter(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string): ReplyWriter {
+  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId);
+  const head = ['Content-Type', wire.contentType, traceHeader, traceId];
+  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head);
+  return new GrpcWebReply(res, head, wire.text);
+}
