@@ -187,7 +187,7 @@ export class ConnectTransport {
       reply.fail(this.#wireError(e));
       return;
     }
-    const context = new WebRpcContext(req, res, wire.protocol, { path, rpc: wire.protocol, codec }, tracing);
+    const context = new WebRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
     if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
