@@ -14,7 +14,7 @@ import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
 import { Authenticator } from './auth/authenticator';
 import type { AuthenticationConfig } from './auth/types';
-import { ConnectTransport, type ConnectGatewayConfig } from './connect/transport';
+import { checkConnectConfig, ConnectTransport, type ConnectGatewayConfig } from './connect/transport';
 import { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
@@ -75,6 +75,7 @@ export class ProtocolGateway {
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
     this.#connectConfig = { ...(options.connect ?? {}) };
+    checkConnectConfig(this.#connectConfig);
     const self = this;
     this.#core = {
       dispatcher: this.#dispatcher,
@@ -203,11 +204,8 @@ export class ProtocolGateway {
    * gateway.configureConnect({ cors: { allowedOrigins: ['https://app.example.com'], allowedHeaders: ['Authorization'] } });
    */
   configureConnect(config: ConnectGatewayConfig): this {
-    if (config === null || typeof config !== 'object') throw new TypeError('configureConnect(config) needs an object');
     const next = { ...this.#connectConfig, ...config };
-    if (next.maxMessageSize !== undefined && (!Number.isInteger(next.maxMessageSize) || next.maxMessageSize <= 0)) {
-      throw new TypeError(`connect.maxMessageSize must be a positive integer, not ${String(next.maxMessageSize)}`);
-    }
+    checkConnectConfig(next);
     this.#connectConfig = next;
     return this;
   }

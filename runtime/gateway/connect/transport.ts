@@ -36,6 +36,14 @@ export interface ConnectGatewayConfig {
   maxMessageSize?: number;
 }
 
+/** Throws a TypeError for a config the transport cannot use (checked when it is given, not per request). */
+export function checkConnectConfig(config: ConnectGatewayConfig): void {
+  if (config === null || typeof config !== 'object') throw new TypeError('connect options must be an object');
+  const max = config.maxMessageSize;
+  if (max !== undefined && (!Number.isInteger(max) || max <= 0)) throw new TypeError(`connect.maxMessageSize must be a positive integer, not ${String(max)}`);
+  if (config.cors !== undefined) webRpcCors(config.cors);
+}
+
 function streamsIn(mode: StreamingMode): boolean {
   return mode === 'client' || mode === 'bidirectional';
 }
@@ -163,13 +171,13 @@ export class ConnectTransport {
         refuse(res, 415, `${proc.service}/${proc.method} has no binary protobuf codec (inline service): use json`);
         return;
       }
+      if (wire.get && (resolved.streaming !== 'none' || !allowsGet(this.#registry.service(resolved.service)?.descriptor, resolved.descriptor))) {
+        refuse(res, 405, `${proc.service}/${proc.method} is not a unary method marked idempotency_level = NO_SIDE_EFFECTS: use POST`, ['Allow', 'POST']);
+        return;
+      }
       if (wire.protocol === 'connect' && wire.enveloped === (resolved.streaming === 'none')) {
         req.resume();
         refuse(res, 415, `${proc.service}/${proc.method} is ${resolved.streaming === 'none' ? 'unary: use application/' : 'streaming: use application/connect+'}${codec}`);
-        return;
-      }
-      if (wire.get && !allowsGet(this.#registry.service(resolved.service)?.descriptor, resolved.descriptor)) {
-        refuse(res, 405, `${proc.service}/${proc.method} is not marked idempotency_level = NO_SIDE_EFFECTS: use POST`, ['Allow', 'POST']);
         return;
       }
     }

@@ -5,13 +5,14 @@
  * for every call kind the transport supports, with errors, metadata,
  * deadlines and auth.
  */
-import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type CallOptions, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import type { DescService } from '@bufbuild/protobuf';
 import type { ProtocolGateway } from 'fw';
 import { startConnectGateway, userServiceSchema } from './support/connect-gateway';
 
-type UserClient = Client<DescService> & Record<string, (...args: unknown[]) => unknown>;
+/** The generic client of a run-time DescService: methods by camelCase name. */
+type UserClient = Record<string, (request: unknown, options?: CallOptions) => unknown>;
 
 interface Row {
   name: string;
