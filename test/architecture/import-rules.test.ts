@@ -7,7 +7,7 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
 const entries = ['runtime/index.ts', 'runtime/grpc/index.ts', 'runtime/grpc/client/index.ts', 'runtime/middleware/index.ts', 'runtime/testing/index.ts'];
-const transports = ['http', 'websocket', 'grpc', 'udp', 'tcp'];
+const transports = ['http', 'websocket', 'grpc', 'udp', 'tcp', 'connect'];
 
 function analyse(): ReturnType<typeof madge> {
   return madge(entries.map((e) => path.join(root, e)), {
