@@ -2,8 +2,8 @@
  * RequestContext for a Connect or gRPC-Web call. Connect calls report
  * protocol `http` (they are plain HTTP requests), gRPC-Web calls `grpc` (gRPC
  * semantics carried over HTTP/1.1), so metrics, auth extraction and logs
- * group them with their kin. Headers are the request's, flattened (repeated
- * values joined with `, `); `metadata` names the wire protocol and codec.
+ * group them with their kin. Headers are the request's, as on HTTP/JSON;
+ * `metadata` names the HTTP method, path, wire protocol and codec.
  * `signal` is built on first use unless a deadline needs it now; it aborts
  * when the client goes away, the deadline passes, or the reply is abandoned.
  */
@@ -12,15 +12,6 @@ import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingI
 
 /** Which wire protocol carried the call. */
 export type WebRpcProtocol = 'connect' | 'grpc-web';
-
-function flatten(headers: IncomingMessage['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(headers)) {
-    const v = headers[key];
-    if (v !== undefined) out[key] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
 
 /** The context of one Connect/gRPC-Web call; `abort()` is the transport's handle on its signal. */
 export class WebRpcContext implements RequestContext {
@@ -37,7 +28,8 @@ export class WebRpcContext implements RequestContext {
 
   constructor(req: IncomingMessage, res: ServerResponse, wire: WebRpcProtocol, metadata: Record<string, unknown>, tracing: TracingInfo) {
     this.protocol = wire === 'connect' ? 'http' : 'grpc';
-    this.headers = flatten(req.headers);
+    // Node keeps only set-cookie as an array; handlers see the header object as sent (as on HTTP/JSON).
+    this.headers = req.headers as Record<string, string>;
     this.metadata = metadata;
     this.tracing = tracing;
     this.#req = req;

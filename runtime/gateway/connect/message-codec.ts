@@ -39,7 +39,9 @@ export function decodeRequest(method: ResolvedMethod, codec: MessageCodecName, b
   }
   let json: unknown;
   try {
-    json = sjson.parse(bytes.toString('utf8'), null, JSON_OPTIONS);
+    const text = bytes.toString('utf8');
+    // Only text that could spell a prototype key (also escaped) pays for the secure parse.
+    json = text.includes('proto') || text.includes('constructor') || text.includes('\\u') ? sjson.parse(text, null, JSON_OPTIONS) : JSON.parse(text);
   } catch (e) {
     throw invalid(what, (e as Error).message);
   }
@@ -53,12 +55,15 @@ export function decodeRequest(method: ResolvedMethod, codec: MessageCodecName, b
   }
 }
 
-/** The handler's reply → wire bytes. Throws when the value cannot be encoded. */
-export function encodeResponse(method: ResolvedMethod, codec: MessageCodecName, value: unknown): Buffer {
+/**
+ * The handler's reply → wire bytes, or JSON text (a string lets node:http
+ * send headers and body in one write instead of a writev). Throws when the
+ * value cannot be encoded.
+ */
+export function encodeResponse(method: ResolvedMethod, codec: MessageCodecName, value: unknown): Buffer | string {
   if (codec === 'proto') {
     const bytes = (method.descriptor as NonNullable<ResolvedMethod['descriptor']>).responseCodec.encode(value);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
-  const json = JSON.stringify(method.toJSON === undefined ? (value ?? {}) : method.toJSON(value));
-  return Buffer.from(json ?? '{}');
+  return JSON.stringify(method.toJSON === undefined ? (value ?? {}) : method.toJSON(value)) ?? '{}';
 }

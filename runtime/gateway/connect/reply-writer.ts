@@ -20,8 +20,8 @@ import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
 export interface ReplyWriter {
   /** True once the reply is complete (or the client is gone). */
   readonly done: boolean;
-  /** Sends one message; the promise resolves when more may be written. */
-  message(bytes: Buffer): Promise<void>;
+  /** Sends one message (bytes, or JSON text); the promise resolves when more may be written. */
+  message(bytes: Buffer | string): Promise<void>;
   /** Completes successfully. */
   end(): void;
   /** Completes with an error. */
@@ -64,10 +64,10 @@ abstract class EnvelopedReply implements ReplyWriter {
     if (!this.res.headersSent) this.res.writeHead(200, this.#head);
   }
 
-  message(bytes: Buffer): Promise<void> {
+  message(bytes: Buffer | string): Promise<void> {
     if (this.done) return RESOLVED;
     this.#open();
-    return this.res.write(this.frame(bytes)) ? RESOLVED : drained(this.res);
+    return this.res.write(this.frame(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)) ? RESOLVED : drained(this.res);
   }
 
   end(): void {
@@ -139,10 +139,11 @@ class ConnectUnaryReply implements ReplyWriter {
     return this.#done || this.#res.destroyed;
   }
 
-  message(bytes: Buffer): Promise<void> {
+  message(bytes: Buffer | string): Promise<void> {
     if (this.done) return RESOLVED;
     this.#done = true;
-    this.#res.writeHead(200, ['Content-Type', this.#contentType, 'Content-Length', String(bytes.length), this.#traceHeader, this.#traceId]);
+    const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
+    this.#res.writeHead(200, ['Content-Type', this.#contentType, 'Content-Length', String(length), this.#traceHeader, this.#traceId]);
     this.#res.end(bytes);
     return RESOLVED;
   }

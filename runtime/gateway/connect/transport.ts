@@ -246,7 +246,7 @@ export class ConnectTransport {
   }
 
   #answer(value: unknown, resolved: ResolvedMethod, codec: 'proto' | 'json', reply: ReplyWriter): void {
-    let bytes: Buffer;
+    let bytes: Buffer | string;
     try {
       bytes = encodeResponse(resolved, codec, value);
     } catch (e) {
