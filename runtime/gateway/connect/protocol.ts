@@ -37,6 +37,7 @@ function codecOf(name: string): MessageCodecName | undefined {
 /** The media type without parameters, lower-cased. */
 function mediaType(value: string | undefined): string {
   if (value === undefined) return '';
+  if (value === 'application/json' || value === 'application/proto') return value;
   const semi = value.indexOf(';');
   return (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
 }

@@ -27,7 +27,8 @@ function tooLarge(limit: number): ServiceError {
 
 /** The encoding named by a Content-Encoding-like header; throws UNIMPLEMENTED for one fw does not speak. */
 export function requestEncoding(value: string | undefined): RequestEncoding {
-  const v = (value ?? 'identity').trim().toLowerCase();
+  if (value === undefined) return 'identity';
+  const v = value.trim().toLowerCase();
   if (v === 'identity' || v === '') return 'identity';
   if (v === 'gzip') return 'gzip';
   throw new ServiceError('UNIMPLEMENTED', `Unsupported compression "${v.slice(0, 32)}"; supported: gzip, identity`, 501);
@@ -44,44 +45,42 @@ export function decompress(bytes: Buffer, encoding: RequestEncoding, limit: numb
   }
 }
 
-/** The whole body, at most `limit` bytes. */
-export function readWhole(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limit) {
+/**
+ * The whole body, at most `limit` bytes; `done` runs once (callback style:
+ * this is the Connect unary hot path). A request the client abandons never
+ * calls `done`; the reply's close handling ends the call.
+ */
+export function readWhole(req: IncomingMessage, limit: number, done: (error: ServiceError | undefined, body: Buffer) => void): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    req.resume();
+    done(tooLarge(limit), EMPTY);
+    return;
+  }
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
+  let received = 0;
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    received += chunk.length;
+    if (received > limit) {
+      settled = true;
       req.resume();
-      reject(tooLarge(limit));
+      done(tooLarge(limit), EMPTY);
       return;
     }
-    let first: Buffer | undefined;
-    let more: Buffer[] | undefined;
-    let received = 0;
-    let settled = false;
-    const onData = (chunk: Buffer): void => {
-      if (settled) return;
-      received += chunk.length;
-      if (received > limit) {
-        settled = true;
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(more !== undefined ? Buffer.concat(more, received) : (first ?? Buffer.alloc(0)));
-    });
-    req.once('error', (e) => {
-      if (settled) return;
-      settled = true;
-      reject(invalid(`Request body failed: ${e.message}`));
-    });
+    if (first === undefined) first = chunk;
+    else (more ??= [first]).push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
+    done(undefined, more !== undefined ? Buffer.concat(more, received) : (first ?? EMPTY));
   });
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const BASE64 = /^[A-Za-z0-9+/=\r\n]*$/;
 

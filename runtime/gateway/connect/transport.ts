@@ -21,7 +21,7 @@ import { WebRpcContext } from './context';
 import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';
 import { decodeRequest, encodeResponse, supportsCodec } from './message-codec';
 import { allowsGet } from './method-options';
-import { classifyRequest, procedureOf, timeoutOf, type WebRpcRequest } from './protocol';
+import { classifyRequest, procedureOf, timeoutOf, type MessageCodecName, type WebRpcRequest } from './protocol';
 import { replyWriter, type ReplyWriter } from './reply-writer';
 import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
 import { toWireError, type WireError } from './wire-errors';
@@ -201,6 +201,21 @@ export class ConnectTransport {
     const streaming = resolved?.streaming ?? 'none';
     const credentials = wire.protocol === 'grpc-web' ? metadataView(req) : req;
     const dispatch = (request: unknown): Promise<unknown> => this.#core.dispatcher.call(resolved, proc.service, proc.method, request, context, credentials);
+    if (resolved !== undefined && !streamsIn(streaming) && !wire.enveloped && !wire.get) {
+      // Connect unary POST, the common case: no promise until dispatch.
+      readWhole(req, this.#limit, (error, body) => {
+        let request: unknown;
+        try {
+          if (error !== undefined) throw error;
+          request = decode(decompress(body, encoding, this.#limit));
+        } catch (e) {
+          reply.fail(this.#wireError(e));
+          return;
+        }
+        this.#settle(dispatch(request), streaming, resolved, codec, reply);
+      });
+      return;
+    }
     let result: Promise<unknown>;
     if (resolved === undefined) {
       req.resume();
@@ -210,6 +225,10 @@ export class ConnectTransport {
     } else {
       result = this.#readSingle(req, wire, encoding, query).then((bytes) => dispatch(decode(bytes)));
     }
+    this.#settle(result, streaming, resolved, codec, reply);
+  }
+
+  #settle(result: Promise<unknown>, streaming: StreamingMode, resolved: ResolvedMethod | undefined, codec: MessageCodecName, reply: ReplyWriter): void {
     result.then(
       (value) => (streamsOut(streaming) ? this.#stream(value, resolved as ResolvedMethod, codec, reply) : this.#answer(value, resolved as ResolvedMethod, codec, reply)),
       (error: unknown) => reply.fail(this.#wireError(error)),
@@ -225,6 +244,7 @@ export class ConnectTransport {
     return this.#traceKey;
   }
 
+  /** The one message of a Connect GET or an enveloped unary-request call. */
   #readSingle(req: IncomingMessage, wire: WebRpcRequest, encoding: RequestEncoding, query: URLSearchParams | undefined): Promise<Buffer> {
     if (wire.get) {
       try {
@@ -233,7 +253,6 @@ export class ConnectTransport {
         return Promise.reject(e);
       }
     }
-    if (!wire.enveloped) return readWhole(req, this.#limit).then((body) => decompress(body, encoding, this.#limit));
     return singleMessage(requestMessages(req, wire, encoding, this.#limit));
   }
 
@@ -245,7 +264,7 @@ export class ConnectTransport {
     res.once('close', () => clearTimeout(timer));
   }
 
-  #answer(value: unknown, resolved: ResolvedMethod, codec: 'proto' | 'json', reply: ReplyWriter): void {
+  #answer(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): void {
     let bytes: Buffer | string;
     try {
       bytes = encodeResponse(resolved, codec, value);
@@ -257,7 +276,7 @@ export class ConnectTransport {
     reply.end();
   }
 
-  async #stream(value: unknown, resolved: ResolvedMethod, codec: 'proto' | 'json', reply: ReplyWriter): Promise<void> {
+  async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
         throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
