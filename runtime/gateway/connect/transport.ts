@@ -17,7 +17,8 @@ import { ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
-import { WebRpcContext } from './context';
+import type { HttpCallContext } from '../http-exchange';
+import { webRpcContext } from './context';
 import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';
 import { decodeRequest, encodeResponse, supportsCodec } from './message-codec';
 import { allowsGet } from './method-options';
@@ -195,7 +196,7 @@ export class ConnectTransport {
       reply.fail(this.#wireError(e));
       return;
     }
-    const context = new WebRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
+    const context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
     if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
@@ -256,7 +257,7 @@ export class ConnectTransport {
     return singleMessage(requestMessages(req, wire, encoding, this.#limit));
   }
 
-  #armDeadline(timeout: number, context: WebRpcContext, reply: ReplyWriter, res: ServerResponse): void {
+  #armDeadline(timeout: number, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
     const timer = setTimeout(() => {
       reply.fail(this.#wireError(new ServiceError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`, 504)));
       context.abort();
