@@ -100,6 +100,7 @@ export class ProtocolGateway {
     this.#connect = new ConnectTransport(this.#core, this.#registry, () => this.#connectConfig);
     this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
     this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
+    this.#grpc.handleForeignStreams(this.#connect.tryHandleHttp2);
     this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
     this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
     this.#listener = new StreamListener({

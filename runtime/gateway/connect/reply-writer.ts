@@ -16,6 +16,8 @@ import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope
 import type { WebRpcRequest } from './protocol';
 import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
 
+const RESOLVED = Promise.resolve();
+
 /** Where a call's messages and outcome go. */
 export interface ReplyWriter {
   /** True once the reply is complete (or the client is gone). */
@@ -28,7 +30,13 @@ export interface ReplyWriter {
   fail(error: WireError): void;
 }
 
+/** The client is gone: node:http marks the response destroyed, node:http2's compat response its stream. */
+function gone(res: ServerResponse): boolean {
+  return res.destroyed === true || (res as { stream?: { destroyed?: boolean } }).stream?.destroyed === true;
+}
+
 function drained(res: ServerResponse): Promise<void> {
+  if (gone(res)) return RESOLVED;
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);
@@ -39,8 +47,6 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('close', done);
   });
 }
-
-const RESOLVED = Promise.resolve();
 
 /** Shared by the enveloped protocols: headers on first write, then frames. */
 abstract class EnvelopedReply implements ReplyWriter {
@@ -54,7 +60,7 @@ abstract class EnvelopedReply implements ReplyWriter {
   }
 
   get done(): boolean {
-    return this.#done || this.res.destroyed;
+    return this.#done || gone(this.res);
   }
 
   protected abstract frame(bytes: Buffer): Buffer | string;
@@ -136,7 +142,7 @@ class ConnectUnaryReply implements ReplyWriter {
   }
 
   get done(): boolean {
-    return this.#done || this.#res.destroyed;
+    return this.#done || gone(this.#res);
   }
 
   message(bytes: Buffer | string): Promise<void> {

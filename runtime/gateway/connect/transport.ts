@@ -10,7 +10,8 @@
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { CredentialSource } from '../auth/types';
 import { ServiceError, toServiceError } from '../errors';
@@ -43,6 +44,13 @@ export function checkConnectConfig(config: ConnectGatewayConfig): void {
   const max = config.maxMessageSize;
   if (max !== undefined && (!Number.isInteger(max) || max <= 0)) throw new TypeError(`connect.maxMessageSize must be a positive integer, not ${String(max)}`);
   if (config.cors !== undefined) webRpcCors(config.cors);
+}
+
+/** A request this transport takes: a call (`wire`), or a CORS preflight (`wire` undefined). */
+interface Claim {
+  wire: WebRpcRequest | undefined;
+  path: string;
+  query: URLSearchParams | undefined;
 }
 
 function streamsIn(mode: StreamingMode): boolean {
@@ -103,25 +111,57 @@ export class ConnectTransport {
     return config;
   }
 
-  /** Serves `req` when it is a Connect or gRPC-Web request (or a CORS preflight for one); false leaves it to HTTP/JSON. */
-  tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
-    const verb = req.method;
-    if (verb !== 'POST' && verb !== 'GET' && verb !== 'OPTIONS') return false;
-    const config = this.#prepare();
-    if (config.enabled === false) return false;
-    const url = req.url ?? '/';
+  /** What a request is to this transport: a call, a preflight, or not ours (undefined). */
+  #claim(verb: string | undefined, headers: IncomingHttpHeaders, url: string): Claim | undefined {
+    if (verb !== 'POST' && verb !== 'GET' && verb !== 'OPTIONS') return undefined;
+    if (this.#prepare().enabled === false) return undefined;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    if (verb === 'OPTIONS') return this.#preflight(req, res, path);
+    if (verb === 'OPTIONS') {
+      const preflight = this.#cors !== undefined && headers['access-control-request-method'] !== undefined && this.#resolve(path) !== undefined;
+      return preflight ? { wire: undefined, path, query: undefined } : undefined;
+    }
     const query = verb === 'GET' && q !== -1 ? new URLSearchParams(url.slice(q + 1)) : undefined;
-    const wire = classifyRequest(verb, req.headers, query);
-    if (wire === undefined) return false;
+    const wire = classifyRequest(verb, headers, query);
+    if (wire === undefined) return undefined;
     // A GET is Connect only on a procedure path this gateway serves; others stay HTTP/JSON routes.
-    if (wire.get && this.#resolve(path) === undefined) return false;
+    if (wire.get && this.#resolve(path) === undefined) return undefined;
+    return { wire, path, query };
+  }
+
+  /** Serves `req` when it is a Connect or gRPC-Web request (or a CORS preflight for one); false leaves it to HTTP/JSON. */
+  tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
+    const claim = this.#claim(req.method, req.headers, req.url ?? '/');
+    if (claim === undefined) return false;
+    this.#take(req, res, claim);
+    return true;
+  }
+
+  /**
+   * The same for an HTTP/2 stream that grpc-js would refuse (grpc/foreign-streams.ts):
+   * Connect and gRPC-Web over h2c, through node:http2's request/response objects.
+   */
+  readonly tryHandleHttp2 = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): boolean => {
+    const claim = this.#claim(headers[':method'] as string | undefined, headers, (headers[':path'] as string | undefined) ?? '/');
+    if (claim === undefined) return false;
+    const req = new Http2ServerRequest(stream, headers, {}, rawHeaders);
+    const res = new Http2ServerResponse(stream);
+    this.#take(req as unknown as IncomingMessage, res as unknown as ServerResponse, claim);
+    return true;
+  };
+
+  #take(req: IncomingMessage, res: ServerResponse, claim: Claim): void {
+    const { wire, path, query } = claim;
     const cors = this.#cors;
+    if (wire === undefined) {
+      (cors as CorsHandler)(req, res, () => {
+        res.statusCode = 204;
+        res.end();
+      });
+      return;
+    }
     if (cors === undefined) this.#serve(req, res, wire, path, query);
     else cors(req, res, () => this.#serve(req, res, wire, path, query));
-    return true;
   }
 
   #resolve(path: string): { service: string; method: string; resolved: ResolvedMethod | undefined } | undefined {
@@ -129,16 +169,6 @@ export class ConnectTransport {
     if (proc === undefined) return undefined;
     const resolved = this.#core.dispatcher.resolve(proc.service, proc.method);
     return resolved === undefined ? undefined : { ...proc, resolved };
-  }
-
-  #preflight(req: IncomingMessage, res: ServerResponse, path: string): boolean {
-    const cors = this.#cors;
-    if (cors === undefined || req.headers['access-control-request-method'] === undefined || this.#resolve(path) === undefined) return false;
-    cors(req, res, () => {
-      res.statusCode = 204;
-      res.end();
-    });
-    return true;
   }
 
   #wireError(error: unknown): WireError {

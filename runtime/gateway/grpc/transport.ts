@@ -15,6 +15,7 @@ import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { grpcContext } from './context';
+import { routeForeignStreams, type ForeignStreamHandler } from './foreign-streams';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
@@ -48,6 +49,7 @@ export class GrpcTransport {
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
+  #foreign: ForeignStreamHandler | undefined = undefined;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
@@ -61,8 +63,14 @@ export class GrpcTransport {
     if (this.#server === undefined) {
       const max = this.#options().maxMessageSize ?? 4 << 20;
       this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+      routeForeignStreams(this.#server, () => this.#foreign);
     }
     return this.#server;
+  }
+
+  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before grpc-js would refuse them (foreign-streams.ts). */
+  handleForeignStreams(handler: ForeignStreamHandler | undefined): void {
+    this.#foreign = handler;
   }
 
   /** Registers services added since the last sync (grpc-js accepts services on a running server). */

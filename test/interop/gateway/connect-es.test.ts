@@ -1,9 +1,9 @@
 /**
  * Interop: Connect-ES (@connectrpc/connect-node 2.x, a client nobody here
  * wrote) calls the gateway's one port with each of its transports —
- * Connect (JSON and binary) and gRPC-Web over HTTP/1.1, gRPC over HTTP/2 —
- * for every call kind the transport supports, with errors, metadata,
- * deadlines and auth.
+ * Connect (JSON and binary) and gRPC-Web over HTTP/1.1 and HTTP/2 (h2c,
+ * sharing grpc-js's connections), gRPC over HTTP/2 — for every call kind,
+ * with errors, metadata, deadlines and auth.
  */
 import { Code, ConnectError, createClient, type CallOptions, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -27,6 +27,9 @@ const ROWS: Row[] = [
   { name: 'Connect binary (HTTP/1.1)', make: (baseUrl) => createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true }), clientStreams: true, bidi: true, protocol: 'http:connect:proto' },
   { name: 'gRPC-Web binary (HTTP/1.1)', make: (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true }), clientStreams: true, bidi: true, protocol: 'grpc:grpc-web:proto' },
   { name: 'gRPC-Web JSON (HTTP/1.1)', make: (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: false }), clientStreams: true, bidi: true, protocol: 'grpc:grpc-web:json' },
+  { name: 'Connect JSON (HTTP/2, the connect-node default)', make: (baseUrl) => createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: false }), clientStreams: true, bidi: true, protocol: 'http:connect:json' },
+  { name: 'Connect binary (HTTP/2)', make: (baseUrl) => createConnectTransport({ baseUrl, httpVersion: '2' }), clientStreams: true, bidi: true, protocol: 'http:connect:proto' },
+  { name: 'gRPC-Web binary (HTTP/2)', make: (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: '2' }), clientStreams: true, bidi: true, protocol: 'grpc:grpc-web:proto' },
   { name: 'gRPC (HTTP/2, grpc-js behind the mux)', make: (baseUrl) => createGrpcTransport({ baseUrl }), clientStreams: true, bidi: true, protocol: 'grpc:undefined:undefined' },
 ];
 
