@@ -33,6 +33,8 @@ function envelopes(body: Buffer): { flags: number; data: Buffer }[] {
 
 const user = (id: string): User => ({ id, name: `N${id}`, email: '', phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });
 
+let tickerStopped: (aborted: boolean) => void = () => undefined;
+
 describe('Connect and gRPC-Web wire', () => {
   const start = startedGateways();
   let base: string;
@@ -49,7 +51,22 @@ describe('Connect and gRPC-Web wire', () => {
         yield user('2');
       },
     });
-    gateway.addService('Echo', { echo: async (r: unknown) => r });
+    gateway.addService('Echo', {
+      echo: async (r: unknown) => r,
+      ticks: {
+        streaming: 'server',
+        handler: async function* (_r: unknown, ctx: { signal: AbortSignal }) {
+          try {
+            for (let i = 0; i < 10_000 && !ctx.signal.aborted; i++) {
+              yield { i };
+              await new Promise((r) => setTimeout(r, 5));
+            }
+          } finally {
+            tickerStopped(ctx.signal.aborted);
+          }
+        },
+      },
+    });
     const { port } = await start(gateway);
     base = `http://${HOST}:${port}`;
   });
@@ -200,6 +217,19 @@ describe('Connect and gRPC-Web wire', () => {
     expect(await res.json()).toMatchObject({ data: { id: '5' } });
     const plain = await post('/api/Echo/echo', { 'content-type': 'application/json' }, '{"b":1}');
     expect(await plain.json()).toEqual({ data: { b: 1 } });
+  });
+
+  it('a client that goes away mid-stream aborts the handler, and the gateway keeps serving', async () => {
+    const stopped = new Promise<boolean>((resolve) => (tickerStopped = resolve));
+    const controller = new AbortController();
+    const res = await fetch(`${base}/Echo/ticks`, { method: 'POST', headers: { 'content-type': 'application/connect+json' }, body: new Blob([envelope(0, Buffer.from('{}'))]), signal: controller.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    controller.abort();
+    const guard = new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 5000).unref());
+    expect(await Promise.race([stopped, guard])).toBe(true);
+    const again = await post('/Echo/echo', connectJson, '{"ok":true}');
+    expect(await again.json()).toEqual({ ok: true });
   });
 
   it('configureConnect refuses a bad limit and CORS without origins', () => {
