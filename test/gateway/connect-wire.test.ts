@@ -222,7 +222,7 @@ describe('Connect and gRPC-Web wire', () => {
   it('a client that goes away mid-stream aborts the handler, and the gateway keeps serving', async () => {
     const stopped = new Promise<boolean>((resolve) => (tickerStopped = resolve));
     const controller = new AbortController();
-    const res = await fetch(`${base}/Echo/ticks`, { method: 'POST', headers: { 'content-type': 'application/connect+json' }, body: new Blob([envelope(0, Buffer.from('{}'))]), signal: controller.signal });
+    const res = await fetch(`${base}/Echo/ticks`, { method: 'POST', headers: { 'content-type': 'application/connect+json' }, body: new Uint8Array(envelope(0, Buffer.from('{}'))), signal: controller.signal });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     expect((await reader.read()).done).toBe(false);
     controller.abort();
