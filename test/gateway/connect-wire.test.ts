@@ -5,7 +5,7 @@
  * responses, inline (JSON-only) services, and HTTP/JSON untouched beside it.
  */
 import zlib from 'node:zlib';
-import { ProtocolGateway } from 'fw';
+import { ProtocolGateway, server } from 'fw';
 import { GetUserRequest, User } from '../../generated/user';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 import { HOST } from './support/clients';
@@ -237,5 +237,27 @@ describe('Connect and gRPC-Web wire', () => {
     expect(() => g.configureConnect({ maxMessageSize: -1 })).toThrow(/maxMessageSize/);
     expect(() => g.configureConnect({ cors: { allowedOrigins: [] } })).toThrow(/allowedOrigins/);
     expect(() => g.configureConnect({ cors: { allowedOrigins: '*', credentials: true } })).toThrow(/credentials/);
+  });
+});
+
+describe('Connect through gateway.middleware() in an fw app', () => {
+  it('serves Connect unary next to the app routes and the HTTP/JSON bindings', async () => {
+    const gateway = new ProtocolGateway({});
+    gateway.addService('Echo', { echo: async (r: unknown) => r });
+    const app = server.http();
+    app.get('/hello', (_req, res) => res.json({ hello: 'fw' }));
+    app.use('/rpc', gateway.middleware());
+    await app.listen(0, HOST);
+    const port = app.port;
+    try {
+      const connect = await fetch(`http://${HOST}:${port}/rpc/Echo/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' }, body: '{"x":1}', signal: AbortSignal.timeout(5000) });
+      expect(await connect.json()).toEqual({ x: 1 });
+      const plain = await fetch(`http://${HOST}:${port}/rpc/Echo/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":2}', signal: AbortSignal.timeout(5000) });
+      expect(await plain.json()).toEqual({ data: { x: 2 } });
+      expect(await (await fetch(`http://${HOST}:${port}/hello`, { signal: AbortSignal.timeout(5000) })).json()).toEqual({ hello: 'fw' });
+    } finally {
+      await app.close();
+      await gateway.close();
+    }
   });
 });
