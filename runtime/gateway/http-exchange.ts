@@ -52,10 +52,11 @@ export class HttpCallContext implements RequestContext {
       const controller = new AbortController();
       this.#controller = controller;
       const res = this.#res;
-      if (res.writableFinished) return controller.signal;
-      if (res.destroyed) controller.abort();
+      // writableEnded, not writableFinished: node:http2's compat response reports a reset stream as finished.
+      if (res.writableEnded) return controller.signal;
+      if (res.destroyed === true || (res as { stream?: { destroyed?: boolean } }).stream?.destroyed === true) controller.abort();
       else res.once('close', () => {
-        if (!res.writableFinished) controller.abort();
+        if (!res.writableEnded) controller.abort();
       });
     }
     return this.#controller.signal;

@@ -232,6 +232,23 @@ describe('Connect and gRPC-Web wire', () => {
     expect(await again.json()).toEqual({ ok: true });
   });
 
+  it('random bodies on every content-type get an answer, never a hang or a crash', async () => {
+    const types = ['application/connect+json', 'application/connect+proto', 'application/grpc-web+proto', 'application/grpc-web-text', 'application/grpc-web+json', 'application/proto', 'application/json'];
+    let seed = 7;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 60; i++) {
+      const type = types[i % types.length] as string;
+      const body = Buffer.alloc(Math.floor(rand() * 64));
+      for (let j = 0; j < body.length; j++) body[j] = Math.floor(rand() * 256);
+      const path = i % 2 === 0 ? '/user.UserService/GetUser' : '/user.UserService/ListUsers';
+      const res = await post(path, { 'content-type': type, 'connect-protocol-version': '1', 'grpc-timeout': '5S' }, body);
+      expect(res.status).toBeGreaterThanOrEqual(200);
+      await res.arrayBuffer();
+    }
+    const ok = await post('/user.UserService/GetUser', connectJson, '{"id":"after"}');
+    expect(await ok.json()).toMatchObject({ id: 'after' });
+  });
+
   it('configureConnect refuses a bad limit and CORS without origins', () => {
     const g = new ProtocolGateway({});
     expect(() => g.configureConnect({ maxMessageSize: -1 })).toThrow(/maxMessageSize/);

@@ -77,9 +77,10 @@ function metadataView(req: IncomingMessage): CredentialSource {
   } as unknown as CredentialSource;
 }
 
-/** Plain HTTP refusal before any protocol framing (415, 405, 404). */
+/** Plain HTTP refusal before any protocol framing (415, 405, 404, 500). */
 function refuse(res: ServerResponse, status: number, message: string, extra: string[] = []): void {
-  const body = JSON.stringify({ code: status === 405 || status === 415 ? 'unimplemented' : 'not_found', message });
+  const code = status === 405 || status === 415 ? 'unimplemented' : status === 404 ? 'not_found' : 'internal';
+  const body = JSON.stringify({ code, message });
   res.writeHead(status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), ...extra]);
   res.end(body);
 }
@@ -151,6 +152,16 @@ export class ConnectTransport {
   };
 
   #take(req: IncomingMessage, res: ServerResponse, claim: Claim): void {
+    try {
+      this.#route(req, res, claim);
+    } catch {
+      // Nothing may escape into node:http/node:http2 (an uncaught throw ends the process).
+      if (res.headersSent) res.destroy();
+      else refuse(res, 500, 'Internal server error');
+    }
+  }
+
+  #route(req: IncomingMessage, res: ServerResponse, claim: Claim): void {
     const { wire, path, query } = claim;
     const cors = this.#cors;
     if (wire === undefined) {
@@ -235,6 +246,8 @@ export class ConnectTransport {
     if (resolved !== undefined && !streamsIn(streaming) && !wire.enveloped && !wire.get) {
       // Connect unary POST, the common case: no promise until dispatch.
       readWhole(req, this.#limit, (error, body) => {
+        // The deadline passed (or the client left) while the body arrived: the handler never runs.
+        if (reply.done) return;
         let request: unknown;
         try {
           if (error !== undefined) throw error;
@@ -254,7 +267,7 @@ export class ConnectTransport {
     } else if (streamsIn(streaming)) {
       result = dispatch(decodeEach(requestMessages(req, wire, encoding, this.#limit), decode));
     } else {
-      result = this.#readSingle(req, wire, encoding, query).then((bytes) => dispatch(decode(bytes)));
+      result = this.#readSingle(req, wire, encoding, query).then((bytes) => (reply.done ? undefined : dispatch(decode(bytes))));
     }
     this.#settle(result, streaming, resolved, codec, reply);
   }

@@ -33,7 +33,16 @@ export function routeForeignStreams(server: object, handler: () => ForeignStream
       if (event === 'stream') {
         const headers = args[1] as IncomingHttpHeaders;
         const take = isGrpc(headers) ? undefined : handler();
-        if (take !== undefined && take(args[0] as ServerHttp2Stream, headers, args[3] as string[])) return true;
+        if (take !== undefined) {
+          const stream = args[0] as ServerHttp2Stream;
+          try {
+            if (take(stream, headers, args[3] as string[])) return true;
+          } catch {
+            // A handler bug must not escape into the HTTP/2 session (an uncaught throw would end the process).
+            stream.destroy();
+            return true;
+          }
+        }
       }
       return emit.call(this, event, ...args);
     } as typeof h2.emit;

@@ -81,7 +81,7 @@ async function caught(promise: Promise<unknown>): Promise<ConnectError> {
 describe('gateway interop: Connect-ES clients', () => {
   let gateway: ProtocolGateway;
   let baseUrl: string;
-  let slow: () => Promise<boolean>;
+  let slow: () => Promise<string>;
   const schema = userServiceSchema();
 
   beforeAll(async () => {
@@ -137,7 +137,8 @@ describe('gateway interop: Connect-ES clients', () => {
     it('deadline: a call past its timeout fails deadline_exceeded and the handler sees its signal abort', async () => {
       const err = await caught(client.getUser({ id: 'slow' }, { timeoutMs: 150 }) as Promise<unknown>);
       expect(err.code).toBe(Code.DeadlineExceeded);
-      expect(await slow()).toBe(true);
+      // On a loaded machine the deadline may pass before the handler starts; then it never does.
+      expect(['aborted', 'not-started']).toContain(await slow());
     });
 
     it('server streaming: every message in order, then the end', async () => {

@@ -14,11 +14,6 @@ import { ProtocolGateway, ServiceError, type RequestContext } from 'fw';
 import type { ChatMessage, CreateUserRequest, GetUserRequest, ListUsersRequest, User } from '../../../../generated/user';
 import { UserServiceDescriptor } from '../../../../generated/user.fw';
 
-/** What the slow handler saw: whether its signal aborted after the deadline. */
-export interface SlowCallProbe {
-  aborted: Promise<boolean>;
-}
-
 /** The Connect-ES descriptor of user.UserService. */
 export function userServiceSchema(): DescService {
   const files = (UserServiceDescriptor.fileDescriptorProtos ?? []).map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
@@ -30,9 +25,12 @@ export function userServiceSchema(): DescService {
 
 const user = (id: string, name: string, email = `${id}@example.com`): User => ({ id, name, email, phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });
 
-/** Starts the gateway on loopback; `slow` resolves once a `slow` GetUser call's signal aborted (or 5 s passed). */
-export async function startConnectGateway(configure?: (g: ProtocolGateway) => void): Promise<{ gateway: ProtocolGateway; port: number; slow: () => Promise<boolean> }> {
-  let slowAborted: Promise<boolean> = Promise.resolve(false);
+/** What became of the last `slow` GetUser call: its signal aborted, it was never started (the deadline passed first), or it ran 5 s to the end. */
+export type SlowOutcome = 'aborted' | 'not-started' | 'finished';
+
+/** Starts the gateway on loopback; `slow()` tells (and forgets) what became of the last `slow` GetUser call. */
+export async function startConnectGateway(configure?: (g: ProtocolGateway) => void): Promise<{ gateway: ProtocolGateway; port: number; slow: () => Promise<SlowOutcome> }> {
+  let slowAborted: Promise<boolean> | undefined;
   const handlers = {
     async getUser(req: GetUserRequest, ctx: RequestContext): Promise<User> {
       if (req.id === 'missing') throw new ServiceError('USER_NOT_FOUND', 'User missing not found', 404, { id: 'missing' });
@@ -41,6 +39,10 @@ export async function startConnectGateway(configure?: (g: ProtocolGateway) => vo
       if (req.id === 'protocol') return user('protocol', `${ctx.protocol}:${String(ctx.metadata.rpc)}:${String(ctx.metadata.codec)}`);
       if (req.id === 'slow') {
         slowAborted = new Promise<boolean>((resolve) => {
+          if (ctx.signal.aborted) {
+            resolve(true);
+            return;
+          }
           const timer = setTimeout(() => resolve(false), 5000);
           ctx.signal.addEventListener('abort', () => {
             clearTimeout(timer);
@@ -76,5 +78,11 @@ export async function startConnectGateway(configure?: (g: ProtocolGateway) => vo
   gateway.configureAuthentication({ providers: { apikey: { validate: (key) => key === 'let-me-in' } } });
   configure?.(gateway);
   const port = (await gateway.listen(0, '127.0.0.1')).port as number;
-  return { gateway, port, slow: () => slowAborted };
+  const slow = async (): Promise<SlowOutcome> => {
+    const started = slowAborted;
+    slowAborted = undefined;
+    if (started === undefined) return 'not-started';
+    return (await started) ? 'aborted' : 'finished';
+  };
+  return { gateway, port, slow };
 }
