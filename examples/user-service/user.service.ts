@@ -82,7 +82,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** Streams users page by page. */
-  async *listUsers(request: ListUsersRequest, context: RequestContext): AsyncIterable<User> {
+  async *listUsers(request: ListUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
     validateRequest(UserServiceValidation.listUsers.jsonSchema, request);
     const page = request.page > 0 ? request.page : 1;
     const limit = request.limit > 0 ? request.limit : 10;
@@ -99,7 +99,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** Streams users matching a query. */
-  async *searchUsers(request: SearchUsersRequest, context: RequestContext): AsyncIterable<User> {
+  async *searchUsers(request: SearchUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
     validateRequest(UserServiceValidation.searchUsers.jsonSchema, request);
     const limit = request.limit > 0 ? request.limit : 10;
     for (const user of this.store.search(request.query, request.fields, limit)) yield user;
@@ -125,7 +125,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** A chat room: every message is broadcast to every participant. */
-  async *chatWithUsers(requests: AsyncIterable<ChatMessage>, context: RequestContext): AsyncIterable<ChatMessage> {
+  async *chatWithUsers(requests: AsyncIterable<ChatMessage>, context: RequestContext): AsyncGenerator<ChatMessage, void> {
     const inbox = this.room.join();
     const pump = (async () => {
       try {

@@ -19,12 +19,13 @@ import type { WebSocketTransport } from './websocket/transport';
 export interface StreamListenerDeps {
   enabled(protocol: Protocol): boolean;
   options(): GatewayOptions;
-  http: HttpTransport;
+  /** Each transport is asked for when first needed (the gateway builds them lazily). */
+  http(): HttpTransport;
   /** Connect and gRPC-Web, tried before HTTP/JSON. */
-  connect: ConnectTransport;
-  websocket: WebSocketTransport;
-  grpc: GrpcTransport;
-  tcp: TcpTransport;
+  connect(): ConnectTransport;
+  websocket(): WebSocketTransport;
+  grpc(): GrpcTransport;
+  tcp(): TcpTransport;
 }
 
 /** One port for HTTP, WebSocket, gRPC and TCP frames. */
@@ -47,8 +48,8 @@ export class StreamListener {
     };
     const server = http.createServer(options, (req, res) => {
       if (this.#deps.enabled('http')) {
-        if (this.#deps.connect.tryHandle(req, res)) return;
-        this.#deps.http.handle(req, res);
+        if (this.#deps.connect().tryHandle(req, res)) return;
+        this.#deps.http().handle(req, res);
         return;
       }
       res.statusCode = 404;
@@ -56,7 +57,7 @@ export class StreamListener {
     });
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (this.#deps.enabled('websocket') && this.#deps.websocket.accepts(req)) this.#deps.websocket.handleUpgrade(req, socket, head);
+      if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
       else socket.destroy();
     });
     // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
@@ -76,9 +77,9 @@ export class StreamListener {
           httpServer.emit('connection', socket);
           socket.resume();
         } : undefined,
-        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc.inject(socket) : undefined,
+        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
         tcp: this.#deps.enabled('tcp') ? (socket) => {
-          this.#deps.tcp.handle(socket);
+          this.#deps.tcp().handle(socket);
           socket.resume();
         } : undefined,
       },

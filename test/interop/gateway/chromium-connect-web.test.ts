@@ -10,7 +10,8 @@ import { build } from 'esbuild';
 import type { ProtocolGateway } from 'fw';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
 import { startConnectGateway } from './support/connect-gateway';
-import { describeWithChromium, resultOfPage, servePage } from './support/headless-chromium';
+import { PEERS, requirePeers } from '../../support/peers';
+import { resultOfPage, servePage } from './support/headless-chromium';
 
 async function bundle(): Promise<string> {
   const out = await build({
@@ -25,7 +26,7 @@ async function bundle(): Promise<string> {
   return out.outputFiles[0]?.text ?? '';
 }
 
-describeWithChromium('gateway interop: @connectrpc/connect-web in headless Chromium', () => {
+requirePeers(PEERS.chromium)('gateway interop: @connectrpc/connect-web in headless Chromium', () => {
   const gateways: ProtocolGateway[] = [];
   let pages: Awaited<ReturnType<typeof servePage>> | undefined;
 

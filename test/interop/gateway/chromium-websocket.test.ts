@@ -5,7 +5,8 @@
  * DevTools protocol.
  */
 import { ProtocolGateway } from 'fw';
-import { describeWithChromium, resultOfPage, servePage } from './support/headless-chromium';
+import { PEERS, requirePeers } from '../../support/peers';
+import { resultOfPage, servePage } from './support/headless-chromium';
 
 const HOST = '127.0.0.1';
 
@@ -38,7 +39,7 @@ ws.onopen = () => {
 };
 </script></body></html>`;
 
-describeWithChromium('gateway interop: headless Chromium over WebSocket', () => {
+requirePeers(PEERS.chromium)('gateway interop: headless Chromium over WebSocket', () => {
   let gateway: ProtocolGateway;
   let pages: Awaited<ReturnType<typeof servePage>>;
 

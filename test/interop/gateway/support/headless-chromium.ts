@@ -3,7 +3,8 @@
  * `window.__result` through the DevTools protocol once the page sets it.
  * The page is served from its own loopback port, so calls to the gateway
  * are cross-origin exactly as in production. Every wait is bounded; the
- * browser's whole process group is killed afterwards.
+ * browser's whole process group is killed afterwards. Suites guard
+ * themselves with `requirePeers(PEERS.chromium)` (test/support/peers.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,29 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { waitForExit } from '../../../support/child-exit';
+import { CHROMIUM } from '../../../support/peers';
 
-export const CHROMIUM = '/usr/bin/chromium';
 const HOST = '127.0.0.1';
-
-/**
- * `describe` when Chromium is installed; otherwise the suite is skipped with
- * the reason — or fails under FW_REQUIRE_PEERS=1.
- */
-export function describeWithChromium(name: string, body: () => void): void {
-  if (fs.existsSync(CHROMIUM)) {
-    describe(name, body);
-    return;
-  }
-  if (process.env.FW_REQUIRE_PEERS === '1') {
-    describe(name, () => {
-      it('needs Chromium', () => {
-        throw new Error(`FW_REQUIRE_PEERS=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
-      });
-    });
-    return;
-  }
-  describe.skip(`${name} — skipped: chromium not installed (apt-get install chromium)`, body);
-}
 
 async function evaluate(debuggerUrl: string, expression: string): Promise<unknown> {
   const socket = new WebSocket(debuggerUrl);
