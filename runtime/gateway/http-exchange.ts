@@ -7,6 +7,7 @@
  * passed deadline).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { CollectedCallMetadata, incomingFromHeaders } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../core/request-context';
 
 /** One HTTP-carried call's context. */
@@ -22,6 +23,7 @@ export class HttpCallContext implements RequestContext {
   readonly #address: string;
   #client: ClientInfo | undefined = undefined;
   #controller: AbortController | undefined = undefined;
+  #call: CollectedCallMetadata | undefined = undefined;
 
   /** `headers` is `req.headers`, already read by the caller (a getter with a megamorphic load inside). */
   constructor(protocol: Protocol, req: IncomingMessage, headers: IncomingHttpHeaders, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
@@ -45,6 +47,20 @@ export class HttpCallContext implements RequestContext {
       this.#client = { id: `${this.#address}:${port}`, address: this.#address, port, userAgent: req.headers['user-agent'], version: req.httpVersion };
     }
     return this.#client;
+  }
+
+  /** Built on first read; the transport writes what the handler set as response headers and trailers. */
+  get call(): CollectedCallMetadata {
+    if (this.#call === undefined) {
+      const headers = this.headers;
+      this.#call = new CollectedCallMetadata(() => incomingFromHeaders(headers));
+    }
+    return this.#call;
+  }
+
+  /** The call controls if a handler touched them, without creating them. */
+  get callInUse(): CollectedCallMetadata | undefined {
+    return this.#call;
   }
 
   get signal(): AbortSignal {

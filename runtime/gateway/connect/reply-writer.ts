@@ -12,11 +12,22 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
+import { metadataText, type CollectedCallMetadata, type MetadataValue } from '../../core/call-metadata';
 import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope';
 import type { WebRpcRequest } from './protocol';
 import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
 
 const RESOLVED = Promise.resolve();
+
+/** What the handler set through `context.call`, read when the reply is written. */
+export type CallMetadataSource = () => CollectedCallMetadata | undefined;
+
+/** `[name, value, …]` for a flat writeHead list; `prefix` marks Connect unary trailers (`trailer-`). */
+function flatMetadata(entries: Map<string, MetadataValue[]> | undefined, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [name, values] of entries ?? []) for (const v of values) out.push(prefix + name, metadataText(v));
+  return out;
+}
 
 /** Where a call's messages and outcome go. */
 export interface ReplyWriter {
@@ -51,12 +62,14 @@ function drained(res: ServerResponse): Promise<void> {
 /** Shared by the enveloped protocols: headers on first write, then frames. */
 abstract class EnvelopedReply implements ReplyWriter {
   protected readonly res: ServerResponse;
+  protected readonly metadata: CallMetadataSource;
   readonly #head: string[];
   #done = false;
 
-  constructor(res: ServerResponse, head: string[]) {
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource) {
     this.res = res;
     this.#head = head;
+    this.metadata = metadata;
   }
 
   get done(): boolean {
@@ -67,7 +80,7 @@ abstract class EnvelopedReply implements ReplyWriter {
   protected abstract trailer(error: WireError | undefined): Buffer | string;
 
   #open(): void {
-    if (!this.res.headersSent) this.res.writeHead(200, this.#head);
+    if (!this.res.headersSent) this.res.writeHead(200, [...this.#head, ...flatMetadata(this.metadata()?.headers)]);
   }
 
   message(bytes: Buffer | string): Promise<void> {
@@ -98,19 +111,20 @@ class ConnectStreamReply extends EnvelopedReply {
   }
 
   protected trailer(error: WireError | undefined): Buffer {
-    if (error === undefined) return encodeEnvelope(FLAG_END_STREAM, Buffer.from('{}'));
     const metadata: Record<string, string[]> = {};
-    for (const [k, v] of Object.entries(errorMetadata(error))) metadata[k] = [v];
-    const body = `{"error":${connectErrorJson(error)},"metadata":${JSON.stringify(metadata)}}`;
-    return encodeEnvelope(FLAG_END_STREAM, Buffer.from(body));
+    for (const [name, values] of this.metadata()?.trailers ?? []) metadata[name] = values.map(metadataText);
+    if (error !== undefined) for (const [k, v] of Object.entries(errorMetadata(error))) metadata[k] = [v];
+    const meta = Object.keys(metadata).length === 0 ? undefined : JSON.stringify(metadata);
+    if (error === undefined) return encodeEnvelope(FLAG_END_STREAM, Buffer.from(meta === undefined ? '{}' : `{"metadata":${meta}}`));
+    return encodeEnvelope(FLAG_END_STREAM, Buffer.from(`{"error":${connectErrorJson(error)},"metadata":${meta as string}}`));
   }
 }
 
 class GrpcWebReply extends EnvelopedReply {
   readonly #text: boolean;
 
-  constructor(res: ServerResponse, head: string[], text: boolean) {
-    super(res, head);
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource, text: boolean) {
+    super(res, head, metadata);
     this.#text = text;
   }
 
@@ -121,6 +135,7 @@ class GrpcWebReply extends EnvelopedReply {
 
   protected trailer(error: WireError | undefined): Buffer | string {
     let block = error === undefined ? 'grpc-status:0\r\ngrpc-message:\r\n' : `grpc-status:${error.grpcCode}\r\ngrpc-message:${encodeURIComponent(error.message)}\r\n`;
+    for (const [name, values] of this.metadata()?.trailers ?? []) for (const v of values) block += `${name}:${metadataText(v)}\r\n`;
     if (error !== undefined) for (const [k, v] of Object.entries(errorMetadata(error))) block += `${k}:${v}\r\n`;
     const frame = encodeEnvelope(FLAG_TRAILERS, Buffer.from(block));
     return this.#text ? frame.toString('base64') : frame;
@@ -132,13 +147,21 @@ class ConnectUnaryReply implements ReplyWriter {
   readonly #contentType: string;
   readonly #traceHeader: string;
   readonly #traceId: string;
+  readonly #metadata: CallMetadataSource;
   #done = false;
 
-  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string) {
+  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string, metadata: CallMetadataSource) {
     this.#res = res;
     this.#contentType = contentType;
     this.#traceHeader = traceHeader;
     this.#traceId = traceId;
+    this.#metadata = metadata;
+  }
+
+  /** Headers and `trailer-`prefixed trailers the handler set (none: no work). */
+  #handlerMetadata(): string[] {
+    const call = this.#metadata();
+    return call === undefined ? [] : [...flatMetadata(call.headers), ...flatMetadata(call.trailers, 'trailer-')];
   }
 
   get done(): boolean {
@@ -149,7 +172,9 @@ class ConnectUnaryReply implements ReplyWriter {
     if (this.done) return RESOLVED;
     this.#done = true;
     const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
-    this.#res.writeHead(200, ['Content-Type', this.#contentType, 'Content-Length', String(length), this.#traceHeader, this.#traceId]);
+    const head = ['Content-Type', this.#contentType, 'Content-Length', String(length), this.#traceHeader, this.#traceId];
+    if (this.#metadata() !== undefined) head.push(...this.#handlerMetadata());
+    this.#res.writeHead(200, head);
     this.#res.end(bytes);
     return RESOLVED;
   }
@@ -164,15 +189,22 @@ class ConnectUnaryReply implements ReplyWriter {
     const body = connectErrorJson(error);
     const head = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), this.#traceHeader, this.#traceId];
     for (const [k, v] of Object.entries(errorMetadata(error))) head.push(k, v);
+    head.push(...this.#handlerMetadata());
     this.#res.writeHead(error.httpStatus, head);
     this.#res.end(body);
   }
 }
 
-/** The writer for `wire` on `res`; `traceHeader`/`traceId` go out with the response headers. */
-export function replyWriter(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string): ReplyWriter {
-  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId);
+/**
+ * The writer for `wire` on `res`; `traceHeader`/`traceId` go out with the
+ * response headers, and what the handler set through `context.call`
+ * (`metadata`) as headers and trailers: Connect unary trailers as
+ * `trailer-<name>` headers, Connect streaming ones in the end-of-stream
+ * `metadata`, gRPC-Web ones in the trailers envelope.
+ */
+export function replyWriter(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string, metadata: CallMetadataSource): ReplyWriter {
+  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId, metadata);
   const head = ['Content-Type', wire.contentType, traceHeader, traceId];
-  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head);
-  return new GrpcWebReply(res, head, wire.text);
+  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head, metadata);
+  return new GrpcWebReply(res, head, metadata, wire.text);
 }

@@ -225,7 +225,8 @@ export class ConnectTransport {
     }
     const headers = req.headers;
     const tracing = tracingFrom(headers[this.#traceHeaderKey()], headers.traceparent);
-    const reply = replyWriter(res, wire, this.#core.traceHeader, tracing.traceId);
+    let context: HttpCallContext | undefined;
+    const reply = replyWriter(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse);
     let timeout: number | undefined;
     let encoding: RequestEncoding;
     try {
@@ -237,7 +238,7 @@ export class ConnectTransport {
       reply.fail(this.#wireError(e));
       return;
     }
-    const context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
+    context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
     if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';

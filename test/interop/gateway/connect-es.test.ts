@@ -109,11 +109,15 @@ describe('gateway interop: Connect-ES clients', () => {
       else expect(seen.name).toBe(row.protocol);
     });
 
-    it('metadata: request headers reach the handler, the trace id comes back as a header', async () => {
-      let traceHeader: string | null = null;
-      const reply = (await client.getUser({ id: 'meta' }, { headers: { 'x-custom': 'hello', 'x-trace-id': 'trace-from-es' }, onHeader: (h: Headers) => (traceHeader = h.get('x-trace-id')) })) as { name: string; email: string };
+    it('metadata: request headers reach the handler; the trace id and the handler\'s response header and trailer come back', async () => {
+      let header: Headers | undefined;
+      let trailer: Headers | undefined;
+      const reply = (await client.getUser({ id: 'meta' }, { headers: { 'x-custom': 'hello', 'x-trace-id': 'trace-from-es' }, onHeader: (h: Headers) => (header = h), onTrailer: (t: Headers) => (trailer = t) })) as { name: string; email: string };
       expect(reply).toMatchObject({ name: 'hello', email: 'trace-from-es@trace' });
-      expect(traceHeader).toBe('trace-from-es');
+      expect(header?.get('x-trace-id')).toBe('trace-from-es');
+      // Response metadata the handler set through context.call: a header and a trailer.
+      expect(header?.get('x-reply')).toBe('from-handler');
+      expect(trailer?.get('x-done')).toBe('yes');
     });
 
     it("errors: a handler's ServiceError arrives with its gRPC/Connect code, message and fw code", async () => {

@@ -34,7 +34,11 @@ export async function startConnectGateway(configure?: (g: ProtocolGateway) => vo
   const handlers = {
     async getUser(req: GetUserRequest, ctx: RequestContext): Promise<User> {
       if (req.id === 'missing') throw new ServiceError('USER_NOT_FOUND', 'User missing not found', 404, { id: 'missing' });
-      if (req.id === 'meta') return user('meta', ctx.headers['x-custom'] ?? '', `${ctx.tracing.traceId}@trace`);
+      if (req.id === 'meta') {
+        ctx.call.setHeader('x-reply', 'from-handler');
+        ctx.call.setTrailer('x-done', 'yes');
+        return user('meta', ctx.headers['x-custom'] ?? '', `${ctx.tracing.traceId}@trace`);
+      }
       if (req.id === 'verb') return user('verb', String(ctx.metadata.method));
       if (req.id === 'protocol') return user('protocol', `${ctx.protocol}:${String(ctx.metadata.rpc)}:${String(ctx.metadata.codec)}`);
       if (req.id === 'slow') {
