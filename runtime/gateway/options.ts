@@ -37,6 +37,13 @@ export interface GatewayOptions {
   grpc?: GrpcGatewayOptions;
   udp?: UdpGatewayConfig;
   tcp?: TcpGatewayConfig & MuxOptions;
+  /**
+   * Gateway-wide cap on output buffered for clients that do not read, in
+   * bytes (beyond each connection's own `maxBufferedBytes`): past it the
+   * WebSocket and TCP-frame connections holding the most are cut ("slow
+   * consumer"). Default 128 MiB.
+   */
+  maxBufferedOutputBytes?: number;
 }
 
 /** `createProtocolGateway({protocols, port})`. */

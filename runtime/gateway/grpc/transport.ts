@@ -170,7 +170,7 @@ export class GrpcTransport {
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
@@ -331,4 +331,11 @@ function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: Abor
     stream.on('drain', done);
     signal.addEventListener('abort', done);
   });
+}
+
+/** The caller's deadline in epoch ms, if it set one (grpc-js gives Infinity otherwise). */
+function deadlineOf(call: AnyCall): number | undefined {
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return Number.isFinite(ms) ? ms : undefined;
 }
