@@ -4,6 +4,7 @@
  */
 import type { Protocol } from '../core/request-context';
 import type { ServiceError, TransformedError } from './errors';
+import type { ConnectGatewayConfig } from './connect/transport';
 import type { GrpcGatewayOptions } from './grpc/transport';
 import type { HttpGatewayConfig } from './http/transport';
 import type { MuxOptions } from './mux/connection-mux';
@@ -33,6 +34,8 @@ export interface GatewayOptions {
     requestTimeout?: number;
   };
   websocket?: WebSocketGatewayConfig;
+  /** Connect and gRPC-Web on the HTTP port (docs/gateway.md "Connect and gRPC-Web"). */
+  connect?: ConnectGatewayConfig;
   grpc?: GrpcGatewayOptions;
   udp?: UdpGatewayConfig;
   tcp?: TcpGatewayConfig & MuxOptions;

@@ -17,6 +17,7 @@ import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
 import type { DrainTargets } from './graceful-shutdown';
+import type { ConnectGatewayConfig, ConnectTransport } from './connect/transport';
 import type { GrpcGatewayConfig } from './grpc/method-table';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
@@ -40,6 +41,12 @@ const hostOnAppPort: PortHostFactory = (server, options) => (require('./app-host
 /** The drain behind close(), loaded when a gateway first closes. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gracefulShutdown = (): typeof import('./graceful-shutdown') => require('./graceful-shutdown') as typeof import('./graceful-shutdown');
+
+/** Validates `connect` options when given (connect/transport.ts loads only then). */
+function checkConnectConfig(config: ConnectGatewayConfig): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('./connect/transport') as typeof import('./connect/transport')).checkConnectConfig(config);
+}
 
 /** Minimal view of discovery's factory, loaded lazily. */
 type DiscoveryFactory = (
@@ -68,12 +75,13 @@ export class ProtocolGateway {
   #wsConfig: WebSocketGatewayConfig;
   #grpcConfig: GrpcGatewayConfig;
   #udpConfig: UdpGatewayConfig;
+  #connectConfig: ConnectGatewayConfig;
   #transformError: ErrorHandlingConfig['transformError'] = undefined;
   #monitoring: Monitoring | undefined = undefined;
   #address: GatewayAddress | undefined = undefined;
   readonly #core: GatewayCore;
   /** Transports built on first use (see the getters below). */
-  readonly #transports: { http?: HttpTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
+  readonly #transports: { http?: HttpTransport; connect?: ConnectTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
   #streamListener: StreamListener | undefined = undefined;
   #closing: Promise<void> | undefined = undefined;
   #hostedDrain: Promise<void> | undefined = undefined;
@@ -99,6 +107,8 @@ export class ProtocolGateway {
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
+    this.#connectConfig = { ...(options.connect ?? {}) };
+    if (options.connect !== undefined) checkConnectConfig(this.#connectConfig);
     const self = this;
     this.#core = {
       dispatcher: this.#dispatcher,
@@ -120,6 +130,7 @@ export class ProtocolGateway {
       enabled: (p) => this.#enabled(p),
       options: () => this.#options,
       http: () => this.#http,
+      connect: () => this.#connect,
       websocket: () => this.#ws,
       grpc: () => this.#grpc,
       tcp: () => this.#tcp,
@@ -140,6 +151,10 @@ export class ProtocolGateway {
       },
       readiness: () => this.#dispatcher.resolver?.status?.(),
     }));
+  }
+
+  get #connect(): ConnectTransport {
+    return (this.#transports.connect ??= new (require('./connect/transport') as typeof import('./connect/transport')).ConnectTransport(this.#core, this.#registry, () => this.#connectConfig));
   }
 
   get #ws(): WebSocketTransport {
@@ -164,7 +179,10 @@ export class ProtocolGateway {
   get #grpc(): GrpcTransport {
     const build = (): GrpcTransport => {
       const { GrpcTransport } = require('./grpc/transport') as typeof import('./grpc/transport');
-      return new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
+      const grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
+      // Connect and gRPC-Web over HTTP/2 share grpc-js's connections (grpc/foreign-streams.ts).
+      grpc.handleForeignStreams((stream, headers, rawHeaders) => this.#connect.tryHandleHttp2(stream, headers, rawHeaders));
+      return grpc;
     };
     return (this.#transports.grpc ??= build());
   }
@@ -262,6 +280,20 @@ export class ProtocolGateway {
     return this;
   }
 
+  /**
+   * `configureConnect({cors, maxMessageSize, enabled})`: Connect and gRPC-Web
+   * clients (Connect-ES, browsers) on the HTTP port.
+   *
+   * @example
+   * gateway.configureConnect({ cors: { allowedOrigins: ['https://app.example.com'], allowedHeaders: ['Authorization'] } });
+   */
+  configureConnect(config: ConnectGatewayConfig): this {
+    const next = { ...this.#connectConfig, ...config };
+    checkConnectConfig(next);
+    this.#connectConfig = next;
+    return this;
+  }
+
   /** `configureUDP({port, protocol: {parseMessage, formatResponse}, routeMessage})`. */
   configureUDP(config: UdpGatewayConfig): this {
     this.#udpConfig = { ...this.#udpConfig, ...config };
@@ -354,7 +386,10 @@ export class ProtocolGateway {
    */
   middleware(): HttpGatewayHandler {
     if (this.#httpConfig.basePath === undefined) this.#httpConfig = { ...this.#httpConfig, basePath: '/' };
-    return this.#http.handle;
+    const http = this.#http.handle;
+    return (req, res, next) => {
+      if (!this.#connect.tryHandle(req, res)) http(req, res, next);
+    };
   }
 
   /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
+import type { ConnectTransport } from './connect/transport';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport } from './http/transport';
 import { createMuxServer } from './mux/connection-mux';
@@ -20,6 +21,8 @@ export interface StreamListenerDeps {
   options(): GatewayOptions;
   /** Each transport is asked for when first needed (the gateway builds them lazily). */
   http(): HttpTransport;
+  /** Connect and gRPC-Web, tried before HTTP/JSON. */
+  connect(): ConnectTransport;
   websocket(): WebSocketTransport;
   grpc(): GrpcTransport;
   tcp(): TcpTransport;
@@ -48,6 +51,7 @@ export class StreamListener {
     };
     const server = http.createServer(options, (req, res) => {
       if (this.#deps.enabled('http')) {
+        if (this.#deps.connect().tryHandle(req, res)) return;
         this.#deps.http().handle(req, res);
         return;
       }

@@ -10,7 +10,7 @@ import madge from 'madge';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
-const transports = ['http', 'websocket', 'grpc', 'udp', 'tcp'];
+const transports = ['http', 'websocket', 'grpc', 'udp', 'tcp', 'connect'];
 
 async function analyse(): ReturnType<typeof madge> {
   // Reading type imports walks TSImportType nodes, whose deprecated `argument` key makes

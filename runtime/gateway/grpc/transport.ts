@@ -23,6 +23,7 @@ import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
+import { routeForeignStreams, type ForeignStreamHandler } from './foreign-streams';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
@@ -68,6 +69,7 @@ export class GrpcTransport {
   #protoPackages: PackageDefinition = {};
   /** The current reflection handlers per reflection method path; swapped when services are added. */
   #reflection: Map<string, grpc.UntypedHandleCall> | undefined = undefined;
+  #foreign: ForeignStreamHandler | undefined = undefined;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
@@ -84,8 +86,14 @@ export class GrpcTransport {
       // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
       installFraming();
       this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, ...http2ChannelOptions(resolveHttp2Limits(options)) });
+      routeForeignStreams(this.#server, () => this.#foreign);
     }
     return this.#server;
+  }
+
+  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before grpc-js would refuse them (foreign-streams.ts). */
+  handleForeignStreams(handler: ForeignStreamHandler | undefined): void {
+    this.#foreign = handler;
   }
 
   /** Registers services added since the last sync (grpc-js accepts services on a running server). */

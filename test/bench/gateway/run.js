@@ -5,10 +5,12 @@
  * process; load comes from this process.
  *
  *   npm run bench:gateway
- *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp npm run bench:gateway
+ *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp,connect npm run bench:gateway
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
- * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. Two
+ * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. The
+ * `connect` row puts Connect unary (JSON, /Echo/echo) against the gateway's
+ * own HTTP/JSON unary (/api/Echo/echo) in two gateway processes: ≥ 0.9×. Two
  * reference rows (not targets) add HTTP and UDP floors that decode the JSON
  * message and encode the reply, as the gateway and the grpc-js floor must. The
  * server process's CPU time per call is printed too. Per scenario the floor and
@@ -46,6 +48,7 @@ const INFLIGHT = Number(process.env.BENCH_INFLIGHT || 16);
 const TARGET = 0.8;
 const HOST = '127.0.0.1';
 const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
+const CONNECT_HEADERS = { 'content-type': 'application/json', 'connect-protocol-version': '1' };
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
@@ -67,11 +70,11 @@ function startServer(kind) {
 
 // ---- load generators: each returns completed calls per second ----
 
-async function httpLoad(port, urlPath, durationMs) {
+async function httpLoad(port, urlPath, durationMs, headers = { 'content-type': 'application/json' }) {
   const result = await autocannon({
     url: `http://${HOST}:${port}${urlPath}`,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers,
     body: JSON.stringify(PAYLOAD),
     connections: CONNECTIONS * 4,
     pipelining: 1,
@@ -207,6 +210,8 @@ const SCENARIOS = [
   { transport: 'grpc', floor: 'grpc-js', kind: 'grpc', raw: (p, ms) => inflightLoad(openGrpc(p), ms), gw: (p, ms) => inflightLoad(openGrpc(p), ms) },
   { transport: 'udp', floor: 'dgram echo', kind: 'udp', raw: (p, ms) => inflightLoad(openUdp(p), ms), gw: (p, ms) => inflightLoad(openUdp(p), ms) },
   { transport: 'tcp', floor: 'net echo', kind: 'tcp', raw: (p, ms) => inflightLoad(openTcp(p), ms), gw: (p, ms) => inflightLoad(openTcp(p), ms) },
+  // Connect unary (JSON) against the gateway's own HTTP/JSON unary: two gateway processes, the same Echo service.
+  { transport: 'connect', floor: 'gateway HTTP/JSON', kind: 'gateway', target: 0.9, raw: (p, ms) => httpLoad(p, '/api/Echo/echo', ms), gw: (p, ms) => httpLoad(p, '/Echo/echo', ms, CONNECT_HEADERS) },
   // Reference rows, not targets: floors that decode the JSON message and encode the reply, as the gateway must (and as the grpc-js floor's codec does).
   { transport: 'http', floor: 'node:http JSON echo', kind: 'http-json', reference: true, raw: (p, ms) => httpLoad(p, '/', ms), gw: (p, ms) => httpLoad(p, '/api/Echo/echo', ms) },
   { transport: 'udp', floor: 'dgram JSON echo', kind: 'udp-json', reference: true, raw: (p, ms) => inflightLoad(openUdp(p), ms), gw: (p, ms) => inflightLoad(openUdp(p), ms) },
@@ -271,7 +276,8 @@ async function main() {
   console.log('|---|---|---:|---:|---:|---|---:|---:|---:|');
   const fmt = (v, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
   for (const r of rows) {
-    const target = r.reference ? 'reference' : `≥ ${TARGET}× ${r.ratio >= TARGET ? 'MET' : 'NOT MET'}`;
+    const goal = r.target ?? TARGET;
+    const target = r.reference ? 'reference' : `≥ ${goal}× ${r.ratio >= goal ? 'MET' : 'NOT MET'}`;
     console.log(`| ${r.transport} | ${r.floor} | ${fmt(r.raw)} | ${fmt(r.gw)} | ${fmt(r.ratio, 2)}× | ${target} | ${fmt(r.rawCpu, 1)} | ${fmt(r.gwCpu, 1)} | ${fmt(r.cpuRatio, 2)}× |`);
   }
   console.log('Reference rows: the floor also decodes the JSON message and encodes the reply (the work any JSON service does); the target is on the byte-echo floors above.');

@@ -1,0 +1,210 @@
+/**
+ * Writes one call's reply in its wire protocol (docs/protocols.md):
+ * - Connect unary: status from the error table, the bare message, or the
+ *   JSON error body; fw's code in `x-error-code`;
+ * - Connect streaming: 200, enveloped messages, then the end-of-stream
+ *   envelope (flag 0x02) `{}` or `{"error": …, "metadata": …}`;
+ * - gRPC-Web: 200, enveloped messages, then a trailers envelope (flag 0x80)
+ *   `grpc-status`, `grpc-message`, `x-error-code`; gRPC-Web text base64s
+ *   every write (clients decode concatenated padded chunks).
+ * Writes honour backpressure; once the call is done, later writes are no-ops.
+ */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
+import type { ServerResponse } from 'node:http';
+import { metadataText, type CollectedCallMetadata, type MetadataValue } from '../../core/call-metadata';
+import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope';
+import type { WebRpcRequest } from './protocol';
+import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
+
+const RESOLVED = Promise.resolve();
+
+/** What the handler set through `context.call`, read when the reply is written. */
+export type CallMetadataSource = () => CollectedCallMetadata | undefined;
+
+/** `[name, value, …]` for a flat writeHead list; `prefix` marks Connect unary trailers (`trailer-`). */
+function flatMetadata(entries: Map<string, MetadataValue[]> | undefined, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [name, values] of entries ?? []) for (const v of values) out.push(prefix + name, metadataText(v));
+  return out;
+}
+
+/** Where a call's messages and outcome go. */
+export interface ReplyWriter {
+  /** True once the reply is complete (or the client is gone). */
+  readonly done: boolean;
+  /** Sends one message (bytes, or JSON text); the promise resolves when more may be written. */
+  message(bytes: Buffer | string): Promise<void>;
+  /** Completes successfully. */
+  end(): void;
+  /** Completes with an error. */
+  fail(error: WireError): void;
+}
+
+/** The client is gone: node:http marks the response destroyed, node:http2's compat response its stream. */
+function gone(res: ServerResponse): boolean {
+  return res.destroyed === true || (res as { stream?: { destroyed?: boolean } }).stream?.destroyed === true;
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  if (gone(res)) return RESOLVED;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Shared by the enveloped protocols: headers on first write, then frames. */
+abstract class EnvelopedReply implements ReplyWriter {
+  protected readonly res: ServerResponse;
+  protected readonly metadata: CallMetadataSource;
+  readonly #head: string[];
+  #done = false;
+
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource) {
+    this.res = res;
+    this.#head = head;
+    this.metadata = metadata;
+  }
+
+  get done(): boolean {
+    return this.#done || gone(this.res);
+  }
+
+  protected abstract frame(bytes: Buffer): Buffer | string;
+  protected abstract trailer(error: WireError | undefined): Buffer | string;
+
+  #open(): void {
+    if (!this.res.headersSent) this.res.writeHead(200, [...this.#head, ...flatMetadata(this.metadata()?.headers)]);
+  }
+
+  message(bytes: Buffer | string): Promise<void> {
+    if (this.done) return RESOLVED;
+    this.#open();
+    return this.res.write(this.frame(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)) ? RESOLVED : drained(this.res);
+  }
+
+  end(): void {
+    this.#finish(undefined);
+  }
+
+  fail(error: WireError): void {
+    this.#finish(error);
+  }
+
+  #finish(error: WireError | undefined): void {
+    if (this.done) return;
+    this.#done = true;
+    this.#open();
+    this.res.end(this.trailer(error));
+  }
+}
+
+class ConnectStreamReply extends EnvelopedReply {
+  protected frame(bytes: Buffer): Buffer {
+    return encodeEnvelope(0, bytes);
+  }
+
+  protected trailer(error: WireError | undefined): Buffer {
+    const metadata: Record<string, string[]> = {};
+    for (const [name, values] of this.metadata()?.trailers ?? []) metadata[name] = values.map(metadataText);
+    if (error !== undefined) for (const [k, v] of Object.entries(errorMetadata(error))) metadata[k] = [v];
+    const meta = Object.keys(metadata).length === 0 ? undefined : JSON.stringify(metadata);
+    if (error === undefined) return encodeEnvelope(FLAG_END_STREAM, Buffer.from(meta === undefined ? '{}' : `{"metadata":${meta}}`));
+    return encodeEnvelope(FLAG_END_STREAM, Buffer.from(`{"error":${connectErrorJson(error)},"metadata":${meta as string}}`));
+  }
+}
+
+class GrpcWebReply extends EnvelopedReply {
+  readonly #text: boolean;
+
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource, text: boolean) {
+    super(res, head, metadata);
+    this.#text = text;
+  }
+
+  protected frame(bytes: Buffer): Buffer | string {
+    const frame = encodeEnvelope(0, bytes);
+    return this.#text ? frame.toString('base64') : frame;
+  }
+
+  protected trailer(error: WireError | undefined): Buffer | string {
+    let block = error === undefined ? 'grpc-status:0\r\ngrpc-message:\r\n' : `grpc-status:${error.grpcCode}\r\ngrpc-message:${encodeURIComponent(error.message)}\r\n`;
+    for (const [name, values] of this.metadata()?.trailers ?? []) for (const v of values) block += `${name}:${metadataText(v)}\r\n`;
+    if (error !== undefined) for (const [k, v] of Object.entries(errorMetadata(error))) block += `${k}:${v}\r\n`;
+    const frame = encodeEnvelope(FLAG_TRAILERS, Buffer.from(block));
+    return this.#text ? frame.toString('base64') : frame;
+  }
+}
+
+class ConnectUnaryReply implements ReplyWriter {
+  readonly #res: ServerResponse;
+  readonly #contentType: string;
+  readonly #traceHeader: string;
+  readonly #traceId: string;
+  readonly #metadata: CallMetadataSource;
+  #done = false;
+
+  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string, metadata: CallMetadataSource) {
+    this.#res = res;
+    this.#contentType = contentType;
+    this.#traceHeader = traceHeader;
+    this.#traceId = traceId;
+    this.#metadata = metadata;
+  }
+
+  /** Headers and `trailer-`prefixed trailers the handler set (none: no work). */
+  #handlerMetadata(): string[] {
+    const call = this.#metadata();
+    return call === undefined ? [] : [...flatMetadata(call.headers), ...flatMetadata(call.trailers, 'trailer-')];
+  }
+
+  get done(): boolean {
+    return this.#done || gone(this.#res);
+  }
+
+  message(bytes: Buffer | string): Promise<void> {
+    if (this.done) return RESOLVED;
+    this.#done = true;
+    const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
+    const head = ['Content-Type', this.#contentType, 'Content-Length', String(length), this.#traceHeader, this.#traceId];
+    if (this.#metadata() !== undefined) head.push(...this.#handlerMetadata());
+    this.#res.writeHead(200, head);
+    this.#res.end(bytes);
+    return RESOLVED;
+  }
+
+  end(): void {
+    // A unary reply is complete once its one message is written.
+  }
+
+  fail(error: WireError): void {
+    if (this.done) return;
+    this.#done = true;
+    const body = connectErrorJson(error);
+    const head = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), this.#traceHeader, this.#traceId];
+    for (const [k, v] of Object.entries(errorMetadata(error))) head.push(k, v);
+    head.push(...this.#handlerMetadata());
+    this.#res.writeHead(error.httpStatus, head);
+    this.#res.end(body);
+  }
+}
+
+/**
+ * The writer for `wire` on `res`; `traceHeader`/`traceId` go out with the
+ * response headers, and what the handler set through `context.call`
+ * (`metadata`) as headers and trailers: Connect unary trailers as
+ * `trailer-<name>` headers, Connect streaming ones in the end-of-stream
+ * `metadata`, gRPC-Web ones in the trailers envelope.
+ */
+export function replyWriter(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string, metadata: CallMetadataSource): ReplyWriter {
+  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId, metadata);
+  const head = ['Content-Type', wire.contentType, traceHeader, traceId];
+  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head, metadata);
+  return new GrpcWebReply(res, head, metadata, wire.text);
+}

@@ -1,0 +1,81 @@
+/**
+ * The 5-byte message envelope of gRPC-Web and Connect streaming
+ * (docs/protocols.md): `flags u8 | length u32 BE | message`. Flag bits:
+ * 0x01 compressed, 0x02 Connect end-of-stream, 0x80 gRPC-Web trailers.
+ * Reading is incremental and bounded: a message longer than the limit is
+ * refused before its bytes are buffered, and a body that stops inside an
+ * envelope is an error, never a silently short stream.
+ */
+// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
+import { Buffer } from 'node:buffer';
+import { ServiceError } from '../errors';
+
+export const ENVELOPE_HEADER_BYTES = 5;
+export const FLAG_COMPRESSED = 0x01;
+export const FLAG_END_STREAM = 0x02;
+export const FLAG_TRAILERS = 0x80;
+
+/** One enveloped message. */
+export interface Envelope {
+  flags: number;
+  data: Buffer;
+}
+
+/** Wraps `data` in an envelope with `flags`. */
+export function encodeEnvelope(flags: number, data: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(ENVELOPE_HEADER_BYTES + data.length);
+  out[0] = flags;
+  out.writeUInt32BE(data.length, 1);
+  out.set(data, ENVELOPE_HEADER_BYTES);
+  return out;
+}
+
+function tooLarge(size: number, limit: number): ServiceError {
+  return new ServiceError('RESOURCE_EXHAUSTED', `Message of ${size} bytes exceeds the ${limit}-byte limit`, 429, { limit });
+}
+
+/** Incremental parser: push chunks, take whole envelopes. */
+export class EnvelopeReader {
+  readonly #limit: number;
+  #buffer: Buffer = Buffer.alloc(0);
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Appends bytes; throws a ServiceError when the next envelope announces more than the limit. */
+  push(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    if (this.#buffer.length >= ENVELOPE_HEADER_BYTES) {
+      const size = this.#buffer.readUInt32BE(1);
+      if (size > this.#limit) throw tooLarge(size, this.#limit);
+    }
+  }
+
+  /** The next whole envelope, or undefined when more bytes are needed. */
+  next(): Envelope | undefined {
+    const buffer = this.#buffer;
+    if (buffer.length < ENVELOPE_HEADER_BYTES) return undefined;
+    const size = buffer.readUInt32BE(1);
+    if (size > this.#limit) throw tooLarge(size, this.#limit);
+    if (buffer.length < ENVELOPE_HEADER_BYTES + size) return undefined;
+    const envelope = { flags: buffer[0] as number, data: buffer.subarray(ENVELOPE_HEADER_BYTES, ENVELOPE_HEADER_BYTES + size) };
+    this.#buffer = buffer.subarray(ENVELOPE_HEADER_BYTES + size);
+    return envelope;
+  }
+
+  /** Throws when the body ended inside an envelope. */
+  finish(): void {
+    if (this.#buffer.length !== 0) throw new ServiceError('INVALID_ARGUMENT', 'Request body ended inside a message envelope', 400);
+  }
+}
+
+/** Every envelope of a byte stream, in order; throws a ServiceError on a malformed or oversized one. */
+export async function* readEnvelopes(source: AsyncIterable<Buffer>, limit: number): AsyncIterable<Envelope> {
+  const reader = new EnvelopeReader(limit);
+  for await (const chunk of source) {
+    reader.push(chunk);
+    for (let e = reader.next(); e !== undefined; e = reader.next()) yield e;
+  }
+  reader.finish();
+}
