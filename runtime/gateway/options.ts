@@ -34,6 +34,10 @@ export interface GatewayOptions {
   grpc?: GrpcGatewayOptions;
   udp?: UdpGatewayConfig;
   tcp?: TcpGatewayConfig & MuxOptions;
+  /** Generated services: accept and drop unknown JSON members instead of refusing them (protobuf's option name); default false. */
+  ignoreUnknownFields?: boolean;
+  /** Generated services: validate responses against their buf.validate rules too (development aid, costs a re-encode); default false. */
+  validateResponses?: boolean;
 }
 
 /** `createProtocolGateway({protocols, port})`. */

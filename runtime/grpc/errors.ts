@@ -6,6 +6,8 @@
  */
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { GrpcStatus, grpcStatusName, httpStatusToGrpc } from '../core/status';
+import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../validation/status-details';
+import { isInvalidMessageError } from '../validation/violations';
 
 /**
  * A failure with a gRPC status code (spec 7.1). Thrown by handlers and
@@ -45,6 +47,12 @@ export class GrpcError extends Error {
    */
   static from(error: unknown): GrpcError {
     if (error instanceof GrpcError) return error;
+    if (isInvalidMessageError(error)) {
+      // The rich error model: google.rpc.BadRequest listing every violation (base64 here, bytes on the wire).
+      const code = error.direction === 'request' ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.INTERNAL;
+      const details = encodeBadRequestStatus(code, error.message, error.violations).toString('base64');
+      return new GrpcError(code, error.message, { [STATUS_DETAILS_KEY]: details });
+    }
     if (isServiceError(error)) return new GrpcError(httpStatusToGrpc(error.statusCode), error.message);
     return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
   }
@@ -70,19 +78,21 @@ export type UnexpectedErrorListener = (error: unknown, method: string) => void;
 
 /** grpc-js's status object for a thrown value, reporting unclassified errors to `onUnexpected`. */
 export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener): Partial<StatusObject> {
-  if (!(error instanceof GrpcError) && !isServiceError(error)) onUnexpected(error, method);
+  if (!(error instanceof GrpcError) && !isServiceError(error) && !isInvalidMessageError(error)) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
   return { code: grpcError.code as number, details: grpcError.details, metadata: recordToMetadata(grpcError.metadata) };
 }
 
-/** Plain record → grpc-js Metadata (keys lowercased by grpc-js). */
+/** Plain record → grpc-js Metadata (keys lowercased by grpc-js); binary (`-bin`) values are base64 text, as metadataToRecord gives them. */
 export function recordToMetadata(record: Record<string, string | string[]> | undefined): Metadata {
   const metadata = new Metadata();
   if (record === undefined) return metadata;
   for (const key of Object.keys(record)) {
     const value = record[key];
-    if (Array.isArray(value)) for (const item of value) metadata.add(key, item);
-    else if (value !== undefined) metadata.set(key, value);
+    const binary = key.toLowerCase().endsWith('-bin');
+    const as = (v: string): string | Buffer => (binary ? Buffer.from(v, 'base64') : v);
+    if (Array.isArray(value)) for (const item of value) metadata.add(key, as(item));
+    else if (value !== undefined) metadata.set(key, as(value));
   }
   return metadata;
 }

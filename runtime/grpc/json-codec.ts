@@ -4,20 +4,19 @@
  * by convention. A payload that is not a JSON value fails decoding, which
  * grpc-js answers with INTERNAL without calling the handler.
  */
+import { hasPrototypeKeys, PROTOTYPE_KEY_MESSAGE, textMayHavePrototypeKeys } from '../core/prototype-keys';
 
 /** Serializes one message; `undefined` becomes `{}` so a handler returning nothing still answers. */
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value === undefined ? {} : value), 'utf8');
 }
 
-/** Parses one message; an empty message is `{}`. Throws SyntaxError on malformed JSON. */
+/** Parses one message; an empty message is `{}`. Throws SyntaxError on malformed JSON or prototype keys. */
 export function decodeJson(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
-  return JSON.parse(bytes.toString('utf8'), rejectPrototypeKeys);
-}
-
-// Same guard as the HTTP body parser: payloads never reach handlers with prototype-polluting keys.
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__') throw new SyntaxError('JSON key "__proto__" is not allowed');
+  const text = bytes.toString('utf8');
+  const value: unknown = JSON.parse(text);
+  // The runtime's one guard: payloads never reach handlers with prototype-polluting keys.
+  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw new SyntaxError(PROTOTYPE_KEY_MESSAGE);
   return value;
 }

@@ -44,7 +44,7 @@ describe('generated user service (fw-gen descriptor)', () => {
     async createMultipleUsers(requests) {
       const created: User[] = [];
       for await (const r of requests) created.push(user(String(100 + created.length), r.name));
-      return { count: created.length, users: created };
+      return { count: created.length, users: created, errors: [] };
     },
     async *chatWithUsers(requests) {
       yield { userId: 'system', message: 'welcome', timestamp: new Date(0) };

@@ -9,12 +9,15 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
-import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
+import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
+import type { FieldViolation } from '../../validation/violations';
+import { decodeFailure, GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
-import type { ServiceRegistry } from '../registry';
+import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { grpcContext } from './context';
+import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
@@ -110,29 +113,41 @@ export class GrpcTransport {
     const config = this.#config;
     /**
      * Starts one dispatch. Response headers (with `x-trace-id`) go out now
-     * for streaming calls; a unary call sends them with its answer
-     * (`answer()`), so headers, message and status leave in one write
-     * instead of the headers waiting alone for a slow or forwarded handler.
+     * for server and bidi streams; unary and client-streaming calls send them
+     * with their answer (`answer()`), so headers, message and status leave in
+     * one write and the reply's content-type can follow the request's format.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal, eagerHeaders: boolean): { promise: Promise<unknown>; reply: grpc.Metadata } => {
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal, eagerHeaders: boolean, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; resolved: ResolvedMethod | undefined } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
+      if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       if (eagerHeaders) call.sendMetadata(reply);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
+      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, resolved };
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, resolved };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
       return t === undefined ? v : t(v, route.method);
     };
-    const fromGateway = (v: unknown): unknown => {
+    /** The reply message: the configured transform, then JSON text when the request came as gRPC+JSON. */
+    const fromGateway = (v: unknown, json: boolean, resolved: ResolvedMethod | undefined): unknown => {
       const t = route.mapped ? config().transformResponse : undefined;
-      return t === undefined ? v : t(v, route.method);
+      const value = t === undefined ? v : t(v, route.method);
+      if (!json || resolved?.toJSON === undefined) return value;
+      return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
     };
+    /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
+    const requestStream = (call: AnyCall, state: { json: boolean }): AsyncIterable<unknown> =>
+      mapStream(call as never, (item) => {
+        if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
+        state.json = cameAsJson(item);
+        return toGateway(item);
+      });
     /**
      * The call's abort signal. grpc-js emits 'cancelled' after every call,
      * completed ones too; `finish()` (run once a unary answer is handed to
@@ -154,24 +169,36 @@ export class GrpcTransport {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = watchCancel(c);
-          const { promise, reply } = run(c, toGateway(c.request), watch.signal, false);
+          const raw = c.request;
+          const json = cameAsJson(raw);
+          const { promise, reply, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, false, json);
           const done = { call: c, reply, watch };
-          promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
+          promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, mapStream(c as never, toGateway), watchCancel(c).signal, true);
-          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
+          const watch = watchCancel(c);
+          const state = { json: false };
+          const { promise, reply, resolved } = run(c, requestStream(c, state), watch.signal, false, false);
+          const done = { call: c as unknown as grpc.ServerUnaryCall<unknown, unknown>, reply, watch };
+          const finish = (error: Partial<grpc.StatusObject> | null, value?: unknown): void => {
+            if (state.json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
+            answer(done, cb, error, value);
+          };
+          promise.then((result) => finish(null, fromGateway(result, state.json, resolved)), (error: unknown) => finish(this.#status(error))).catch((error: unknown) => finish(this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
         return (call) => {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
           const controller = watchCancel(c);
-          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
-          const { promise } = run(c, request, controller.signal, true);
+          const raw = clientStreams ? undefined : (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
+          // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
+          const state = { json: cameAsJson(raw) };
+          const request = clientStreams ? requestStream(c, state) : raw instanceof Undecodable ? raw : toGateway(raw);
+          const { promise, resolved } = run(c, request, controller.signal, true, state.json);
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
@@ -179,7 +206,7 @@ export class GrpcTransport {
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;
-                if (!c.write(fromGateway(item))) await drained(c, controller.signal);
+                if (!c.write(fromGateway(item, state.json, resolved))) await drained(c, controller.signal);
               }
               c.end();
             })
@@ -203,7 +230,11 @@ export class GrpcTransport {
         // Details that cannot be serialised stay server-side.
       }
     }
-    return { code: custom?.code ?? grpcStatusOf(se), details: custom?.message ?? se.message, metadata: trailer };
+    const code = custom?.code ?? grpcStatusOf(se);
+    const message = custom?.message ?? se.message;
+    // Refused messages carry the rich error model too: google.rpc.BadRequest, one entry per violation.
+    if (se.code === 'VALIDATION_ERROR' && Array.isArray(se.details)) trailer.set(STATUS_DETAILS_KEY, encodeBadRequestStatus(code, message, se.details as FieldViolation[]));
+    return { code, details: message, metadata: trailer };
   }
 
   /** Stops serving: finishes nothing, closes every session. */

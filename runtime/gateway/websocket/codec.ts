@@ -6,6 +6,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
+import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { GatewayErrors, ServiceError } from '../errors';
 
 /** `configureWebSocket({messageFormat})` values. */
@@ -24,12 +25,19 @@ function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
 export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayBuffer | Buffer[]): Record<string, unknown> {
   const bytes = toBuffer(data);
   let value: unknown;
+  let suspect = true;
   try {
-    value = format === 'json' ? JSON.parse(bytes.toString('utf8')) : msgpackDecode(bytes);
+    if (format === 'json') {
+      const text = bytes.toString('utf8');
+      value = JSON.parse(text);
+      suspect = textMayHavePrototypeKeys(text);
+    } else value = msgpackDecode(bytes);
   } catch {
     throw new ServiceError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack', 400);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw GatewayErrors.badRequest('A message must be an object');
+  // msgpack keys are not text we could pre-screen: every msgpack message is scanned.
+  if (suspect && hasPrototypeKeys(value)) throw GatewayErrors.prototypeKey();
   return value as Record<string, unknown>;
 }
 
