@@ -136,7 +136,7 @@ export interface MethodGates {
 }
 
 /**
- * Gates of `method`, or undefined when its descriptor carries no
+ * Gates of `method`, or undefined when its descriptor carries no usable
  * FileDescriptorProtos (a hand-written descriptor): such methods keep the
  * codec's own JSON reading and are not validated.
  */
@@ -144,6 +144,7 @@ export function methodGates(service: ServiceDescriptor, method: MethodDescriptor
   const files = service.fileDescriptorProtos;
   if (files === undefined || files.length === 0) return undefined;
   const set = schemaSetOf(files);
+  if (set === undefined) return undefined;
   const request = set.registry.getMessage(method.requestType);
   const response = set.registry.getMessage(method.responseType);
   if (request === undefined || response === undefined) return undefined;

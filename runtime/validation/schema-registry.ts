@@ -14,18 +14,26 @@ export interface SchemaSet {
   readonly validator: Validator;
 }
 
-const sets = new WeakMap<readonly Uint8Array[], SchemaSet>();
+const sets = new WeakMap<readonly Uint8Array[], SchemaSet | null>();
 
-/** The registry of `fileDescriptorProtos` (cached per array). */
-export function schemaSetOf(fileDescriptorProtos: readonly Uint8Array[]): SchemaSet {
+/**
+ * The registry of `fileDescriptorProtos` (cached per array), or undefined
+ * when they do not form a complete, resolvable set (a hand-made descriptor):
+ * such a service is served as before, without strict decoding or rules.
+ */
+export function schemaSetOf(fileDescriptorProtos: readonly Uint8Array[]): SchemaSet | undefined {
   let set = sets.get(fileDescriptorProtos);
   if (set === undefined) {
-    const files = fileDescriptorProtos.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
-    const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: files }));
-    set = { registry, validator: createValidator({ registry }) };
+    try {
+      const files = fileDescriptorProtos.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
+      const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: files }));
+      set = { registry, validator: createValidator({ registry }) };
+    } catch {
+      set = null;
+    }
     sets.set(fileDescriptorProtos, set);
   }
-  return set;
+  return set ?? undefined;
 }
 
 /** Extension number of `buf.validate.field`, `.message` and `.oneof` on their options messages. */
