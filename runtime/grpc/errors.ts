@@ -51,7 +51,9 @@ export class GrpcError extends Error {
       // The rich error model: google.rpc.BadRequest listing every violation (base64 here, bytes on the wire).
       const code = error.direction === 'request' ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.INTERNAL;
       const details = encodeBadRequestStatus(code, error.message, error.violations).toString('base64');
-      return new GrpcError(code, error.message, { [STATUS_DETAILS_KEY]: details });
+      // `x-error-code` as the gateway sends it, so both servers name the failure alike.
+      const name = error.direction === 'request' ? 'VALIDATION_ERROR' : 'OUTPUT_VALIDATION_ERROR';
+      return new GrpcError(code, error.message, { [STATUS_DETAILS_KEY]: details, 'x-error-code': name });
     }
     if (isServiceError(error)) return new GrpcError(httpStatusToGrpc(error.statusCode), error.message);
     return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
