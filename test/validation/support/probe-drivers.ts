@@ -21,11 +21,20 @@ export interface ProbeDriver {
   close(): void;
 }
 
-const SERVICE = 'ProbeService';
+/** Which method the drivers call: gateway service and method names, and the gRPC path. */
+export interface ProbeTarget {
+  service: string;
+  method: string;
+  grpcPath: string;
+}
+
+/** ProbeService.check, the default target. */
+export const PROBE_CHECK: ProbeTarget = { service: 'ProbeService', method: 'check', grpcPath: '/probe.v1.ProbeService/Check' };
+
 let seq = 0;
 
-function envelopeText(id: string, method: string, dataText: string): string {
-  return `{"id":${JSON.stringify(id)},"service":"${SERVICE}","method":"${method}","data":${dataText}}`;
+function envelopeText(id: string, target: ProbeTarget, dataText: string): string {
+  return `{"id":${JSON.stringify(id)},"service":"${target.service}","method":"${target.method}","data":${dataText}}`;
 }
 
 function frame(type: number, text: string): Buffer {
@@ -41,11 +50,11 @@ function fromErrorObject(e: Record<string, unknown> | undefined, status?: number
   return { ok: false, code: String(e?.code ?? e?.error ?? ''), violations: Array.isArray(e?.details) ? (e?.details as FieldViolation[]) : [], status, message: String(e?.message ?? '') };
 }
 
-export function httpDriver(port: number, method = 'check'): ProbeDriver {
+export function httpDriver(port: number, target = PROBE_CHECK): ProbeDriver {
   return {
     name: 'http',
     async send(text) {
-      const res = await fetch(`http://${HOST}:${port}/api/${SERVICE}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`http://${HOST}:${port}/api/${target.service}/${target.method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(5000) });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.ok) return { ok: true, data: body.data };
       return fromErrorObject({ ...body, code: body.error }, res.status);
@@ -54,13 +63,13 @@ export function httpDriver(port: number, method = 'check'): ProbeDriver {
   };
 }
 
-export async function wsDriver(port: number, format: 'json' | 'msgpack' = 'json'): Promise<ProbeDriver> {
+export async function wsDriver(port: number, format: 'json' | 'msgpack' = 'json', target = PROBE_CHECK): Promise<ProbeDriver> {
   const client = await WsClient.connect(`ws://${HOST}:${port}/ws`, format === 'json' ? {} : { protocol: 'fw.msgpack', decode: (d) => msgpackDecode(d) });
   return {
     name: format === 'json' ? 'websocket' : 'websocket-msgpack',
     async send(text) {
       const id = `w${++seq}`;
-      const envelope = envelopeText(id, 'check', text);
+      const envelope = envelopeText(id, target, text);
       // msgpack carries the same envelope; JSON.parse keeps `__proto__` as an own key, so msgpack sends it too.
       client.send(format === 'json' ? envelope : Buffer.from(msgpackEncode(JSON.parse(envelope))));
       const all = await client.until((ms) => ms.some((m) => (m as Record<string, unknown>).id === id || (m as Record<string, unknown>).id === undefined));
@@ -73,13 +82,13 @@ export async function wsDriver(port: number, format: 'json' | 'msgpack' = 'json'
   };
 }
 
-export async function tcpDriver(port: number): Promise<ProbeDriver> {
+export async function tcpDriver(port: number, target = PROBE_CHECK): Promise<ProbeDriver> {
   const client = await TcpFrameClient.connect(port);
   return {
     name: 'tcp',
     async send(text) {
       const id = `t${++seq}`;
-      client.raw(frame(FrameType.Request, envelopeText(id, 'check', text)));
+      client.raw(frame(FrameType.Request, envelopeText(id, target, text)));
       const frames = await client.until((fs) => fs.some((f) => f.payload.id === id || (f.type === FrameType.Error && f.payload.id === undefined)));
       const last = frames.filter((f) => f.payload.id === id || f.payload.id === undefined).pop();
       client.frames.length = 0;
@@ -90,12 +99,12 @@ export async function tcpDriver(port: number): Promise<ProbeDriver> {
   };
 }
 
-export function udpDriver(port: number): ProbeDriver {
+export function udpDriver(port: number, target = PROBE_CHECK): ProbeDriver {
   return {
     name: 'udp',
     async send(text) {
       const id = `u${++seq}`;
-      const reply = await udpCall(port, frame(FrameType.Request, envelopeText(id, 'check', text)));
+      const reply = await udpCall(port, frame(FrameType.Request, envelopeText(id, target, text)));
       if (reply.type === FrameType.Response) return { ok: true, data: reply.payload.data };
       return fromErrorObject(reply.payload.error as Record<string, unknown>);
     },
@@ -122,9 +131,15 @@ export function grpcVerdict(err: grpc.ServiceError): Verdict {
   return { ok: false, code, violations, status: err.code, message: err.details };
 }
 
+/** Every JSON transport against `target` on one gateway. */
+export async function jsonDriversFor(port: number, udpPort: number, target = PROBE_CHECK): Promise<ProbeDriver[]> {
+  const asJson = (b: Buffer): unknown => JSON.parse(b.toString('utf8'));
+  return [httpDriver(port, target), await wsDriver(port, 'json', target), await wsDriver(port, 'msgpack', target), await tcpDriver(port, target), udpDriver(udpPort, target), grpcDriver(port, 'json', asJson, target)];
+}
+
 /** gRPC to ProbeService/Check: binary protobuf, or JSON text with content-type application/grpc+json. */
-export function grpcDriver(port: number, encoding: 'binary' | 'json', decodeReply: (bytes: Buffer) => unknown): ProbeDriver {
-  const client = rawGrpcClient(port, '/probe.v1.ProbeService/Check');
+export function grpcDriver(port: number, encoding: 'binary' | 'json', decodeReply: (bytes: Buffer) => unknown, target = PROBE_CHECK): ProbeDriver {
+  const client = rawGrpcClient(port, target.grpcPath);
   const md = new grpc.Metadata();
   return {
     name: encoding === 'json' ? 'grpc+json' : 'grpc',
