@@ -75,9 +75,15 @@ export class Dispatcher {
    */
   call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
     if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
-      // Nothing wraps this method: skip building the call object and the async pipeline.
+      // Nothing but input validation wraps this method: skip building the call object and the async pipeline.
       try {
-        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(request, context));
+        const validate = resolved.validateInput;
+        let input = request;
+        if (validate !== undefined) {
+          if (resolved.streaming === 'client' || resolved.streaming === 'bidirectional') input = validateEach(request as AsyncIterable<unknown>, validate, resolved.invalidItems);
+          else validate(request);
+        }
+        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(input, context));
       } catch (error) {
         return Promise.reject(error);
       }

@@ -64,7 +64,7 @@ export interface ResolvedMethod {
   readonly paramValue: ((path: string, raw: string) => unknown) | undefined;
   /** Client/bidi streams: `fail` ends the call on an invalid item, `deliver` hands it over with its violations. */
   readonly invalidItems: InvalidItemPolicy;
-  /** No limits, auth, validation or middleware: dispatch may call the handler straight away. */
+  /** No limits, auth, output validation or middleware: dispatch may check the input and call the handler straight away. */
   readonly direct: boolean;
 }
 
@@ -76,7 +76,6 @@ export function isDirect(m: Omit<ResolvedMethod, 'direct'>): boolean {
     m.limiter === undefined &&
     p?.authentication === undefined &&
     m.authentication !== true &&
-    m.validateInput === undefined &&
     m.validateOutput === undefined &&
     (p === undefined || p.middleware.length === 0)
   );

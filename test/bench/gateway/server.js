@@ -8,6 +8,8 @@
  *   grpc     — plain grpc-js server, JSON codec, /Echo/echo
  *   http-json, udp-json — the same floors, but decoding the JSON message and
  *              encoding the reply as the gateway's wire format does (reference rows)
+ *   user-rules — gateway serving generated/user.fw.ts's UserService.createUser (buf.validate rules)
+ *   user-plain — the same call from a copy of its messages without rules (proto/plain_user.proto)
  * Prints `PORT <n>` when listening.
  */
 'use strict';
@@ -23,7 +25,27 @@ require.extensions['.ts'] = (module, filename) => {
   module._compile(outputText, filename);
 };
 
+// Generated code imports `fw`: resolve it to the TypeScript source, as jest does.
+const Module = require('node:module');
+const path = require('node:path');
+const FW = { fw: 'runtime/index.ts', 'fw/grpc': 'runtime/grpc/index.ts', 'fw/grpc-client': 'runtime/grpc/client/index.ts' };
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function resolve(request, ...rest) {
+  const mapped = FW[request];
+  return resolveFilename.call(this, mapped === undefined ? request : path.join(__dirname, '../../..', mapped), ...rest);
+};
+
 const HOST = '127.0.0.1';
+
+/** A gateway serving one generated UserService whose createUser answers at once (no store: only decoding and validation differ). */
+async function userGateway(descriptorModule, descriptorName) {
+  const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
+  const descriptor = require(descriptorModule)[descriptorName];
+  const gateway = new ProtocolGateway({});
+  gateway.addService(descriptor, { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) });
+  const { port } = await gateway.listen(0, HOST);
+  return port;
+}
 const json = (v) => Buffer.from(JSON.stringify(v));
 const parse = (b) => JSON.parse(b.toString('utf8'));
 
@@ -35,6 +57,8 @@ const servers = {
     const { port } = await gateway.listen(0, HOST);
     return port;
   },
+  'user-rules': () => userGateway('../../../generated/user.fw.ts', 'UserServiceDescriptor'),
+  'user-plain': () => userGateway('./generated/plain_user.fw.ts', 'UserServiceDescriptor'),
   async http() {
     const server = require('node:http').createServer((req, res) => {
       const chunks = [];
