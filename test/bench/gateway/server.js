@@ -13,27 +13,8 @@
  * Prints `PORT <n>` when listening.
  */
 'use strict';
-const fs = require('node:fs');
-const ts = require('typescript');
-
-// Load fw from its TypeScript source: transpile each .ts file on require.
-require.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  module._compile(outputText, filename);
-};
-
-// Generated code imports `fw`: resolve it to the TypeScript source, as jest does.
-const Module = require('node:module');
-const path = require('node:path');
-const FW = { fw: 'runtime/index.ts', 'fw/grpc': 'runtime/grpc/index.ts', 'fw/grpc-client': 'runtime/grpc/client/index.ts' };
-const resolveFilename = Module._resolveFilename;
-Module._resolveFilename = function resolve(request, ...rest) {
-  const mapped = FW[request];
-  return resolveFilename.call(this, mapped === undefined ? request : path.join(__dirname, '../../..', mapped), ...rest);
-};
+// fw (and generated code importing `fw`) from its TypeScript source.
+require('../../support/require-ts');
 
 const HOST = '127.0.0.1';
 
