@@ -42,14 +42,22 @@ const JSON_CODEC: WireCodec = {
  * through `fromJSON` before `encode` and responses through `toJSON` after
  * `decode`: remote methods are JSON in, JSON out, like inline handlers.
  */
-function binaryCodec(codec: MethodDescriptor['requestCodec']): WireCodec {
+function binaryCodec(codec: MethodDescriptor['requestCodec'], read: (json: unknown) => unknown = (json) => codec.fromJSON(json)): WireCodec {
   return {
     serialize: (value) => {
-      const bytes = codec.encode(codec.fromJSON(value));
+      const bytes = codec.encode(read(value));
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     deserialize: (bytes) => codec.toJSON(codec.decode(bytes)),
   };
+}
+
+/** Strict proto3 JSON for forwarded requests too (the instance then checks the rules); the codec's reader for hand-made descriptors. */
+function strictReader(descriptor: ServiceDescriptor, md: MethodDescriptor): ((json: unknown) => unknown) | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { methodGates } = require('../../validation/message-gate') as typeof import('../../validation/message-gate');
+  const gate = methodGates(descriptor, md)?.request;
+  return gate === undefined ? undefined : (json) => gate.fromJson(json);
 }
 
 function findMethod(descriptor: ServiceDescriptor, method: string): MethodDescriptor | undefined {
@@ -164,7 +172,7 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
           md === undefined
             ? null
             : createRemoteMethod({
-                service, paths: [md.path], streaming: md.streaming, requestCodec: binaryCodec(md.requestCodec),
+                service, paths: [md.path], streaming: md.streaming, requestCodec: binaryCodec(md.requestCodec, strictReader(descriptor, md)),
                 responseCodec: binaryCodec(md.responseCodec), pool, router, forwarding,
               });
       } else {

@@ -19,6 +19,7 @@ import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
 import { callError, H2UnaryChannel } from './h2-unary-channel';
+import { isInvalidMessageError } from '../../validation/violations';
 
 /** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
 export interface WireCodec {
@@ -160,7 +161,8 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       try {
         bytes = s.requestCodec.serialize(request);
       } catch (error) {
-        reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
+        // A request the strict JSON reader refused is the caller's fault (VALIDATION_ERROR), anything else ours.
+        reject(isInvalidMessageError(error) ? error : callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
         return;
       }
       const headers = headersFor(context);
