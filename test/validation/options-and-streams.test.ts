@@ -10,6 +10,7 @@ import { decodeBadRequestStatus, ProtocolGateway, server, violationsOf } from 'f
 import { GrpcError, type GrpcApplication } from 'fw/grpc';
 import { startUserGateway, type RunningUserGateway } from '../../examples/user-service/gateway';
 import { HOST } from '../gateway/support/clients';
+import { frame, frames, rawCall } from '../grpc/fixtures/raw-http2';
 import { createProbeServiceClient, ProbeServiceDescriptor, type ProbeServiceHandlers } from './generated/probe.fw';
 import type { Probe } from './generated/probe';
 import { BASE } from './support/probe-cases';
@@ -117,6 +118,15 @@ describe('validation options and streams', () => {
         client.close();
       }
     }
+  });
+
+  it('gRPC+JSON: a JSON message to a generated method gets a JSON reply with content-type application/grpc+json', async () => {
+    const json = await rawCall(`${HOST}:${port}`, '/probe.v1.ProbeService/Check', [frame(Buffer.from(JSON.stringify(BASE)))], { headers: { 'content-type': 'application/grpc+json' } });
+    expect(json.status).toBe(0);
+    expect(json.headers['content-type']).toBe('application/grpc+json');
+    expect(JSON.parse(frames(json.body)[0]?.payload.toString('utf8') ?? '')).toEqual({ ok: true, name: 'Ada' });
+    const refused = await rawCall(`${HOST}:${port}`, '/probe.v1.ProbeService/Check', [frame(Buffer.from('{"name":'))], { headers: { 'content-type': 'application/grpc+json' } });
+    expect(refused.status).toBe(3);
   });
 
   it('client streams: the first invalid item ends the call with VALIDATION_ERROR by default', async () => {
