@@ -66,7 +66,11 @@ describe('validation: the same verdict on every transport', () => {
     const decode = (b: Buffer): unknown => VerdictMessage.toJSON(VerdictMessage.decode(b));
     jsonDrivers = [httpDriver(port), await wsDriver(port), await wsDriver(port, 'msgpack'), await tcpDriver(port), udpDriver(address.udpPort as number), grpcDriver(port, 'json', decode)];
     binaryDrivers = [grpcDriver(port, 'binary', decode), { ...grpcDriver(plain.port, 'binary', decode), name: 'server.grpc()' }];
-  });
+    // Warm every path once (connections, protovalidate's first compile), so a loaded machine does not time out the first case.
+    const base = requestOf({ name: 'warm-up', patch: {}, expect: 'valid' });
+    const bytes = binaryOf(base);
+    for (const d of [...jsonDrivers, ...binaryDrivers]) await d.send(JSON.stringify(base), bytes);
+  }, 60_000);
 
   afterAll(async () => {
     for (const d of [...jsonDrivers, ...binaryDrivers]) d.close();

@@ -54,7 +54,7 @@ export function httpDriver(port: number, target = PROBE_CHECK): ProbeDriver {
   return {
     name: 'http',
     async send(text) {
-      const res = await fetch(`http://${HOST}:${port}/api/${target.service}/${target.method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`http://${HOST}:${port}/api/${target.service}/${target.method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(15_000) });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.ok) return { ok: true, data: body.data };
       return fromErrorObject({ ...body, code: body.error }, res.status);
@@ -72,9 +72,12 @@ export async function wsDriver(port: number, format: 'json' | 'msgpack' = 'json'
       const envelope = envelopeText(id, target, text);
       // msgpack carries the same envelope; JSON.parse keeps `__proto__` as an own key, so msgpack sends it too.
       client.send(format === 'json' ? envelope : Buffer.from(msgpackEncode(JSON.parse(envelope))));
-      const all = await client.until((ms) => ms.some((m) => (m as Record<string, unknown>).id === id || (m as Record<string, unknown>).id === undefined));
-      const last = all.filter((m) => (m as Record<string, unknown>).id === id || (m as Record<string, unknown>).id === undefined).pop() as Record<string, unknown>;
-      client.messages.length = 0;
+      const mine = (m: unknown): boolean => (m as Record<string, unknown>).id === id || (m as Record<string, unknown>).id === undefined;
+      await client.until((ms) => ms.some(mine), 15_000);
+      // Calls on one driver are sequential: take this call's reply out, leave anything else.
+      const index = client.messages.findIndex(mine);
+      if (index === -1) throw new Error(`${format} WebSocket: no reply to ${id}`);
+      const last = client.messages.splice(index, 1)[0] as Record<string, unknown>;
       if (last.type === 'response') return { ok: true, data: last.data };
       return fromErrorObject(last.error as Record<string, unknown>);
     },
@@ -89,9 +92,11 @@ export async function tcpDriver(port: number, target = PROBE_CHECK): Promise<Pro
     async send(text) {
       const id = `t${++seq}`;
       client.raw(frame(FrameType.Request, envelopeText(id, target, text)));
-      const frames = await client.until((fs) => fs.some((f) => f.payload.id === id || (f.type === FrameType.Error && f.payload.id === undefined)));
-      const last = frames.filter((f) => f.payload.id === id || f.payload.id === undefined).pop();
-      client.frames.length = 0;
+      const mine = (f: { type: number; payload: Record<string, unknown> }): boolean => f.payload.id === id || (f.type === FrameType.Error && f.payload.id === undefined);
+      await client.until((fs) => fs.some(mine), 15_000);
+      const index = client.frames.findIndex(mine);
+      if (index === -1) throw new Error(`TCP: no reply to ${id}`);
+      const last = client.frames.splice(index, 1)[0];
       if (last?.type === FrameType.Response) return { ok: true, data: last.payload.data };
       return fromErrorObject(last?.payload.error as Record<string, unknown>);
     },
@@ -104,7 +109,9 @@ export function udpDriver(port: number, target = PROBE_CHECK): ProbeDriver {
     name: 'udp',
     async send(text) {
       const id = `u${++seq}`;
-      const reply = await udpCall(port, frame(FrameType.Request, envelopeText(id, target, text)));
+      const datagram = frame(FrameType.Request, envelopeText(id, target, text));
+      // A loaded machine may drop a datagram: one retry, as a UDP client would.
+      const reply = await udpCall(port, datagram, 5000).catch(() => udpCall(port, datagram, 10_000));
       if (reply.type === FrameType.Response) return { ok: true, data: reply.payload.data };
       return fromErrorObject(reply.payload.error as Record<string, unknown>);
     },
@@ -147,13 +154,13 @@ export function grpcDriver(port: number, encoding: 'binary' | 'json', decodeRepl
       const payload = encoding === 'json' ? Buffer.from(text, 'utf8') : Buffer.from(bytes ?? new Uint8Array(0));
       return withTimeout(
         new Promise<Verdict>((resolve) => {
-          const call = client.check(payload, md, { deadline: Date.now() + 5000 }, (err, value) => {
+          const call = client.check(payload, md, { deadline: Date.now() + 15_000 }, (err, value) => {
             if (err !== null) resolve(grpcVerdict(err));
             else resolve({ ok: true, data: encoding === 'json' ? JSON.parse((value as Buffer).toString('utf8')) : decodeReply(value as Buffer) });
           });
           void call;
         }),
-        6000,
+        16_000,
         'grpc check',
       );
     },
