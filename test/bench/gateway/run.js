@@ -241,7 +241,7 @@ const SCENARIOS = [
   { transport: 'udp', floor: 'dgram JSON echo', kind: 'udp-json', reference: true, raw: (p, ms) => inflightLoad(openUdp(p), ms), gw: (p, ms) => inflightLoad(openUdp(p), ms) },
   // Validated unary: createUser with user.proto's buf.validate rules (the "gateway" column) against the same call
   // from rule-free copies of its messages (the "floor" column); both strict-decode their input. Target: ≤ 10% fewer calls/s.
-  { transport: 'http', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => httpLoad(p, '/api/UserService/createUser', ms, USER), gw: (p, ms) => httpLoad(p, '/api/UserService/createUser', ms, USER) },
+  { transport: 'http', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => httpLoad(p, '/users', ms, USER), gw: (p, ms) => httpLoad(p, '/users', ms, USER) },
   { transport: 'grpc', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => inflightLoad(openCreateUser(p, '/plainuser.UserService/CreateUser'), ms), gw: (p, ms) => inflightLoad(openCreateUser(p, '/user.UserService/CreateUser'), ms) },
 ];
 
