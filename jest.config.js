@@ -3,7 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/fixtures/', '/bench/'],
+  // test/project packs fw and installs it into new projects (minutes): `npm run test:project`.
+  testPathIgnorePatterns: ['/node_modules/', '/fixtures/', '/bench/', '<rootDir>/test/project/'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] },
   moduleNameMapper: {
     '^fw$': '<rootDir>/runtime/index.ts',
@@ -11,6 +12,7 @@ module.exports = {
     '^fw/grpc-client$': '<rootDir>/runtime/grpc/client/index.ts',
     '^fw/middleware$': '<rootDir>/runtime/middleware/index.ts',
     '^fw/testing$': '<rootDir>/runtime/testing/index.ts',
+    '^fw/protobuf-wire$': '<rootDir>/runtime/protobuf-wire.ts',
   },
   testTimeout: 30000,
   maxWorkers: 2,

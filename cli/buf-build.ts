@@ -47,6 +47,23 @@ function remapPath(p: string, ws: Workspace, cwd: string): string {
   return p;
 }
 
+/**
+ * For an import buf could not find: which file, where it was looked for, and
+ * how to add a root. The import's name is read from the reported line.
+ */
+function missingImportHint(where: string, line: number, ws: Workspace, cwd: string): string {
+  let name = 'the imported file';
+  try {
+    const text = fs.readFileSync(path.resolve(cwd, where), 'utf8').split('\n')[line - 1] ?? '';
+    const m = /import\s+(?:public\s+|weak\s+)?"([^"]+)"/.exec(text);
+    if (m?.[1] !== undefined) name = `"${m[1]}"`;
+  } catch {
+    // The hint names the file generically then.
+  }
+  const roots = [...ws.modules.values()].map((r) => path.relative(cwd, r) || '.');
+  return `  ${name} was looked for in ${roots.join(', ')} (import roots) and among the protos fw-gen brings (google/... from google-proto-files, buf/validate/validate.proto); if it lives elsewhere, add its root with -I <dir>`;
+}
+
 function formatErrors(output: string, ws: Workspace, cwd: string): string {
   const lines: string[] = [];
   for (const raw of output.split('\n')) {
@@ -56,6 +73,7 @@ function formatErrors(output: string, ws: Workspace, cwd: string): string {
       const e = JSON.parse(line) as BufJsonError;
       const where = e.path !== undefined ? remapPath(e.path, ws, cwd) : '<input>';
       lines.push(`${where}:${e.start_line ?? 1}:${e.start_column ?? 1}: ${e.message ?? 'error'}`);
+      if (/import.*(does not exist|not found)/i.test(e.message ?? '')) lines.push(missingImportHint(where, e.start_line ?? 1, ws, cwd));
     } catch {
       lines.push(line.replace(/\bsrc\d+\/[^\s:]+/g, (m) => remapPath(m, ws, cwd)));
     }

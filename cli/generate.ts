@@ -8,6 +8,7 @@ import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
 import { preloadTemplates, renderFw, renderOpenApi } from './render';
+import { importSuffix, type ModuleSystem } from './module-system';
 import { acquireTsProto } from './run-ts-proto';
 
 /**
@@ -39,7 +40,16 @@ export interface GenerationPlan {
   files: Map<string, string>;
   /** Models of files that have services: each gets a stub. */
   stubModels: FileModel[];
+  /** What relative imports were written for (stubs follow it). */
+  moduleSystem: ModuleSystem;
 }
+
+/**
+ * The package generated message code reads and writes binary with, and the fw
+ * subpath that re-exports it: a project that depends on fw alone resolves it.
+ */
+const WIRE_IMPORT = /from "@bufbuild\/protobuf\/wire";/g;
+const FW_WIRE_IMPORT = 'from "fw/protobuf-wire";';
 
 /** ts-proto's own first line is replaced so that every generated file carries fw-gen's header. */
 function withHeader(content: string): string {
@@ -49,8 +59,8 @@ function withHeader(content: string): string {
   return `${GENERATED_HEADER}\n${content}`;
 }
 
-/** Runs stages 1–4 for `inputs`; ts-proto runs in a child process while the model renders. */
-export async function generate(inputs: Inputs, cwd: string): Promise<GenerationPlan> {
+/** Runs stages 1–4 for `inputs`; ts-proto runs in a worker while the model renders. */
+export async function generate(inputs: Inputs, cwd: string, moduleSystem: ModuleSystem = 'commonjs'): Promise<GenerationPlan> {
   const plugin = acquireTsProto();
   let bytes: Uint8Array;
   let ws: ReturnType<typeof createWorkspace> | undefined;
@@ -76,7 +86,8 @@ export async function generate(inputs: Inputs, cwd: string): Promise<GenerationP
     ws?.dispose();
   }
   const wanted = inputs.files.map((f) => f.relative);
-  const tsProto = plugin.generate(bytes, wanted);
+  const suffix = importSuffix(moduleSystem);
+  const tsProto = plugin.generate(bytes, wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.
   tsProto.catch(() => undefined);
   const files = new Map<string, string>();
@@ -85,12 +96,12 @@ export async function generate(inputs: Inputs, cwd: string): Promise<GenerationP
   for (const rel of wanted) {
     const model = builder.fileModel(rel);
     if (model.services.length === 0) continue;
-    files.set(`${model.stem}.fw.ts`, renderFw(model));
+    files.set(`${model.stem}.fw.ts`, renderFw(model, suffix));
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
     stubModels.push(model);
   }
-  for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content));
-  return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels };
+  for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));
+  return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels, moduleSystem };
 }
 
 /** Output-relative stub path of a file model. */

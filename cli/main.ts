@@ -1,5 +1,6 @@
 /**
- * `fw-gen` command line: `fw-gen <files|dirs…> [--out generated] [--check] [--watch]`.
+ * `fw-gen` command line: `fw-gen <files|dirs…> [--out generated] [--stubs src] [--check] [--watch]`,
+ * and `fw-gen init [dir]` for a new service (cli/init.ts).
  * Exit codes: 0 ok, 1 `--check` found drift, 2 usage or input error
  * (docs/codegen.md).
  */
@@ -8,21 +9,10 @@ import './prestart';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InputError } from './cli-error';
-import { collectInputs } from './collect-inputs';
-import { generate } from './generate';
-import { checkPlan, writePlan, type OutputTarget } from './output';
+import { ExitCode } from './cli-error';
 import { packageRoot } from './package-root';
+import { runOnce, type CliOptions } from './run-once';
 import { watchProtos } from './watch';
-
-interface CliOptions {
-  out: string;
-  stubs?: string;
-  protoPath: string[];
-  check: boolean;
-  watch: boolean;
-  quiet: boolean;
-}
 
 function version(): string {
   const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
@@ -33,49 +23,6 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** One generation (or check) run; resolves to the exit code. */
-export async function runOnce(args: readonly string[], options: CliOptions, cwd: string, log: (line: string) => void, err: (line: string) => void): Promise<number> {
-  try {
-    const inputs = collectInputs(args, options.protoPath, cwd);
-    const outDir = path.resolve(cwd, options.out);
-    const target: OutputTarget = {
-      outDir,
-      stubDir: options.stubs === undefined ? outDir : path.resolve(cwd, options.stubs),
-      cwd,
-      pruneExtras: args.every((a) => fs.statSync(path.resolve(cwd, a)).isDirectory()),
-    };
-    const plan = await generate(inputs, cwd);
-    if (options.check) {
-      const report = checkPlan(plan, target);
-      for (const w of report.warnings) err(w);
-      if (report.changed.length === 0) {
-        if (!options.quiet) log(`fw-gen: ${plan.files.size} generated files and ${plan.stubModels.length} stubs are up to date`);
-        return ExitCode.ok;
-      }
-      for (const d of report.diffs) log(d);
-      err(`fw-gen --check: generated code is out of date:\n${report.changed.map((c) => `  ${c}`).join('\n')}\nrun fw-gen without --check to update it`);
-      return ExitCode.drift;
-    }
-    const report = writePlan(plan, target);
-    for (const w of report.warnings) err(w);
-    if (!options.quiet) {
-      if (report.changed.length === 0) log('fw-gen: everything up to date');
-      else for (const c of report.changed) log(`fw-gen: wrote ${c}`);
-    }
-    return ExitCode.ok;
-  } catch (e) {
-    if (e instanceof InputError) {
-      err(e.message);
-      return ExitCode.usage;
-    }
-    // Anything else (unwritable output, a failing plugin) is reported by its
-    // message; FW_GEN_DEBUG=1 adds the stack.
-    const message = e instanceof Error ? (process.env['FW_GEN_DEBUG'] === '1' ? (e.stack ?? e.message) : e.message) : String(e);
-    err(message.startsWith('fw-gen') ? message : `fw-gen: ${message}`);
-    return ExitCode.usage;
-  }
-}
-
 /**
  * Runs the CLI with `argv` (without `node` and the script).
  * @returns the exit code, or never resolves in `--watch` mode until SIGINT
@@ -83,11 +30,19 @@ export async function runOnce(args: readonly string[], options: CliOptions, cwd:
  * // npx fw-gen proto --out generated --check
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'init') {
+    // Loaded only for this command: it needs nothing of the pipeline's start-up order.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runInit } = require('./init') as typeof import('./init');
+    return runInit(argv.slice(1));
+  }
   const program = new Command('fw-gen')
     .description('Generate typed fw services, clients, gateway bindings and stubs from .proto files')
+    .usage('[options] <paths...>\n       fw-gen init [dir]       scaffold a new service (fw-gen init --help)')
     .argument('<paths...>', '.proto files or directories (a directory is an import root)')
     .option('-o, --out <dir>', 'output directory for generated files', 'generated')
-    .option('--stubs <dir>', 'directory for the editable x.service.ts stubs (default: --out)')
+    .option('--stubs <dir>', 'directory for the editable x.service.ts stubs', 'src')
+    .option('--module <system>', 'esm or commonjs (default: detected from package.json "type" and tsconfig "module")')
     .option('-I, --proto-path <dir>', 'extra import root (repeatable)', collect, [])
     .option('--check', 'compare instead of writing; exit 1 with a diff when anything is out of date', false)
     .option('--watch', 're-run whenever a .proto changes', false)
@@ -95,6 +50,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(version(), '-v, --version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+  if (argv.length === 0) {
+    // No arguments: the usage, on stderr since nothing was done.
+    process.stderr.write(program.helpInformation());
+    return ExitCode.usage;
+  }
   let parsed: { args: string[]; options: CliOptions };
   try {
     program.parse([...argv], { from: 'user' });

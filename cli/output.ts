@@ -3,11 +3,13 @@
  * unified diff for every stale, missing or extra file. A generated file is
  * recognised by its header, so files fw-gen did not write are never touched.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileModel } from './model';
 import { GENERATED_HEADER, stubPath, type GenerationPlan } from './generate';
 import { importSpecifier } from './module-paths';
+import { importSuffix } from './module-system';
 import { OPENAPI_MARKER_KEY } from './openapi';
 import { renderStub } from './render';
 import { mergeStub } from './stub-merge';
@@ -70,10 +72,10 @@ function readOr(file: string): string | undefined {
   }
 }
 
-function stubImports(target: OutputTarget, model: FileModel, stubFile: string): { fwModule: string; moduleOf(stem: string): string } {
+function stubImports(target: OutputTarget, model: FileModel, stubFile: string, suffix: string): { fwModule: string; moduleOf(stem: string): string } {
   return {
-    fwModule: importSpecifier(stubFile, path.join(target.outDir, `${model.stem}.fw`)),
-    moduleOf: (stem) => importSpecifier(stubFile, path.join(target.outDir, stem)),
+    fwModule: importSpecifier(stubFile, path.join(target.outDir, `${model.stem}.fw`), suffix),
+    moduleOf: (stem) => importSpecifier(stubFile, path.join(target.outDir, stem), suffix),
   };
 }
 
@@ -82,7 +84,7 @@ function plannedStubs(plan: GenerationPlan, target: OutputTarget, warnings: stri
   const stubs = new Map<string, { current: string | undefined; next: string }>();
   for (const model of plan.stubModels) {
     const file = path.join(target.stubDir, stubPath(model));
-    const imports = stubImports(target, model, file);
+    const imports = stubImports(target, model, file, importSuffix(plan.moduleSystem));
     const current = readOr(file);
     if (current === undefined) {
       stubs.set(file, { current, next: renderStub(model, imports.fwModule, imports.moduleOf) });
@@ -128,11 +130,28 @@ export function writePlan(plan: GenerationPlan, target: OutputTarget): OutputRep
   return report;
 }
 
+/** A line of `x.fw.ts` holding one embedded descriptor: long base64 in quotes. */
+const DESCRIPTOR_LINE = /^(\s*)'([A-Za-z0-9+/]{80,}={0,2})',$/gm;
+
+/**
+ * The text a diff is computed on: each embedded descriptor line becomes its
+ * length and a short hash, so a diff still shows that a descriptor changed
+ * without printing kilobytes of base64.
+ */
+function elideDescriptors(text: string): string {
+  return text.replace(DESCRIPTOR_LINE, (_line, indent: string, base64: string) => {
+    const hash = createHash('sha256').update(base64).digest('hex').slice(0, 12);
+    return `${indent}'…' (embedded descriptor: ${base64.length} base64 chars, sha256 ${hash}, elided),`;
+  });
+}
+
 function diffOf(display: string, before: string | undefined, after: string | undefined): string {
   // Loaded only when there is drift to show.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createTwoFilesPatch } = require('diff') as typeof import('diff');
-  return createTwoFilesPatch(`a/${display}`, `b/${display}`, before ?? '', after ?? '', before === undefined ? 'missing' : '', after === undefined ? 'extra' : '');
+  const a = elideDescriptors(before ?? '');
+  const b = elideDescriptors(after ?? '');
+  return createTwoFilesPatch(`a/${display}`, `b/${display}`, a, b, before === undefined ? 'missing' : '', after === undefined ? 'extra' : '');
 }
 
 /** Compares the plan with the disk; nothing is written. */

@@ -77,7 +77,7 @@ function clientSignature(m: MethodModel): { clientParams: string; clientResult: 
 }
 
 /** Renders `x.fw.ts`. */
-export function renderFw(file: FileModel): string {
+export function renderFw(file: FileModel, importSuffix = ''): string {
   const services = file.services.map((s) => {
     const routes: { key: string; target: string }[] = [];
     const bindings: string[] = [];
@@ -113,7 +113,7 @@ export function renderFw(file: FileModel): string {
       })),
     };
   });
-  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod));
+  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod, importSuffix));
   // Base64 of one descriptor per line: long, but generated and deterministic.
   const descriptors = file.fileDescriptorProtos.map((b64) => `'${b64}'`);
   return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });

@@ -11,7 +11,7 @@
 import type { ClassDeclaration, MethodDeclaration, SourceFile } from 'ts-morph';
 import type { FileModel, MethodModel, ServiceModel, TsTypeRef } from './model';
 import { jsdoc, renderStubMethod } from './render';
-import { stubSignature } from './stub-signature';
+import { streamingWords, stubSignature, writtenStreaming } from './stub-signature';
 
 /** Result of a merge. */
 export interface MergeResult {
@@ -74,10 +74,12 @@ function findClass(sf: SourceFile, service: ServiceModel): ClassDeclaration | un
   );
 }
 
-function signatureEdits(method: MethodDeclaration, model: MethodModel, edits: Edit[]): void {
+/** Rewrites a handler's signature to the model's; returns the streaming mode its old signature had. */
+function signatureEdits(method: MethodDeclaration, model: MethodModel, edits: Edit[]): MethodModel['streaming'] {
   const sig = stubSignature(model);
   const wantsGenerator = sig.prefix.includes('*');
   const node = method.compilerNode;
+  const written = writtenStreaming(node.asteriskToken !== undefined, method.getParameters()[0]?.getTypeNode()?.getText());
   const nameStart = method.getNameNode().getStart();
   const asterisk = node.asteriskToken;
   if (wantsGenerator && asterisk === undefined) edits.push({ at: nameStart, end: nameStart, text: '*' });
@@ -91,6 +93,7 @@ function signatureEdits(method: MethodDeclaration, model: MethodModel, edits: Ed
   if (typeNode !== undefined && typeNode.getText() !== sig.paramType) edits.push({ at: typeNode.getStart(), end: typeNode.getEnd(), text: sig.paramType });
   const ret = method.getReturnTypeNode();
   if (ret !== undefined && ret.getText() !== sig.returnType) edits.push({ at: ret.getStart(), end: ret.getEnd(), text: sig.returnType });
+  return written;
 }
 
 function importEdits(sf: SourceFile, file: FileModel, imports: StubImports, edits: Edit[], nl: string): void {
@@ -164,8 +167,14 @@ export function mergeStub(text: string, file: FileModel, imports: StubImports, s
     const wanted = new Map(service.methods.map((m) => [m.localName, m]));
     for (const method of cls.getMethods()) {
       const model = wanted.get(method.getName());
-      if (model !== undefined) signatureEdits(method, model, edits);
-      else if (!method.hasModifier('private') && !method.getName().startsWith('#')) {
+      if (model !== undefined) {
+        const written = signatureEdits(method, model, edits);
+        if (written !== model.streaming) {
+          warnings.push(
+            `fw-gen: ${stubName}: ${cls.getName() ?? service.name}.${method.getName()} is now ${streamingWords(model.streaming)} (was ${streamingWords(written)}); its signature changed, rewrite the body`,
+          );
+        }
+      } else if (!method.hasModifier('private') && !method.getName().startsWith('#')) {
         warnings.push(`fw-gen: ${stubName}: ${cls.getName() ?? service.name}.${method.getName()} handles no RPC of ${service.typeName} any more; kept`);
       }
     }

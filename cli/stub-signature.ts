@@ -25,9 +25,30 @@ export function stubSignature(method: MethodModel): StubSignature {
   const prefix = streamOut ? 'async *' : 'async ';
   const paramName = streamIn ? 'requests' : 'request';
   const paramType = streamIn ? `AsyncIterable<${req}>` : req;
-  const returnType = streamOut ? `AsyncIterable<${res}>` : `Promise<${res}>`;
+  // A generator that returns nothing: a unary or client-streaming body that
+  // `return`s its reply stops compiling when the RPC becomes a stream.
+  const returnType = streamOut ? `AsyncGenerator<${res}, void>` : `Promise<${res}>`;
   const text = `${prefix}${method.localName}(${paramName}: ${paramType}, context: RequestContext): ${returnType}`;
   return { prefix, paramName, paramType, returnType, text };
+}
+
+const KIND_WORDS: Record<MethodModel['streaming'], string> = {
+  none: 'unary',
+  server: 'a server stream',
+  client: 'a client stream',
+  bidirectional: 'a bidirectional stream',
+};
+
+/** `unary`, `a server stream`, …: for messages. */
+export function streamingWords(mode: MethodModel['streaming']): string {
+  return KIND_WORDS[mode];
+}
+
+/** The streaming mode an existing stub method was written for: `*` streams out, an `AsyncIterable` parameter streams in. */
+export function writtenStreaming(isGenerator: boolean, paramType: string | undefined): MethodModel['streaming'] {
+  const streamIn = paramType !== undefined && /^AsyncIterable\s*</.test(paramType.trim());
+  if (isGenerator) return streamIn ? 'bidirectional' : 'server';
+  return streamIn ? 'client' : 'none';
 }
 
 /** The handler type name of core/handler-types.ts for a streaming mode. */

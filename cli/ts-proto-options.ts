@@ -34,9 +34,10 @@ export const OPTION_ONLY_PROTOS: readonly string[] = [
   'buf/validate/validate.proto',
 ];
 
-/** The CodeGeneratorRequest parameter string. */
-export function tsProtoParameter(): string {
+/** The CodeGeneratorRequest parameter string; `importSuffix` is `.js` for ES modules. */
+export function tsProtoParameter(importSuffix = ''): string {
   const parts = TS_PROTO_OPTIONS.map(([k, v]) => `${k}=${v}`);
+  if (importSuffix !== '') parts.push(`importSuffix=${importSuffix}`);
   for (const file of OPTION_ONLY_PROTOS) parts.push(`M${file}=./unused`);
   return parts.join(',');
 }

@@ -77,7 +77,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** Streams users page by page. */
-  async *listUsers(request: ListUsersRequest, context: RequestContext): AsyncIterable<User> {
+  async *listUsers(request: ListUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
     const page = request.page > 0 ? request.page : 1;
     const limit = request.limit > 0 ? request.limit : 10;
     const sortBy = request.sortBy !== '' ? request.sortBy : 'created_at';
@@ -93,7 +93,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** Streams users matching a query. */
-  async *searchUsers(request: SearchUsersRequest, context: RequestContext): AsyncIterable<User> {
+  async *searchUsers(request: SearchUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
     const limit = request.limit > 0 ? request.limit : 10;
     for (const user of this.store.search(request.query, request.fields, limit)) yield user;
   }
@@ -129,7 +129,7 @@ export class UserServiceImpl implements UserServiceHandlers {
   }
 
   /** A chat room: every message is broadcast to every participant. */
-  async *chatWithUsers(requests: AsyncIterable<ChatMessage>, context: RequestContext): AsyncIterable<ChatMessage> {
+  async *chatWithUsers(requests: AsyncIterable<ChatMessage>, context: RequestContext): AsyncGenerator<ChatMessage, void> {
     const inbox = this.room.join();
     const pump = (async () => {
       try {

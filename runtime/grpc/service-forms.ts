@@ -16,6 +16,7 @@ import { inferStreaming, isStreamingMode } from './handler-kind';
 import { decodeJson, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
 import { resolveProtoService, type ProtoServiceSource } from './proto-definition';
+import { reflectionEntry } from './reflection-entry';
 import { requestChecks, type DescriptorOptions } from './request-checks';
 
 /** A message of an inline (JSON) or proto-loaded service: a plain object. */
@@ -146,15 +147,6 @@ export function bindDescriptor(descriptor: ServiceDescriptor, handlers: Descript
     methods.push(descriptorMethodBinding(descriptor, method, invoke, checks.decode));
   }
   return { name: descriptor.typeName, methods, packageDefinition: reflectionEntry(descriptor) };
-}
-
-// @grpc/reflection indexes every `fileDescriptorProtos` list it finds in a package definition.
-function reflectionEntry(descriptor: ServiceDescriptor): PackageDefinition | undefined {
-  const files = descriptor.fileDescriptorProtos;
-  if (files === undefined || files.length === 0) return undefined;
-  // Only `fileDescriptorProtos` is read; the entry is never used as a message type.
-  const entry = { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files.map(asBuffer) };
-  return { [`${descriptor.typeName}#files`]: entry } as unknown as PackageDefinition;
 }
 
 /** Binding of one descriptor method with its binary codecs; clients reuse it with a no-op invoker. */

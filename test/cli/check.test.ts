@@ -36,7 +36,13 @@ describe('fw-gen --check', () => {
   it('exits 0 on an up-to-date tree', () => {
     const result = check();
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('up to date');
+    expect(result.stdout.trim()).toBe('fw-gen: 6 generated files and 2 stubs are up to date');
+  });
+
+  it('counts in the singular when there is one stub', () => {
+    fs.rmSync(path.join(dir, 'proto', 'other.proto'));
+    expect(runCli(['proto', '--out', 'generated', '--quiet'], dir).status).toBe(0);
+    expect(check().stdout.trim()).toBe('fw-gen: 3 generated files and 1 stub are up to date');
   });
 
   it('exits 1 with a diff when a generated file is stale, and writes nothing', () => {
@@ -57,8 +63,12 @@ describe('fw-gen --check', () => {
     const result = check();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('generated/greet.fw.ts (stale)');
-    expect(result.stderr).toContain('generated/greet.service.ts (stub lacks a method or has a stale signature)');
+    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method or has a stale signature)');
     expect(result.stdout).toContain('+  async sayToAll(requests: AsyncIterable<HelloRequest>');
+    // The changed embedded descriptor shows as a short fingerprint, not kilobytes of base64.
+    expect(result.stdout).toMatch(/^-  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    expect(result.stdout).toMatch(/^\+  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    expect(Math.max(...result.stdout.split('\n').map((l) => l.length))).toBeLessThan(400);
   });
 
   it('exits 1 when a generated file is missing', () => {
@@ -78,26 +88,26 @@ describe('fw-gen --check', () => {
     // Regenerating removes them, and the check passes again.
     expect(runCli(['proto', '--out', 'generated', '--quiet'], dir).status).toBe(0);
     expect(fs.existsSync(path.join(dir, 'generated', 'other.fw.ts'))).toBe(false);
-    expect(fs.existsSync(path.join(dir, 'generated', 'other.service.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'src', 'other.service.ts'))).toBe(true);
     expect(check().status).toBe(0);
   });
 
   it('exits 1 when a stub lacks a method', () => {
-    const stub = path.join(dir, 'generated', 'greet.service.ts');
+    const stub = path.join(dir, 'src', 'greet.service.ts');
     const text = fs.readFileSync(stub, 'utf8');
     const start = text.indexOf('\n\n  async *sayMany(');
     const end = text.indexOf('\n  }', start + 2) + 4;
     fs.writeFileSync(stub, text.slice(0, start) + text.slice(end));
     const result = check();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('generated/greet.service.ts (stub lacks a method or has a stale signature)');
-    expect(result.stdout).toContain('+  async *sayMany(request: HelloRequest, context: RequestContext): AsyncIterable<HelloReply> {');
+    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method or has a stale signature)');
+    expect(result.stdout).toContain('+  async *sayMany(request: HelloRequest, context: RequestContext): AsyncGenerator<HelloReply, void> {');
   });
 
   it('exits 1 when a stub was deleted', () => {
-    fs.rmSync(path.join(dir, 'generated', 'greet.service.ts'));
+    fs.rmSync(path.join(dir, 'src', 'greet.service.ts'));
     const result = check();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('generated/greet.service.ts (missing stub)');
+    expect(result.stderr).toContain('src/greet.service.ts (missing stub)');
   });
 });

@@ -39,10 +39,20 @@ describe('fw-gen usage and input errors', () => {
     expect(result.stderr).toContain("unknown option '--frobnicate'");
   });
 
-  it('exits 2 without arguments', () => {
+  it('prints the usage and exits 2 without arguments', () => {
     const result = runCli([], dir);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain("missing required argument 'paths'");
+    expect(result.stderr).toContain('Usage: fw-gen [options] <paths...>');
+    expect(result.stderr).toContain('fw-gen init [dir]');
+    expect(result.stderr).toContain('--module <system>');
+  });
+
+  it('exits 2 for a bad --module value', () => {
+    fs.writeFileSync(path.join(dir, 'proto', 'ok.proto'), 'syntax = "proto3";\npackage ok;\nmessage A { string a = 1; }\n');
+    const result = runCli(['proto/ok.proto', '--module', 'amd', '--out', 'out-module'], dir);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe('fw-gen: --module amd: expected esm or commonjs');
+    fs.rmSync(path.join(dir, 'proto', 'ok.proto'));
   });
 
   it('exits 2 for a missing file', () => {
@@ -79,6 +89,9 @@ describe('fw-gen usage and input errors', () => {
     const result = runCli(['proto/imp.proto'], dir);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('proto/imp.proto:3:1: imported file does not exist');
+    // The missing file, where it was looked for, and how to add a root.
+    expect(result.stderr).toContain('"missing/thing.proto" was looked for in proto (import roots)');
+    expect(result.stderr).toContain('add its root with -I <dir>');
     expect(result.stderr).toContain('proto/imp.proto:5:3:');
     fs.rmSync(path.join(dir, 'proto', 'imp.proto'));
   });

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { listTree, REPO_ROOT } from './support/run-cli';
+import { listTree, REPO_ROOT, runCli } from './support/run-cli';
 import { typecheck } from './support/typecheck';
 
 const TMP = path.join(__dirname, 'tmp');
@@ -55,6 +55,27 @@ describe('generated code under tsc --strict', () => {
     const files = tsFilesUnder(expected);
     expect(files.length).toBeGreaterThan(10);
     expect(typecheck(files)).toEqual([]);
+  });
+
+  it('the same protos generated as ES modules (--module esm) compile under module nodenext', () => {
+    const dir = path.join(TMP, `esm-${process.pid}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    try {
+      fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
+      const proto = path.join(__dirname, 'fixtures', 'kitchen-sink', 'proto');
+      const result = runCli([proto, '--out', path.join(dir, 'generated'), '--stubs', path.join(dir, 'src'), '--quiet']);
+      expect(result.stderr).toBe('');
+      const files = [...tsFilesUnder(path.join(dir, 'generated')), ...tsFilesUnder(path.join(dir, 'src'))];
+      expect(files.length).toBeGreaterThan(10);
+      // Detected from package.json: every relative import names its .js file.
+      const relative = files.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/from ["'](\.[^"']*)["']/g)].map((m) => m[1] as string));
+      expect(relative.length).toBeGreaterThan(10);
+      expect(relative.filter((spec) => !spec.endsWith('.js'))).toEqual([]);
+      expect(typecheck(files, 'esm')).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('generated/ and the example service compile with zero errors', () => {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GREETER_ADDED, GREETER_REMOVED, GREETER_RETYPED, GREETER_STREAMING, GREETER_V1 } from './support/greeter-protos';
 import { makeTemp, removeTemp, runCli } from './support/run-cli';
+import { typecheck } from './support/typecheck';
 
 // Each case runs the real CLI several times; a loaded machine can take a while.
 jest.setTimeout(120_000);
@@ -33,7 +34,7 @@ function project(): Project {
   return {
     dir,
     proto,
-    stub: path.join(dir, 'generated', 'greet.service.ts'),
+    stub: path.join(dir, 'src', 'greet.service.ts'),
     gen: () => runCli(['proto', '--out', 'generated'], dir),
   };
 }
@@ -63,7 +64,7 @@ describe('stub merge', () => {
     const text = fs.readFileSync(p.stub, 'utf8');
     expect(text).toContain('export class GreeterImpl implements GreeterHandlers {');
     expect(text).toContain('async sayHello(request: HelloRequest, context: RequestContext): Promise<HelloReply> {');
-    expect(text).toContain('async *sayMany(request: HelloRequest, context: RequestContext): AsyncIterable<HelloReply> {');
+    expect(text).toContain('async *sayMany(request: HelloRequest, context: RequestContext): AsyncGenerator<HelloReply, void> {');
     expect(text).toContain("throw new GrpcError(GrpcStatus.UNIMPLEMENTED, '/greet.Greeter/SayHello has no handler yet');");
     expect(text.startsWith('// Code generated')).toBe(false);
   });
@@ -93,16 +94,37 @@ describe('stub merge', () => {
     expect(p.gen().status).toBe(0);
     const merged = fs.readFileSync(p.stub, 'utf8');
     expect(merged).toContain(`async sayHello(request: HelloRequestV2, context: RequestContext): Promise<HelloReply> ${EDITED_BODY}`);
-    expect(merged).toMatch(/import type \{ HelloReply, HelloRequest, HelloRequestV2 \} from '.\/greet';/);
+    expect(merged).toMatch(/import type \{ HelloReply, HelloRequest, HelloRequestV2 \} from '..\/generated\/greet';/);
   });
 
-  it('turns a handler into an async generator when its RPC becomes a server stream', () => {
+  it('turns a handler into an async generator when its RPC becomes a server stream, names it, and the old body stops compiling', () => {
     const p = fresh();
     editSayHello(p.stub);
+    expect(typecheck([p.stub])).toEqual([]);
     fs.writeFileSync(p.proto, GREETER_STREAMING);
-    expect(p.gen().status).toBe(0);
+    const result = p.gen();
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain('fw-gen: src/greet.service.ts: GreeterImpl.sayHello is now a server stream (was unary); its signature changed, rewrite the body');
     const merged = fs.readFileSync(p.stub, 'utf8');
-    expect(merged).toContain(`async *sayHello(request: HelloRequest, context: RequestContext): AsyncIterable<HelloReply> ${EDITED_BODY}`);
+    expect(merged).toContain(`async *sayHello(request: HelloRequest, context: RequestContext): AsyncGenerator<HelloReply, void> ${EDITED_BODY}`);
+    // `return { text }` in a generator that returns void: a compile error, not a stream that sends nothing.
+    expect(typecheck([p.stub]).map((d) => d.code)).toContain(2322);
+  });
+
+  it('names a handler whose RPC went from client streaming to bidirectional; its `return` stops compiling', () => {
+    const p = fresh();
+    fs.writeFileSync(p.proto, GREETER_ADDED);
+    expect(p.gen().status).toBe(0);
+    const text = fs.readFileSync(p.stub, 'utf8');
+    const unimplemented = "throw new GrpcError(GrpcStatus.UNIMPLEMENTED, '/greet.Greeter/SayToAll has no handler yet');";
+    fs.writeFileSync(p.stub, text.replace(unimplemented, "const names: string[] = [];\n    for await (const r of requests) names.push(r.name);\n    return { text: names.join(', ') };"));
+    expect(typecheck([p.stub])).toEqual([]);
+    fs.writeFileSync(p.proto, GREETER_ADDED.replace('rpc SayToAll(stream HelloRequest) returns (HelloReply);', 'rpc SayToAll(stream HelloRequest) returns (stream HelloReply);'));
+    const result = p.gen();
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain('GreeterImpl.sayToAll is now a bidirectional stream (was a client stream)');
+    expect(fs.readFileSync(p.stub, 'utf8')).toContain('async *sayToAll(requests: AsyncIterable<HelloRequest>, context: RequestContext): AsyncGenerator<HelloReply, void> {');
+    expect(typecheck([p.stub]).map((d) => d.code)).toContain(2322);
   });
 
   it('keeps the handler of a removed RPC and names it in a warning', () => {
@@ -133,7 +155,7 @@ describe('stub merge', () => {
     fs.writeFileSync(p.proto, `${GREETER_V1}\n// Says goodbye.\nservice Farewell {\n  rpc Bye(HelloRequest) returns (HelloReply);\n}\n`);
     expect(p.gen().status).toBe(0);
     const merged = fs.readFileSync(p.stub, 'utf8');
-    expect(merged).toContain("import type { GreeterHandlers, FarewellHandlers } from './greet.fw';");
+    expect(merged).toContain("import type { GreeterHandlers, FarewellHandlers } from '../generated/greet.fw';");
     expect(merged).toContain('/** Says goodbye. */\nexport class FarewellImpl implements FarewellHandlers {\n  async bye(request: HelloRequest, context: RequestContext): Promise<HelloReply> {');
     expect(merged).toContain(EDITED_BODY);
     expect(merged.indexOf(edited.slice(edited.indexOf('export class GreeterImpl')))).toBeGreaterThan(0);

@@ -49,6 +49,6 @@ describe('fw-gen --watch', () => {
     expect(fs.readFileSync(fw, 'utf8')).not.toContain('SayToAll');
     fs.writeFileSync(path.join(dir, 'proto', 'greet.proto'), GREETER_ADDED);
     expect(await waitFor(() => fs.readFileSync(fw, 'utf8').includes('SayToAll'), 30_000)).toBe(true);
-    expect(await waitFor(() => fs.readFileSync(path.join(dir, 'generated', 'greet.service.ts'), 'utf8').includes('async sayToAll('), 10_000)).toBe(true);
+    expect(await waitFor(() => fs.readFileSync(path.join(dir, 'src', 'greet.service.ts'), 'utf8').includes('async sayToAll('), 10_000)).toBe(true);
   });
 });

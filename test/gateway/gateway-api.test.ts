@@ -9,13 +9,16 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server, ServiceError, type GatewayEvent } from 'fw';
-import { grpcJsonClient, grpcUnary, HOST, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
+import { grpcJsonClient, grpcUnary, HOST, reflectedServices, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
+import { UserServiceDescriptor } from '../../generated/user.fw';
+import { UserServiceImpl } from '../../examples/user-service/user.service';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers };
 };
+
 
 describe('gateway API', () => {
   const startGateway = startedGateways();
@@ -154,18 +157,16 @@ describe('gateway API', () => {
     expect(ids).toEqual(['0', '1', '2']);
     client.close();
     // Reflection lists the proto-file service.
-    const reflectionProto = loadSync(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1alpha/reflection.proto'));
-    const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: { v1alpha: { ServerReflection: grpc.ServiceClientConstructor } } } };
-    const rclient = new rpkg.grpc.reflection.v1alpha.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
-    const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
-    rcall.write({ listServices: '' });
-    rcall.end();
-    const names: string[] = [];
-    await withTimeout((async () => {
-      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((s: { name: string }) => s.name));
-    })(), 5000, 'reflection');
-    expect(names).toContain('demo.UserService');
-    rclient.close();
+    expect(await reflectedServices(port, 'v1alpha')).toContain('demo.UserService');
+  });
+
+  it('reflection covers generated services, also those added after listen', async () => {
+    const g = new ProtocolGateway({ enableUDP: false, grpc: { reflection: true } });
+    g.addService('Early', { ping: async () => ({}) });
+    const port = await start(g);
+    expect(await reflectedServices(port, 'v1')).not.toContain('user.UserService');
+    g.addService(UserServiceDescriptor, new UserServiceImpl());
+    expect(await reflectedServices(port, 'v1')).toContain('user.UserService');
   });
 
   it('configureErrorHandling replaces the rendering per protocol', async () => {

@@ -18,11 +18,13 @@ import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { reflectionEntry } from '../../grpc/reflection-entry';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
 export interface GrpcGatewayOptions {
-  /** Serve grpc.reflection.v1(alpha) for configureGRPC proto files. */
+  /** Serve grpc.reflection.v1(alpha) for every service with descriptors: generated ones and configureGRPC proto files. */
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
   maxMessageSize?: number;
@@ -51,6 +53,10 @@ export class GrpcTransport {
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
+  /** Proto files' package definition (configureGRPC), kept for reflection. */
+  #protoPackages: PackageDefinition = {};
+  /** The current reflection handlers per reflection method path; swapped when services are added. */
+  #reflection: Map<string, grpc.UntypedHandleCall> | undefined = undefined;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
@@ -88,11 +94,42 @@ export class GrpcTransport {
       }
       server.addService(definition as grpc.ServiceDefinition, impl);
     }
-    if (fromProto.packageDefinition !== undefined && this.#options().reflection === true) {
-      new ReflectionService(fromProto.packageDefinition).addToServer(server);
-    }
+    if (fromProto.packageDefinition !== undefined) this.#protoPackages = fromProto.packageDefinition;
+    if (this.#options().reflection === true) this.#syncReflection(server);
     this.#version = this.#registry.version;
     this.#configRef = config;
+  }
+
+  /**
+   * Reflection over everything served now. grpc-js takes a service once, and
+   * @grpc/reflection indexes its files once, so the reflection methods are
+   * registered once and call whichever index the latest sync built.
+   */
+  #syncReflection(server: grpc.Server): void {
+    const packages: PackageDefinition = { ...this.#protoPackages };
+    for (const service of this.#registry.services()) {
+      const entry = service.descriptor === undefined ? undefined : reflectionEntry(service.descriptor);
+      if (entry !== undefined) Object.assign(packages, entry);
+    }
+    const handlers = new Map<string, grpc.UntypedHandleCall>();
+    const definitions: grpc.ServiceDefinition[] = [];
+    const capture = {
+      addService: (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void => {
+        definitions.push(definition);
+        for (const [name, method] of Object.entries(definition)) handlers.set(method.path, impl[name] as grpc.UntypedHandleCall);
+      },
+    };
+    new ReflectionService(packages).addToServer(capture as unknown as grpc.Server);
+    const first = this.#reflection === undefined;
+    this.#reflection = handlers;
+    if (!first) return;
+    for (const definition of definitions) {
+      const impl: grpc.UntypedServiceImplementation = {};
+      for (const [name, method] of Object.entries(definition)) {
+        impl[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => (this.#reflection?.get(method.path) as (c: typeof call) => void)(call)) as grpc.UntypedHandleCall;
+      }
+      server.addService(definition, impl);
+    }
   }
 
   /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
@@ -245,6 +282,7 @@ export class GrpcTransport {
     this.#registered.clear();
     this.#version = -1;
     this.#configRef = undefined;
+    this.#reflection = undefined;
     server?.forceShutdown();
   }
 }

@@ -103,11 +103,11 @@ function scenario(name, protoRoot) {
       plain.push(p.ms);
       cpu.plain.push(p.cpu);
       fs.rmSync(fwOut, { recursive: true, force: true });
-      const g = time(process.execPath, [fwGen, protoRoot, '--out', fwOut, '--quiet'], root);
+      const g = time(process.execPath, [fwGen, protoRoot, '--out', fwOut, '--stubs', fwOut, '--quiet'], root);
       must(g.result, 'fw-gen');
       gen.push(g.ms);
       cpu.gen.push(g.cpu);
-      const c = time(process.execPath, [fwGen, '--check', protoRoot, '--out', fwOut, '--quiet'], root);
+      const c = time(process.execPath, [fwGen, '--check', protoRoot, '--out', fwOut, '--stubs', fwOut, '--quiet'], root);
       must(c.result, 'fw-gen --check');
       check.push(c.ms);
       cpu.check.push(c.cpu);

@@ -16,12 +16,17 @@ export interface Problem {
   message: string;
 }
 
-/** Type-checks `files` (absolute paths) under `--strict`. */
-export function typecheck(files: readonly string[]): Problem[] {
+/**
+ * Type-checks `files` (absolute paths) under `--strict`: as CommonJS (the
+ * repository's settings), or as Node ES modules (`module: nodenext`, which
+ * also needs the files' nearest package.json to say `"type": "module"`).
+ */
+export function typecheck(files: readonly string[], moduleSystem: 'commonjs' | 'esm' = 'commonjs'): Problem[] {
+  const esm = moduleSystem === 'esm';
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
+    module: esm ? ts.ModuleKind.NodeNext : ts.ModuleKind.CommonJS,
+    moduleResolution: esm ? ts.ModuleResolutionKind.NodeNext : ts.ModuleResolutionKind.Node10,
     lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
     strict: true,
     esModuleInterop: true,
@@ -37,6 +42,7 @@ export function typecheck(files: readonly string[]): Problem[] {
       'fw/grpc-client': ['runtime/grpc/client/index.ts'],
       'fw/middleware': ['runtime/middleware/index.ts'],
       'fw/testing': ['runtime/testing/index.ts'],
+      'fw/protobuf-wire': ['runtime/protobuf-wire.ts'],
     },
   };
   const program = ts.createProgram({ rootNames: [...files], options });

@@ -5,7 +5,7 @@
 // source: plain_user.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 import { Timestamp } from "./google/protobuf/timestamp";
 
 export const protobufPackage = "plainuser";
