@@ -16,3 +16,12 @@ export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, D
 export { inferStreaming } from './handler-kind';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';
 export type { DescriptorOptions } from './request-checks';
+export {
+  InvalidMetadataError,
+  type CallMetadataControls,
+  type IncomingMetadata,
+  type MetadataRecord,
+  type MetadataValue,
+  type MetadataValueFor,
+  type ResponseCompression,
+} from '../core/call-metadata';

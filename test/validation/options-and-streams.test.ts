@@ -111,7 +111,9 @@ describe('validation options and streams', () => {
         const error = (await client.check(bad).catch((e: unknown) => e)) as GrpcError;
         expect(error).toBeInstanceOf(GrpcError);
         expect(error.code).toBe(3);
-        const status = decodeBadRequestStatus(Buffer.from(String(error.metadata['grpc-status-details-bin']), 'base64'));
+        const bin = error.metadata['grpc-status-details-bin'];
+        expect(bin).toBeInstanceOf(Uint8Array);
+        const status = decodeBadRequestStatus(bin as Uint8Array);
         expect(status.code).toBe(3);
         expect(status.violations).toEqual(http.json.details);
       } finally {

@@ -16,6 +16,10 @@ import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
+import { CollectedCallMetadata } from '../../core/call-metadata';
+import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
+import { valuesToMetadata as toMetadata } from '../../grpc/errors';
+import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
@@ -69,6 +73,8 @@ export class GrpcTransport {
   get server(): grpc.Server {
     if (this.#server === undefined) {
       const max = this.#options().maxMessageSize ?? 4 << 20;
+      // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
+      installFraming();
       this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
     }
     return this.#server;
@@ -149,23 +155,23 @@ export class GrpcTransport {
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
     const config = this.#config;
     /**
-     * Starts one dispatch. Response headers (with `x-trace-id`) go out now
-     * for server and bidi streams; unary and client-streaming calls send them
-     * with their answer (`answer()`), so headers, message and status leave in
-     * one write and the reply's content-type can follow the request's format.
+     * Starts one dispatch. Response headers (with `x-trace-id` and whatever
+     * the handler set through `context.call`) go out with the first message
+     * or the status (`sendHeaders()`), so headers, message and status of a
+     * unary call leave in one write.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal, eagerHeaders: boolean, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; resolved: ResolvedMethod | undefined } => {
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext; resolved: ResolvedMethod | undefined } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
+      // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      if (eagerHeaders) call.sendMetadata(reply);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
-      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, resolved };
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
+      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context, resolved };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, resolved };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context, resolved };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
@@ -179,10 +185,11 @@ export class GrpcTransport {
       return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
     };
     /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
-    const requestStream = (call: AnyCall, state: { json: boolean }): AsyncIterable<unknown> =>
+    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => grpc.Metadata): AsyncIterable<unknown> =>
       mapStream(call as never, (item) => {
         if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
         state.json = cameAsJson(item);
+        if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
         return toGateway(item);
       });
     /**
@@ -208,8 +215,8 @@ export class GrpcTransport {
           const watch = watchCancel(c);
           const raw = c.request;
           const json = cameAsJson(raw);
-          const { promise, reply, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, false, json);
-          const done = { call: c, reply, watch };
+          const { promise, reply, context, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, json);
+          const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       case 'client':
@@ -218,13 +225,11 @@ export class GrpcTransport {
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = watchCancel(c);
           const state = { json: false };
-          const { promise, reply, resolved } = run(c, requestStream(c, state), watch.signal, false, false);
-          const done = { call: c as unknown as grpc.ServerUnaryCall<unknown, unknown>, reply, watch };
-          const finish = (error: Partial<grpc.StatusObject> | null, value?: unknown): void => {
-            if (state.json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-            answer(done, cb, error, value);
-          };
-          promise.then((result) => finish(null, fromGateway(result, state.json, resolved)), (error: unknown) => finish(this.#status(error))).catch((error: unknown) => finish(this.#status(error)));
+          let replyHeaders: grpc.Metadata | undefined;
+          const { promise, reply, context, resolved } = run(c, requestStream(c, state, () => replyHeaders as grpc.Metadata), watch.signal, false);
+          replyHeaders = reply;
+          const done = { call: c, reply, watch, context };
+          promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
@@ -234,8 +239,15 @@ export class GrpcTransport {
           const raw = clientStreams ? undefined : (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
           // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
           const state = { json: cameAsJson(raw) };
-          const request = clientStreams ? requestStream(c, state) : raw instanceof Undecodable ? raw : toGateway(raw);
-          const { promise, resolved } = run(c, request, controller.signal, true, state.json);
+          let replyHeaders: grpc.Metadata | undefined;
+          const request = clientStreams ? requestStream(c, state, () => replyHeaders as grpc.Metadata) : raw instanceof Undecodable ? raw : toGateway(raw);
+          const { promise, reply, context, resolved } = run(c, request, controller.signal, state.json);
+          replyHeaders = reply;
+          let headersSent = false;
+          const sendHeaders = (): void => {
+            if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
+            headersSent = true;
+          };
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
@@ -243,12 +255,18 @@ export class GrpcTransport {
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;
+                sendHeaders();
                 if (!c.write(fromGateway(item, state.json, resolved))) await drained(c, controller.signal);
               }
-              c.end();
+              sendHeaders();
+              c.end(handlerTrailers(context));
             })
             .catch((error: unknown) => {
-              if (!controller.signal.aborted) c.emit('error', this.#status(error));
+              if (controller.signal.aborted) return;
+              sendHeaders();
+              const status = this.#status(error);
+              status.metadata?.merge(handlerTrailers(context));
+              c.emit('error', status);
             });
         };
       }
@@ -287,17 +305,44 @@ export class GrpcTransport {
   }
 }
 
-/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer. */
+/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer with the handler's trailers. */
 function answer(
-  done: { call: grpc.ServerUnaryCall<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void } },
+  done: { call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void }; context: RequestContext },
   cb: grpc.sendUnaryData<unknown>,
   error: Partial<grpc.StatusObject> | null,
   value?: unknown,
 ): void {
   done.watch.finish();
-  done.call.sendMetadata(done.reply);
-  cb(error, value);
+  done.call.sendMetadata(withHandlerHeaders(done.reply, done.context, done.call));
+  const trailers = handlerTrailers(done.context);
+  if (error === null) cb(null, value, trailers);
+  else {
+    error.metadata?.merge(trailers);
+    cb(error);
+  }
 }
+
+/**
+ * The gateway's own response headers plus those the handler set through
+ * `context.call`; also hands the handler's compression choice to the framing
+ * hooks, which decide `grpc-encoding` as these headers go out.
+ */
+function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext, source: AnyCall): grpc.Metadata {
+  const call = context.call;
+  if (!(call instanceof CollectedCallMetadata)) return reply;
+  if (call.compression !== undefined) chooseCompression(source, call.compression);
+  if (call.headers === undefined) return reply;
+  const merged = reply.clone();
+  merged.merge(toMetadata(call.headers));
+  return merged;
+}
+
+/** The trailers the handler set through `context.call` (already validated when set). */
+function handlerTrailers(context: RequestContext): grpc.Metadata {
+  const call = context.call;
+  return call instanceof CollectedCallMetadata && call.trailers !== undefined ? toMetadata(call.trailers) : new grpc.Metadata();
+}
+
 
 function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -20,9 +20,10 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { dataEnvelopeJson } from '../wire/reply-json';
-import { httpContext } from './context';
+import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
-import { RouteTable, setPath, type RouteMatch } from './routes';
+import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
+import { applyQuery } from './query-fields';
 import { writeStream } from './streaming';
 
 /** `configureHTTP(config)` (spec 4.10). */
@@ -73,6 +74,13 @@ function requestTarget(url: string | undefined): string {
   } catch {
     return '/';
   }
+}
+
+/** The request's query string as URLSearchParams. */
+function searchOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 }
 
 function parseQuery(search: string): Record<string, string> {
@@ -250,7 +258,10 @@ export class HttpTransport {
           this.#fail(res, toServiceError(error), tracing.traceId);
         }
       },
-      (error: unknown) => this.#fail(res, toServiceError(error), tracing.traceId),
+      (error: unknown) => {
+        writeCallMetadata(res, context);
+        this.#fail(res, toServiceError(error), tracing.traceId);
+      },
     );
   }
 
@@ -274,11 +285,14 @@ export class HttpTransport {
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
       res.setHeader(this.#deps.core.traceHeader, traceId);
+      writeCallMetadata(res, context);
       void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
       return;
     }
-    const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+    const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+    const data = match.responseBody === undefined ? whole : getPath(whole, jsonFieldPath(match.responseBody));
     const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
+    writeCallMetadata(res, context);
     // One writeHead with a flat header list: cheaper than three setHeader calls.
     res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
     res.end(json);
@@ -301,8 +315,8 @@ export class HttpTransport {
     const body = req.body;
     if (body === undefined || body === null) {
       const merged: Record<string, unknown> = {};
-      for (const k of Object.keys(query)) setPath(merged, k, param === undefined ? query[k] : param(k, query[k] as string));
-      for (const k of Object.keys(match.params)) setPath(merged, k, param === undefined ? match.params[k] : param(k, match.params[k] as string));
+      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     } else if (match.body === '*' || match.body === undefined) {
       if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
@@ -310,13 +324,15 @@ export class HttpTransport {
       if (keys.length === 0) json = body;
       else {
         const merged = { ...(body as Record<string, unknown>) };
-        for (const k of keys) setPath(merged, k, param === undefined ? match.params[k] : param(k, match.params[k] as string));
+        for (const k of keys) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
         json = merged;
       }
     } else {
       const merged: Record<string, unknown> = {};
-      for (const k of Object.keys(match.params)) setPath(merged, k, param === undefined ? match.params[k] : param(k, match.params[k] as string));
-      setPath(merged, match.body, body);
+      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
+      // The body field first, so a path variable inside it (`{book.name}` with body: "book") is kept.
+      setPath(merged, jsonFieldPath(match.body), typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     }
     return fromJSON === undefined ? json : fromJSON(json);
