@@ -38,6 +38,13 @@ export interface GatewayOptions {
   ignoreUnknownFields?: boolean;
   /** Generated services: validate responses against their buf.validate rules too (development aid, costs a re-encode); default false. */
   validateResponses?: boolean;
+  /**
+   * Gateway-wide cap on output buffered for clients that do not read, in
+   * bytes (beyond each connection's own `maxBufferedBytes`): past it the
+   * WebSocket and TCP-frame connections holding the most are cut ("slow
+   * consumer"). Default 128 MiB.
+   */
+  maxBufferedOutputBytes?: number;
 }
 
 /** `createProtocolGateway({protocols, port})`. */

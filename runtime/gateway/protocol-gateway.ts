@@ -19,6 +19,7 @@ import type { GrpcGatewayConfig } from './grpc/method-table';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
+import type { OutputBudget } from './output-budget';
 import type { ServiceRegistry } from './registry';
 import type { StreamListener } from './stream-listener';
 import type { TcpTransport } from './tcp/transport';
@@ -35,7 +36,13 @@ const hostOnAppPort: PortHostFactory = (server, options) => (require('./app-host
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Minimal view of discovery's factory, loaded lazily. */
-type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
+type DiscoveryFactory = (
+  config: unknown,
+  options: {
+    descriptorFor(service: string): ServiceDescriptor | undefined;
+    onEvent(event: { service: string; decision: string; instance: string | undefined; reason: string }): void;
+  },
+) => RemoteServiceResolver & { remoteServices(): Array<{ descriptor: ServiceDescriptor; handlers: Record<string, unknown> }> };
 
 /**
  * @example
@@ -62,6 +69,9 @@ export class ProtocolGateway {
   /** Transports built on first use (see the getters below). */
   readonly #transports: { http?: HttpTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
   #streamListener: StreamListener | undefined = undefined;
+  /** The gateway-wide cap on output for clients that do not read, built with the first WebSocket or TCP transport. */
+  #outputBudget: OutputBudget | undefined = undefined;
+  #lastCutWarning = 0;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
@@ -114,11 +124,27 @@ export class ProtocolGateway {
         const m = this.#monitoring;
         return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
       },
+      readiness: () => this.#dispatcher.resolver?.status?.(),
     }));
   }
 
   get #ws(): WebSocketTransport {
-    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig));
+    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig, this.#budget));
+  }
+
+  get #budget(): OutputBudget {
+    const build = (): OutputBudget => {
+      const { DEFAULT_MAX_BUFFERED_OUTPUT, OutputBudget } = require('./output-budget') as typeof import('./output-budget');
+      return new OutputBudget(this.#options.maxBufferedOutputBytes ?? DEFAULT_MAX_BUFFERED_OUTPUT, (output, bufferedBytes, totalBytes, limitBytes) => {
+        this.#emit({ type: 'slow-consumer-cut', protocol: output.protocol, connectionId: output.connectionId, bufferedBytes, totalBytes, limitBytes });
+        // One warning per burst of cuts, not one per connection.
+        if (Date.now() - this.#lastCutWarning > 10_000) {
+          this.#lastCutWarning = Date.now();
+          process.emitWarning(`gateway output buffers passed their ${limitBytes}-byte cap: cutting the slowest consumers (${output.connectionId} had ${bufferedBytes} bytes unread)`, 'FwSlowConsumerWarning');
+        }
+      });
+    };
+    return (this.#outputBudget ??= build());
   }
 
   get #grpc(): GrpcTransport {
@@ -134,7 +160,7 @@ export class ProtocolGateway {
   }
 
   get #tcp(): TcpTransport {
-    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}));
+    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}, this.#budget));
   }
   /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -273,11 +299,29 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createServiceDiscovery } = require('./discovery') as { createServiceDiscovery: DiscoveryFactory };
     const previous = this.#dispatcher.resolver;
-    this.#dispatcher.resolver = createServiceDiscovery(config, {
+    const discovery = createServiceDiscovery(config, {
       descriptorFor: (service) => this.#registry.service(service)?.descriptor,
+      onEvent: (event) => {
+        if (this.#core.observed) this.#emit({ type: 'discovery', ...event });
+      },
     });
+    this.#dispatcher.resolver = discovery;
+    // Services known by descriptor only: served here like generated services, each handler forwarding to an instance.
+    for (const remote of discovery.remoteServices()) this.addService(remote.descriptor, remote.handlers);
     if (previous !== undefined) void previous.close();
     return this;
+  }
+
+  /**
+   * Output now buffered for clients that do not read, gateway-wide, against
+   * its cap (`maxBufferedOutputBytes`), and how many connections were cut.
+   *
+   * @example
+   * const { totalBytes, limitBytes, cut } = gateway.bufferedOutput();
+   */
+  bufferedOutput(): { totalBytes: number; limitBytes: number; cut: number } {
+    const budget = this.#budget;
+    return { totalBytes: budget.totalBytes(), limitBytes: budget.maxBytes, cut: budget.cuts };
   }
 
   /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */
@@ -360,6 +404,8 @@ export class ProtocolGateway {
     const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');
     const udpOn = this.#enabled('udp');
     if (this.#enabled('grpc')) this.#grpc.sync();
+    // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
+    await this.#dispatcher.resolver?.ready?.();
     for (let attempt = 0; ; attempt++) {
       let tcpPort: number | undefined;
       if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);

@@ -167,7 +167,7 @@ export class GrpcTransport {
       reply.set('x-trace-id', tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context, resolved };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
@@ -354,4 +354,11 @@ function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: Abor
     stream.on('drain', done);
     signal.addEventListener('abort', done);
   });
+}
+
+/** The caller's deadline in epoch ms, if it set one (grpc-js gives Infinity otherwise). */
+function deadlineOf(call: AnyCall): number | undefined {
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return Number.isFinite(ms) ? ms : undefined;
 }

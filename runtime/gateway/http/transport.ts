@@ -53,6 +53,8 @@ export interface HttpTransportDeps {
   config: () => HttpGatewayConfig;
   /** Prometheus text when monitoring is on. */
   metrics: () => { text(): Promise<string>; contentType: string } | undefined;
+  /** Discovery's readiness detail, served at `GET /ready` when discovery is configured. */
+  readiness: () => { ready: boolean; services: Record<string, unknown> } | undefined;
 }
 
 type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string, string>; query?: unknown };
@@ -182,6 +184,16 @@ export class HttpTransport {
           },
           (e: unknown) => this.#fail(res, toServiceError(e), undefined),
         );
+        return;
+      }
+    }
+    if (verb === 'GET' && path === '/ready') {
+      const readiness = this.#deps.readiness();
+      if (readiness !== undefined) {
+        // 503 until the first instance lists are in; a lost discovery backend is detail, not unreadiness (last-known instances serve).
+        res.statusCode = readiness.ready ? 200 : 503;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify(readiness));
         return;
       }
     }

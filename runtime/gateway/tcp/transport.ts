@@ -12,8 +12,9 @@
 import type { Socket } from 'node:net';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
+import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { CallSession } from '../session/call-session';
-import { BAD_HEADER, FrameReader } from '../wire/frame-codec';
+import { BAD_HEADER, encodeFrame, FrameReader, FrameType } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { tcpContexts } from './context';
 
@@ -37,10 +38,13 @@ export class TcpTransport {
   readonly #core: GatewayCore;
   readonly #config: () => TcpGatewayConfig;
   readonly #sockets = new Set<Socket>();
+  readonly #budget: OutputBudget | undefined;
 
-  constructor(core: GatewayCore, config: () => TcpGatewayConfig) {
+  /** `budget`: the gateway-wide cap on output buffered for clients that do not read (output-budget.ts). */
+  constructor(core: GatewayCore, config: () => TcpGatewayConfig, budget?: OutputBudget) {
     this.#core = core;
     this.#config = config;
+    this.#budget = budget;
   }
 
   /** Serves one connection (handed over by the mux, or from a dedicated net.Server). */
@@ -57,6 +61,17 @@ export class TcpTransport {
     if (config.noDelay !== false) socket.setNoDelay(true);
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'tcp', connectionId });
 
+    const budget = this.#budget;
+    const output: BufferedOutput = {
+      protocol: 'tcp',
+      connectionId,
+      bufferedBytes: () => socket.writableLength,
+      cut: (reason) => {
+        // An error frame for a client that still reads; its buffers are freed within a second either way.
+        socket.end(encodeFrame(FrameType.Error, { id: null, error: { code: 'RESOURCE_EXHAUSTED', message: reason } }));
+        setTimeout(() => socket.destroy(), 1000).unref();
+      },
+    };
     let paused = false;
     let corked = false;
     const uncork = (): void => {
@@ -77,6 +92,7 @@ export class TcpTransport {
         core.emit({ type: 'message', protocol: 'tcp', direction: 'out', bytes: frame.length, connectionId });
         core.emit({ type: 'buffer', protocol: 'tcp', connectionId, bufferedBytes: buffered, limitBytes: maxBuffered });
       }
+      budget?.note(output, buffered);
       if (buffered > maxBuffered) {
         socket.destroy();
       } else if (buffered > highWater && !paused) {
@@ -124,6 +140,7 @@ export class TcpTransport {
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
+      budget?.forget(output);
       this.#sockets.delete(socket);
       session.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'tcp', connectionId, durationMs: Date.now() - opened });

@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
+import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { nextConnectionId } from '../gateway-core';
 import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
 import { decodeFrame } from '../wire/frame-codec';
@@ -52,12 +53,15 @@ const HIGH_WATER = 1 << 20;
 export class WebSocketTransport {
   readonly #core: GatewayCore;
   readonly #config: () => WebSocketGatewayConfig;
+  readonly #budget: OutputBudget | undefined;
   #wss: WebSocketServer | undefined = undefined;
   #wssKey = '';
 
-  constructor(core: GatewayCore, config: () => WebSocketGatewayConfig) {
+  /** `budget`: the gateway-wide cap on output buffered for clients that do not read (output-budget.ts). */
+  constructor(core: GatewayCore, config: () => WebSocketGatewayConfig, budget?: OutputBudget) {
     this.#core = core;
     this.#config = config;
+    this.#budget = budget;
   }
 
   get path(): string {
@@ -105,6 +109,17 @@ export class WebSocketTransport {
     const opened = Date.now();
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'websocket', connectionId });
     const maxBuffered = config.maxBufferedBytes ?? 16 << 20;
+    const budget = this.#budget;
+    const output: BufferedOutput = {
+      protocol: 'websocket',
+      connectionId,
+      bufferedBytes: () => ws.bufferedAmount,
+      cut: (reason) => {
+        // 1008 with the reason, for a client that still reads; its buffers are freed within a second either way.
+        ws.close(1008, reason.slice(0, 120));
+        setTimeout(() => ws.terminate(), 1000).unref();
+      },
+    };
     let corked = false;
     const uncork = (): void => {
       corked = false;
@@ -122,6 +137,7 @@ export class WebSocketTransport {
       ws.send(data);
       // A peer that stops reading: stop reading its requests, and drop it past the hard limit.
       const buffered = ws.bufferedAmount;
+      budget?.note(output, buffered);
       if (buffered > maxBuffered) ws.terminate();
       else if (buffered > HIGH_WATER && !ws.isPaused) {
         ws.pause();
@@ -184,6 +200,7 @@ export class WebSocketTransport {
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      budget?.forget(output);
       session.close();
       tap?.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'websocket', connectionId, durationMs: Date.now() - opened });
