@@ -86,8 +86,11 @@ export interface SearchUsersRequest {
 }
 
 export interface CreateMultipleUsersResponse {
+  /** Users created. */
   count: number;
   users: User[];
+  /** One entry per item that failed (spec 4.6 rule 2): its position and why. */
+  errors: string[];
 }
 
 export interface ChatMessage {
@@ -1147,7 +1150,7 @@ export const SearchUsersRequest: MessageFns<SearchUsersRequest> = {
 };
 
 function createBaseCreateMultipleUsersResponse(): CreateMultipleUsersResponse {
-  return { count: 0, users: [] };
+  return { count: 0, users: [], errors: [] };
 }
 
 export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse> = {
@@ -1157,6 +1160,9 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
     }
     for (const v of message.users) {
       User.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.errors) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -1190,6 +1196,14 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
             message.users.push(User.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.errors.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1206,6 +1220,7 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
     return {
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
       users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
+      errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -1217,6 +1232,9 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
     if (message.users?.length) {
       obj.users = message.users.map((e) => User.toJSON(e));
     }
+    if (message.errors?.length) {
+      obj.errors = message.errors;
+    }
     return obj;
   },
 
@@ -1227,6 +1245,7 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
     const message = createBaseCreateMultipleUsersResponse();
     message.count = object.count ?? 0;
     message.users = object.users?.map((e) => User.fromPartial(e)) || [];
+    message.errors = object.errors?.map((e) => e) || [];
     return message;
   },
 };

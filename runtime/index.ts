@@ -9,3 +9,4 @@ export * from './http';
 export * from './gateway';
 export * from './health';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode, IdempotencyLevel } from './grpc/descriptor';
+export * from './validation';

@@ -15,6 +15,7 @@ import { healthCheck, ProtocolGateway, readinessCheck, server, type FwApplicatio
 import { UserServiceDescriptor } from '../../generated/user.fw';
 import { sampleCalls } from './sample-calls';
 import { UserServiceImpl } from './user.service';
+import { userServiceOptions } from './user-service-options';
 
 /** A running example: the fw app that owns the port, and the gateway it hosts. */
 export interface RunningUserGateway {
@@ -36,7 +37,7 @@ export interface RunningUserGateway {
 export async function startUserGateway(port: number, host = '127.0.0.1'): Promise<RunningUserGateway> {
   const gateway = new ProtocolGateway({ grpc: { reflection: true } });
   gateway.configureHTTP({ basePath: '/api' });
-  gateway.addService(UserServiceDescriptor, new UserServiceImpl());
+  gateway.addService(UserServiceDescriptor, new UserServiceImpl(), userServiceOptions);
 
   let accepting = true;
   const app = server.http();

@@ -10,6 +10,7 @@ import { server } from 'fw';
 import type { GrpcApplication } from 'fw/grpc';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 import { UserServiceImpl } from './user.service';
+import { userServiceOptions } from './user-service-options';
 
 /** A running example server. */
 export interface RunningUserService {
@@ -25,7 +26,7 @@ export interface RunningUserService {
  */
 export async function startUserService(port: number, host = '127.0.0.1'): Promise<RunningUserService> {
   const app = server.grpc();
-  app.addService(UserServiceDescriptor, new UserServiceImpl());
+  app.addService(UserServiceDescriptor, new UserServiceImpl(), userServiceOptions);
   const address = await app.listen(port, host);
   return { app, port: address.port };
 }

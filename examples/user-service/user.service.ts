@@ -3,7 +3,7 @@
  * Later runs keep every body byte for byte, append new RPCs as UNIMPLEMENTED
  * stubs and update changed signatures (docs/codegen.md "Stub merge").
  */
-import type { RequestContext } from 'fw';
+import { violationsOf, type RequestContext } from 'fw';
 import { GrpcError, GrpcStatus } from 'fw/grpc';
 import type {
   ChatMessage,
@@ -17,9 +17,8 @@ import type {
   UpdateUserRequest,
   User,
 } from '../../generated/user';
-import { UserServiceValidation, type UserServiceHandlers } from '../../generated/user.fw';
+import type { UserServiceHandlers } from '../../generated/user.fw';
 import { ChatRoom } from './chat-room';
-import { validateRequest } from './request-validation';
 import { StoreError, UserStore } from './user-store';
 
 /** Maps storage failures to the statuses of spec 7.1; anything else becomes INTERNAL. */
@@ -42,7 +41,6 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Fetches one user by id. */
   async getUser(request: GetUserRequest, context: RequestContext): Promise<User> {
-    validateRequest(UserServiceValidation.getUser.jsonSchema, request);
     try {
       return this.store.get(request.id);
     } catch (error) {
@@ -52,7 +50,6 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Creates a user. */
   async createUser(request: CreateUserRequest, context: RequestContext): Promise<User> {
-    validateRequest(UserServiceValidation.createUser.jsonSchema, request);
     try {
       return this.store.create(request);
     } catch (error) {
@@ -62,7 +59,6 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Updates the fields present in the request. */
   async updateUser(request: UpdateUserRequest, context: RequestContext): Promise<User> {
-    validateRequest(UserServiceValidation.updateUser.jsonSchema, request);
     try {
       return this.store.update(request.id, request);
     } catch (error) {
@@ -72,7 +68,6 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Deletes a user. */
   async deleteUser(request: DeleteUserRequest, context: RequestContext): Promise<DeleteUserResponse> {
-    validateRequest(UserServiceValidation.deleteUser.jsonSchema, request);
     try {
       this.store.delete(request.id);
       return { success: true };
@@ -83,7 +78,6 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Streams users page by page. */
   async *listUsers(request: ListUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
-    validateRequest(UserServiceValidation.listUsers.jsonSchema, request);
     const page = request.page > 0 ? request.page : 1;
     const limit = request.limit > 0 ? request.limit : 10;
     const sortBy = request.sortBy !== '' ? request.sortBy : 'created_at';
@@ -100,28 +94,38 @@ export class UserServiceImpl implements UserServiceHandlers {
 
   /** Streams users matching a query. */
   async *searchUsers(request: SearchUsersRequest, context: RequestContext): AsyncGenerator<User, void> {
-    validateRequest(UserServiceValidation.searchUsers.jsonSchema, request);
     const limit = request.limit > 0 ? request.limit : 10;
     for (const user of this.store.search(request.query, request.fields, limit)) yield user;
   }
 
-  /** Creates every user sent; failing items do not stop the others. */
+  /**
+   * Creates every user sent; failing items do not stop the others.
+   * Registered with `invalidItems: 'deliver'` (user-service-options.ts), so
+   * items that break CreateUserRequest's rules arrive with their violations.
+   */
   async createMultipleUsers(requests: AsyncIterable<CreateUserRequest>, context: RequestContext): Promise<CreateMultipleUsersResponse> {
     const users: User[] = [];
+    const errors: string[] = [];
+    let position = 0;
     try {
       for await (const request of requests) {
+        position += 1;
+        const violations = violationsOf(request);
+        if (violations !== undefined) {
+          errors.push(`item ${position}: ${violations.map((v) => `${v.field} ${v.message}`).join('; ')}`);
+          continue;
+        }
         try {
-          validateRequest(UserServiceValidation.createUser.jsonSchema, request);
           users.push(this.store.create(request));
-        } catch {
-          // A failing item is skipped; the proto response has no errors field.
+        } catch (error) {
+          errors.push(`item ${position}: ${toGrpcError(error).message}`);
         }
       }
     } catch (error) {
       if (error instanceof GrpcError) throw error;
       throw new GrpcError(GrpcStatus.INTERNAL, 'batch creation failed');
     }
-    return { count: users.length, users };
+    return { count: users.length, users, errors };
   }
 
   /** A chat room: every message is broadcast to every participant. */

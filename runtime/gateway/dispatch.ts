@@ -14,6 +14,7 @@ import type { CredentialSource } from './auth/types';
 import { GatewayErrors } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
+import { validateEach } from '../validation/stream-items';
 import type { GatewayHandler } from './types';
 
 /** The call object interceptors see; the extra fields stay internal to dispatch. */
@@ -36,15 +37,11 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
     fromJSON: undefined,
     toJSON: undefined,
     descriptor: undefined,
+    fromBinary: undefined,
+    paramValue: undefined,
+    invalidItems: 'fail',
     direct: true,
   };
-}
-
-async function* validateEach(source: AsyncIterable<unknown>, validate: (v: unknown) => void): AsyncIterable<unknown> {
-  for await (const item of source) {
-    validate(item);
-    yield item;
-  }
 }
 
 /** Runs calls for every transport; holds the interceptor chain, the authenticator and the discovery resolver. */
@@ -112,9 +109,15 @@ export class Dispatcher {
 
   #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
     if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
-      // Nothing wraps this method: skip building the call object and the async pipeline.
+      // Nothing but input validation wraps this method: skip building the call object and the async pipeline.
       try {
-        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(request, context));
+        const validate = resolved.validateInput;
+        let input = request;
+        if (validate !== undefined) {
+          if (resolved.streaming === 'client' || resolved.streaming === 'bidirectional') input = validateEach(request as AsyncIterable<unknown>, validate, resolved.invalidItems);
+          else validate(request);
+        }
+        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(input, context));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -167,9 +170,9 @@ export class Dispatcher {
     let request = call.request;
     if (m.validateInput !== undefined) {
       if (m.streaming === 'client' || m.streaming === 'bidirectional') {
-        request = validateEach(request as AsyncIterable<unknown>, m.validateInput);
+        request = validateEach(request as AsyncIterable<unknown>, m.validateInput, m.invalidItems);
       } else {
-        m.validateInput(m.toJSON === undefined ? request : jsonOfRequest(m, request));
+        m.validateInput(request);
       }
     }
     const invoke = (req: unknown): Promise<unknown> => this.#invoke(m, req, call.context);
@@ -182,15 +185,7 @@ export class Dispatcher {
 
   async #invoke(m: ResolvedMethod, request: unknown, context: RequestContext): Promise<unknown> {
     const result = await (m.handler as (r: unknown, c: RequestContext) => unknown)(request, context);
-    if (m.validateOutput !== undefined && (m.streaming === 'none' || m.streaming === 'client')) {
-      m.validateOutput(m.toJSON === undefined ? result : m.toJSON(result));
-    }
+    if (m.validateOutput !== undefined && (m.streaming === 'none' || m.streaming === 'client')) m.validateOutput(result);
     return result;
   }
-}
-
-/** Generated services validate the canonical JSON form their schema describes. */
-function jsonOfRequest(m: ResolvedMethod, request: unknown): unknown {
-  const codec = m.descriptor?.requestCodec;
-  return codec === undefined ? request : codec.toJSON(request);
 }

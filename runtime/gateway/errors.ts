@@ -4,6 +4,8 @@
  * carries it. Every transport goes through here, so the same failure has the
  * same code on HTTP, WebSocket, gRPC, UDP and TCP.
  */
+import { PROTOTYPE_KEY_MESSAGE } from '../core/prototype-keys';
+import { isInvalidMessageError } from '../validation/violations';
 import { GrpcStatus, grpcStatusName, grpcStatusToHttp, httpStatusToGrpc } from '../core/status';
 import type { Protocol } from '../core/request-context';
 
@@ -93,6 +95,11 @@ export function toServiceError(error: unknown): ServiceError {
     const details = typeof error.details === 'string' && stripStatusPrefix(error.details) === message ? undefined : error.details;
     return new ServiceError(name, message, grpcStatusToHttp(error.code), details);
   }
+  if (isInvalidMessageError(error)) {
+    // A request breaking its rules is the caller's fault; a response breaking them (validateResponses) the handler's.
+    if (error.direction === 'response') return new ServiceError('OUTPUT_VALIDATION_ERROR', error.message, 500, error.violations);
+    return new ServiceError('VALIDATION_ERROR', error.message, 400, error.violations);
+  }
   if (error instanceof Error && error.name === 'ValidationError') {
     return new ServiceError('VALIDATION_ERROR', error.message, 400);
   }
@@ -145,6 +152,15 @@ export function transformError(error: unknown, protocol: Protocol | string): Tra
   }
 }
 
+/**
+ * The error for a request (or stream item) its method's decoder refused: the
+ * decoder's own VALIDATION_ERROR with its violations, or a generic 400.
+ */
+export function decodeFailure(error: unknown, what = 'Request data'): ServiceError {
+  if (error instanceof ServiceError || isInvalidMessageError(error)) return toServiceError(error);
+  return new ServiceError('BAD_REQUEST', `${what} does not match the method's message type`, 400);
+}
+
 /** Errors the gateway itself raises, one place so their codes stay stable. */
 export const GatewayErrors = {
   serviceNotFound: (service: string): ServiceError => new ServiceError('SERVICE_NOT_FOUND', `Unknown service: ${service}`, 404, { service }),
@@ -158,6 +174,8 @@ export const GatewayErrors = {
   tooLarge: (what: string, limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_LARGE', `${what} exceeds ${limit} bytes`, 413, { limit }),
   /** A call that arrived while `close()` drains: 503 / UNAVAILABLE, safe to retry elsewhere (the handler never ran). */
   shuttingDown: (): ServiceError => new ServiceError('UNAVAILABLE', 'The server is shutting down; retry on another instance', 503),
+  /** Input carrying `__proto__` / `constructor.prototype` keys, refused on every transport alike. */
+  prototypeKey: (): ServiceError => new ServiceError('INVALID_JSON', PROTOTYPE_KEY_MESSAGE, 400),
   unsupportedStreaming: (protocol: string, streaming: string): ServiceError =>
     new ServiceError('STREAMING_NOT_SUPPORTED', `${streaming} streaming is not available over ${protocol}`, 400, { protocol, streaming }),
 } as const;

@@ -39,6 +39,10 @@ export interface GatewayOptions {
   grpc?: GrpcGatewayOptions;
   udp?: UdpGatewayConfig;
   tcp?: TcpGatewayConfig & MuxOptions;
+  /** Generated services: accept and drop unknown JSON members instead of refusing them (protobuf's option name); default false. */
+  ignoreUnknownFields?: boolean;
+  /** Generated services: validate responses against their buf.validate rules too (development aid, costs a re-encode); default false. */
+  validateResponses?: boolean;
   /**
    * Gateway-wide cap on output buffered for clients that do not read, in
    * bytes (beyond each connection's own `maxBufferedBytes`): past it the

@@ -216,7 +216,8 @@ export class ProtocolGateway {
   addService(descriptor: ServiceDescriptor, handlers: object, options?: DescriptorServiceOptions): this;
   addService(first: string | ServiceDescriptor | (ServiceInput & { name: string }), second?: ServiceInput | object, options?: DescriptorServiceOptions): this {
     if (isServiceDescriptor(first)) {
-      this.#registry.addDescriptor(first, second as Record<string, unknown>, options);
+      const defaults = { ignoreUnknownFields: this.#options.ignoreUnknownFields, validateResponses: this.#options.validateResponses };
+      this.#registry.addDescriptor(first, second as Record<string, unknown>, options, defaults);
     } else if (typeof first === 'string') {
       this.#registry.addInline(first, second as ServiceInput);
     } else if (first !== null && typeof first === 'object' && typeof (first as { name?: unknown }).name === 'string') {

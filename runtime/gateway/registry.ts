@@ -11,6 +11,24 @@ import type { DispatchInterceptor } from './extension-points';
 import { FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
+import type { GateOptions, MethodGates } from '../validation/message-gate';
+import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-items';
+import { deliverInvalid, isInvalidMessageError } from '../validation/violations';
+
+export type { InvalidItemPolicy };
+
+/** Gateway-wide defaults of generated services' validation. */
+export interface ValidationDefaults extends GateOptions {
+  /** Check handlers' responses against their rules too (development aid); default false. */
+  validateResponses?: boolean;
+}
+
+/** The message gates of a method, loaded on first use so HTTP-only apps never load protovalidate. */
+function gatesOf(descriptor: ServiceDescriptor, md: MethodDescriptor, options: GateOptions): MethodGates | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require('../validation/message-gate') as typeof import('../validation/message-gate');
+  return mod.methodGates(descriptor, md, options);
+}
 
 const STREAMING: readonly StreamingMode[] = ['none', 'server', 'client', 'bidirectional'];
 
@@ -40,7 +58,13 @@ export interface ResolvedMethod {
   readonly toJSON: ((value: unknown) => unknown) | undefined;
   /** Set for generated services: binary codecs for gRPC. */
   readonly descriptor: MethodDescriptor | undefined;
-  /** No limits, auth, validation or middleware: dispatch may call the handler straight away. */
+  /** Protobuf bytes → handler request (generated services; the gate keeps the bytes for validation). */
+  readonly fromBinary: ((bytes: Uint8Array) => unknown) | undefined;
+  /** A path/query parameter's string as its field's JSON wants it (generated services). */
+  readonly paramValue: ((path: string, raw: string) => unknown) | undefined;
+  /** Client/bidi streams: `fail` ends the call on an invalid item, `deliver` hands it over with its violations. */
+  readonly invalidItems: InvalidItemPolicy;
+  /** No limits, auth, output validation or middleware: dispatch may check the input and call the handler straight away. */
   readonly direct: boolean;
 }
 
@@ -52,7 +76,6 @@ export function isDirect(m: Omit<ResolvedMethod, 'direct'>): boolean {
     m.limiter === undefined &&
     p?.authentication === undefined &&
     m.authentication !== true &&
-    m.validateInput === undefined &&
     m.validateOutput === undefined &&
     (p === undefined || p.middleware.length === 0)
   );
@@ -140,8 +163,8 @@ export class ServiceRegistry {
     return this.#store({ name, descriptor: undefined, methods: resolved });
   }
 
-  /** Registers a generated service: descriptor + camelCase handlers. */
-  addDescriptor(descriptor: ServiceDescriptor, handlers: Record<string, unknown>, options: DescriptorServiceOptions = {}): RegisteredService {
+  /** Registers a generated service: descriptor + camelCase handlers, decoded strictly and validated with protovalidate. */
+  addDescriptor(descriptor: ServiceDescriptor, handlers: Record<string, unknown>, options: DescriptorServiceOptions = {}, defaults: ValidationDefaults = {}): RegisteredService {
     if (!isServiceDescriptor(descriptor)) throw new TypeError('addService: not a ServiceDescriptor');
     if (handlers === null || typeof handlers !== 'object') throw new TypeError(`addService(${descriptor.name}): handlers must be an object`);
     const name = options.name ?? descriptor.name;
@@ -151,13 +174,17 @@ export class ServiceRegistry {
       authentication: options.authentication,
       limiter: checkRateLimit(options.rateLimit, `addService(${name}).rateLimit`),
     };
+    const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields };
+    const validateResponses = options.validateResponses ?? defaults.validateResponses ?? false;
     const resolved: ResolvedMethod[] = [];
     for (const md of Object.values(descriptor.methods)) {
       const impl = (handlers as Record<string, unknown>)[md.localName] ?? (handlers as Record<string, unknown>)[md.name];
       const extra = options.methods?.[md.localName] ?? options.methods?.[md.name] ?? {};
       const handler: GatewayHandler =
         typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
-      const schema = extra.input ?? (md.inputSchema as ServiceMethod['input']);
+      const gates = gatesOf(descriptor, md, gateOptions);
+      const invalidItems = checkInvalidItems(extra.invalidItems, `${name}.${md.localName}`);
+      const streamsIn = md.streaming === 'client' || md.streaming === 'bidirectional';
       resolved.push(withDirect({
         service: name,
         method: md.localName,
@@ -166,11 +193,14 @@ export class ServiceRegistry {
         policy,
         authentication: extra.authentication,
         limiter: checkRateLimit(extra.rateLimit, `${name}.${md.localName}.rateLimit`),
-        validateInput: schema === undefined ? undefined : compileValidator(schema, 'input'),
-        validateOutput: extra.output === undefined ? undefined : compileValidator(extra.output, 'output'),
-        fromJSON: (json) => md.requestCodec.fromJSON(json ?? {}),
+        validateInput: requestValidator(gates, md, extra.input),
+        validateOutput: responseValidator(gates, md, extra.output, validateResponses),
+        fromJSON: requestReader(gates, md, streamsIn && invalidItems === 'deliver'),
         toJSON: (value) => md.responseCodec.toJSON(value),
         descriptor: md,
+        fromBinary: gates === undefined ? (bytes) => md.requestCodec.decode(bytes) : (bytes) => gates.request.fromBinary(bytes),
+        paramValue: gates === undefined ? undefined : (path, raw) => gates.request.paramValue(path, raw),
+        invalidItems,
       }));
     }
     const registered = this.#store({ name, descriptor, methods: resolved });
@@ -194,6 +224,9 @@ export class ServiceRegistry {
       fromJSON: undefined,
       toJSON: undefined,
       descriptor: undefined,
+      fromBinary: undefined,
+      paramValue: undefined,
+      invalidItems: 'fail',
     });
   }
 
@@ -226,6 +259,47 @@ export class ServiceRegistry {
       }
     }
   }
+}
+
+/** protovalidate rules, then an extra JSON Schema given at registration (checked on the canonical JSON). */
+function requestValidator(gates: MethodGates | undefined, md: MethodDescriptor, schema: ServiceMethod['input']): Validator | undefined {
+  const rules = gates?.request.ruled === true ? gates.request : undefined;
+  const extra = schema === undefined ? undefined : compileValidator(schema, 'input');
+  if (rules === undefined && extra === undefined) return undefined;
+  return (value) => {
+    rules?.check(value);
+    extra?.(md.requestCodec.toJSON(value));
+  };
+}
+
+function responseValidator(gates: MethodGates | undefined, md: MethodDescriptor, schema: ServiceMethod['output'], rulesToo: boolean): Validator | undefined {
+  const rules = rulesToo && gates?.response.ruled === true ? gates.response : undefined;
+  const extra = schema === undefined ? undefined : compileValidator(schema, 'output');
+  if (rules === undefined && extra === undefined) return undefined;
+  return (value) => {
+    rules?.check(value);
+    extra?.(md.responseCodec.toJSON(value));
+  };
+}
+
+/**
+ * Wire JSON → handler request: strict proto3 JSON through the gate (or the
+ * codec for descriptors without embedded files). With `deliver`, an item the
+ * mapping refuses still reaches the handler, as the default message carrying
+ * its violations.
+ */
+function requestReader(gates: MethodGates | undefined, md: MethodDescriptor, deliver: boolean): (json: unknown) => unknown {
+  if (gates === undefined) return (json) => md.requestCodec.fromJSON(json ?? {});
+  const gate = gates.request;
+  if (!deliver) return (json) => gate.fromJson(json);
+  return (json) => {
+    try {
+      return gate.fromJson(json);
+    } catch (error) {
+      if (!isInvalidMessageError(error)) throw error;
+      return deliverInvalid(md.requestCodec.decode(new Uint8Array(0)) as object, error.violations);
+    }
+  };
 }
 
 function withDirect(m: Omit<ResolvedMethod, 'direct'>): ResolvedMethod {

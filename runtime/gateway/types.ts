@@ -71,6 +71,17 @@ export interface DescriptorServiceOptions {
   middleware?: DispatchInterceptor[];
   authentication?: ServiceAuthenticationConfig;
   rateLimit?: RateLimitConfig;
+  /** Accept and drop JSON members a request message does not declare; default: the gateway's `ignoreUnknownFields` (false → refused). */
+  ignoreUnknownFields?: boolean;
+  /** Check responses against their buf.validate rules too (a development aid); default: the gateway's `validateResponses` (false). */
+  validateResponses?: boolean;
   /** Per-method extras keyed by camelCase or PascalCase method name. */
-  methods?: Record<string, Partial<Omit<ServiceMethod, 'handler' | 'streaming'>>>;
+  methods?: Record<string, Partial<Omit<ServiceMethod, 'handler' | 'streaming'>> & {
+    /**
+     * Client and bidi streams: `fail` (default) ends the call with
+     * VALIDATION_ERROR at the first invalid item; `deliver` hands every item
+     * to the handler, invalid ones carrying their violations (`violationsOf(item)`).
+     */
+    invalidItems?: 'fail' | 'deliver';
+  }>;
 }

@@ -16,6 +16,7 @@ import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
 import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
+import type { DescriptorOptions } from './request-checks';
 import { createHandler } from './server-handlers';
 import {
   bindDescriptor,
@@ -56,8 +57,8 @@ export interface GrpcApplication {
   withOptions(options: GrpcApplicationOptions): GrpcApplication;
   /** Inline `{name, methods}` (JSON codec) or `{definition, implementation}` (loadProtoDefinition). */
   addService(definition: InlineServiceDefinition | ProtoServiceRegistration): GrpcApplication;
-  /** A generated descriptor (`UserServiceDescriptor`) with its camelCase handlers. */
-  addService(descriptor: ServiceDescriptor, handlers: DescriptorHandlers): GrpcApplication;
+  /** A generated descriptor (`UserServiceDescriptor`) with its camelCase handlers; requests are checked against their buf.validate rules. */
+  addService(descriptor: ServiceDescriptor, handlers: DescriptorHandlers, options?: DescriptorOptions): GrpcApplication;
   /** Adds middleware, run in registration order around every call except health checks. */
   use(middleware: GrpcMiddleware): GrpcApplication;
   /** Starts serving; the port argument wins over `withOptions({port})`; 0 picks a free port. */
@@ -110,9 +111,9 @@ class GrpcApplicationImpl implements GrpcApplication {
     return this;
   }
 
-  addService(definition: InlineServiceDefinition | ProtoServiceRegistration | ServiceDescriptor, handlers?: DescriptorHandlers): GrpcApplication {
+  addService(definition: InlineServiceDefinition | ProtoServiceRegistration | ServiceDescriptor, handlers?: DescriptorHandlers, options?: DescriptorOptions): GrpcApplication {
     let binding: ServiceBinding;
-    if (isServiceDescriptor(definition)) binding = bindDescriptor(definition, handlers ?? {});
+    if (isServiceDescriptor(definition)) binding = bindDescriptor(definition, handlers ?? {}, options);
     else if (isProtoRegistration(definition)) binding = bindProto(definition);
     else if (typeof definition === 'object' && definition !== null && 'methods' in definition) binding = bindInline(definition);
     else throw new TypeError('addService expects {name, methods}, {definition, implementation} or a service descriptor with handlers');

@@ -7,6 +7,8 @@
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { InvalidMetadataError, metadataEntries, type MetadataRecord, type MetadataValue } from '../core/call-metadata';
 import { GrpcStatus, grpcStatusName, httpStatusToGrpc } from '../core/status';
+import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../validation/status-details';
+import { isInvalidMessageError } from '../validation/violations';
 
 /**
  * A failure with a gRPC status code (spec 7.1). Thrown by handlers and
@@ -46,6 +48,14 @@ export class GrpcError extends Error {
    */
   static from(error: unknown): GrpcError {
     if (error instanceof GrpcError) return error;
+    if (isInvalidMessageError(error)) {
+      // The rich error model: google.rpc.BadRequest listing every violation.
+      const code = error.direction === 'request' ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.INTERNAL;
+      const details = encodeBadRequestStatus(code, error.message, error.violations);
+      // `x-error-code` as the gateway sends it, so both servers name the failure alike.
+      const name = error.direction === 'request' ? 'VALIDATION_ERROR' : 'OUTPUT_VALIDATION_ERROR';
+      return new GrpcError(code, error.message, { [STATUS_DETAILS_KEY]: details, 'x-error-code': name });
+    }
     if (isServiceError(error)) return new GrpcError(httpStatusToGrpc(error.statusCode), error.message);
     return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
   }
@@ -75,7 +85,7 @@ export type UnexpectedErrorListener = (error: unknown, method: string) => void;
  * metadata that cannot be sent turns the status into INTERNAL, reported too.
  */
 export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: Metadata) => Metadata): Partial<StatusObject> {
-  if (!(error instanceof GrpcError) && !isServiceError(error)) onUnexpected(error, method);
+  if (!(error instanceof GrpcError) && !isServiceError(error) && !isInvalidMessageError(error)) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
   try {
     const metadata = recordToMetadata(grpcError.metadata);

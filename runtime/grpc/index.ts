@@ -15,6 +15,7 @@ export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions
 export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, DescriptorHandlers, Message } from './service-forms';
 export { inferStreaming } from './handler-kind';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';
+export type { DescriptorOptions } from './request-checks';
 export {
   InvalidMetadataError,
   type CallMetadataControls,

@@ -5,6 +5,7 @@
  * grpc-js answers with INTERNAL without calling the handler.
  */
 import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../core/json-depth';
+import { hasPrototypeKeys, PROTOTYPE_KEY_MESSAGE, textMayHavePrototypeKeys } from '../core/prototype-keys';
 
 /** Serializes one message; `undefined` becomes `{}` so a handler returning nothing still answers. */
 export function encodeJson(value: unknown): Buffer {
@@ -13,18 +14,15 @@ export function encodeJson(value: unknown): Buffer {
 
 /**
  * Parses one message; an empty message is `{}`. Throws SyntaxError on malformed
- * JSON; nesting past 100 levels returns a RejectedPayload, which the handler
- * answers with INVALID_ARGUMENT (a thrown error would become INTERNAL).
+ * JSON or prototype keys; nesting past 100 levels returns a RejectedPayload,
+ * which the handler answers with INVALID_ARGUMENT (a thrown error would become INTERNAL).
  */
 export function decodeJson(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
   const text = bytes.toString('utf8');
   if (jsonTextTooDeep(text)) return new RejectedPayload(TOO_DEEP_MESSAGE);
-  return JSON.parse(text, rejectPrototypeKeys);
-}
-
-// Same guard as the HTTP body parser: payloads never reach handlers with prototype-polluting keys.
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__') throw new SyntaxError('JSON key "__proto__" is not allowed');
+  const value: unknown = JSON.parse(text);
+  // The runtime's one guard: payloads never reach handlers with prototype-polluting keys.
+  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw new SyntaxError(PROTOTYPE_KEY_MESSAGE);
   return value;
 }

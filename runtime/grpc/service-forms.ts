@@ -17,6 +17,7 @@ import { decodeJson, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
 import { resolveProtoService, type ProtoServiceSource } from './proto-definition';
 import { reflectionEntry } from './reflection-entry';
+import { requestChecks, type DescriptorOptions } from './request-checks';
 
 /** A message of an inline (JSON) or proto-loaded service: a plain object. */
 export type Message = Record<string, unknown>;
@@ -130,8 +131,8 @@ export function bindProto(registration: ProtoServiceRegistration): ServiceBindin
   return { name: service.name, methods, packageDefinition: service.packageDefinition };
 }
 
-/** Form 3 → binding. Handlers are looked up by `localName` (camelCase), then by PascalCase name. */
-export function bindDescriptor(descriptor: ServiceDescriptor, handlers: DescriptorHandlers): ServiceBinding {
+/** Form 3 → binding. Handlers are looked up by `localName` (camelCase), then by PascalCase name; requests pass protovalidate first. */
+export function bindDescriptor(descriptor: ServiceDescriptor, handlers: DescriptorHandlers, options: DescriptorOptions = {}): ServiceBinding {
   if (typeof handlers !== 'object' || handlers === null) throw new TypeError(`addService(${descriptor.typeName}): handlers must be an object`);
   const table = handlers as Record<string, unknown>;
   const methods: MethodBinding[] = [];
@@ -139,17 +140,17 @@ export function bindDescriptor(descriptor: ServiceDescriptor, handlers: Descript
     const method = descriptor.methods[key] as MethodDescriptor;
     const found = table[method.localName] ?? table[method.name];
     const handler = typeof found === 'function' ? (found as AnyFunction) : undefined;
+    const checks = requestChecks(descriptor, method, options);
     let invoke: Invoker;
     if (handler === undefined) invoke = unimplemented(descriptor.typeName, method.name);
-    else if (streamsIn(method.streaming)) invoke = (call) => handler.call(handlers, call.requests, call.context);
-    else invoke = (call) => handler.call(handlers, call.request, call.context);
-    methods.push(descriptorMethodBinding(descriptor, method, invoke));
+    else invoke = (call) => checks.output(handler.call(handlers, checks.input(call), call.context));
+    methods.push(descriptorMethodBinding(descriptor, method, invoke, checks.decode));
   }
   return { name: descriptor.typeName, methods, packageDefinition: reflectionEntry(descriptor) };
 }
 
 /** Binding of one descriptor method with its binary codecs; clients reuse it with a no-op invoker. */
-export function descriptorMethodBinding(descriptor: ServiceDescriptor, method: MethodDescriptor, invoke: Invoker): MethodBinding {
+export function descriptorMethodBinding(descriptor: ServiceDescriptor, method: MethodDescriptor, invoke: Invoker, decode?: (bytes: Uint8Array) => unknown): MethodBinding {
   const request = method.requestCodec;
   const response = method.responseCodec;
   return {
@@ -157,7 +158,7 @@ export function descriptorMethodBinding(descriptor: ServiceDescriptor, method: M
     method: method.name,
     path: method.path,
     streaming: method.streaming,
-    requestDeserialize: (bytes) => request.decode(bytes),
+    requestDeserialize: decode ?? ((bytes) => request.decode(bytes)),
     requestSerialize: (value) => asBuffer(request.encode(value)),
     responseSerialize: (value) => asBuffer(response.encode(value)),
     responseDeserialize: (bytes) => response.decode(bytes),

@@ -13,6 +13,7 @@
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../core/json-depth';
 import type { IncomingMessage } from 'node:http';
 import { MiddlewareError } from './middleware-error';
+import { textMayHavePrototypeKeys } from '../core/prototype-keys';
 import { assertNoPrototypeKeys } from './prototype-guard';
 
 /** Called once with a refusal, or with the parsed value. */
@@ -20,14 +21,6 @@ export type JsonDone = (error: MiddlewareError | undefined, value?: unknown) => 
 
 const DIGITS = /^\d{1,15}$/;
 
-/**
- * prototype-guard's `mayHoldPrototypeKeys` markers, tested on the decoded
- * text: UTF-8 decoding keeps every ASCII byte, so the answer is the same
- * without three native Buffer searches per request.
- */
-function textMayHoldPrototypeKeys(text: string): boolean {
-  return text.includes('proto') || text.includes('constructor') || text.includes('\\u');
-}
 const EMPTY = Buffer.alloc(0);
 
 /** The Content-Length to read on the fast path, or -1 when body-parser must handle the request. */
@@ -64,7 +57,7 @@ function parse(raw: Buffer, strict: boolean): unknown {
   } catch (error) {
     throw new MiddlewareError(400, `Malformed JSON body: ${(error as Error).message}`, 'entity.parse.failed', { cause: error });
   }
-  if (textMayHoldPrototypeKeys(text)) assertNoPrototypeKeys(value, 'JSON body');
+  if (textMayHavePrototypeKeys(text)) assertNoPrototypeKeys(value, 'JSON body');
   return value;
 }
 

@@ -92,6 +92,7 @@ describe('user service generated from proto/user.proto', () => {
     );
     expect(response.count).toBe(2);
     expect(response.users.map((u) => u.name)).toEqual(['Batch A', 'Batch C']);
+    expect(response.errors).toEqual([expect.stringMatching(/^item 2: email /)]);
   });
 
   it('chats over a bidirectional stream: system greeting, then broadcasts', async () => {

@@ -225,7 +225,8 @@ describe('gateway fuzz', () => {
     for (let i = 0; i < N; i += 100) await Promise.all(Array.from({ length: 100 }, one));
     client.close();
     expect([...codes.values()].reduce((a, b) => a + b, 0)).toBe(N);
-    expect([...codes.keys()].every((c) => c === grpc.status.OK || c === grpc.status.INTERNAL)).toBe(true);
+    // Undecodable JSON is the caller's fault (INVALID_ARGUMENT); a handler failing on odd input is INTERNAL.
+    expect([...codes.keys()].every((c) => c === grpc.status.OK || c === grpc.status.INVALID_ARGUMENT || c === grpc.status.INTERNAL)).toBe(true);
     await stillServes();
   }, 120_000);
 

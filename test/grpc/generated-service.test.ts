@@ -44,7 +44,7 @@ describe('generated user service (fw-gen descriptor)', () => {
     async createMultipleUsers(requests) {
       const created: User[] = [];
       for await (const r of requests) created.push(user(String(100 + created.length), r.name));
-      return { count: created.length, users: created };
+      return { count: created.length, users: created, errors: [] };
     },
     async *chatWithUsers(requests) {
       yield { userId: 'system', message: 'welcome', timestamp: new Date(0) };
@@ -74,7 +74,7 @@ describe('generated user service (fw-gen descriptor)', () => {
   it('streams in every direction', async () => {
     expect((await collect(client.listUsers({ limit: 2 }))).map((u) => u.name)).toEqual(['Ada', 'Grace']);
     expect((await collect(client.searchUsers({ query: 'Eds' }))).map((u) => u.name)).toEqual(['Edsger']);
-    await expect(client.createMultipleUsers(fromArray([{ name: 'X' }, { name: 'Y' }]))).resolves.toMatchObject({ count: 2 });
+    await expect(client.createMultipleUsers(fromArray([{ name: 'X', email: 'x@example.com' }, { name: 'Y', email: 'y@example.com' }]))).resolves.toMatchObject({ count: 2 });
     const chat = await collect(client.chatWithUsers(fromArray([{ userId: 'u', message: 'hi' }])));
     expect(chat.map((m) => [m.userId, m.message])).toEqual([['system', 'welcome'], ['u', 'HI']]);
   });

@@ -11,6 +11,7 @@ import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { ServiceRegistry } from '../registry';
+import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
 
 /** `configureGRPC(config)` (spec 4.10). */
 export interface GrpcGatewayConfig {
@@ -62,6 +63,7 @@ const jsonDeserialize = (bytes: Buffer): unknown => {
   const text = bytes.toString('utf8');
   return jsonTextTooDeep(text) ? new RejectedPayload(TOO_DEEP_MESSAGE) : JSON.parse(text);
 };
+const fromJsonIdentity = (json: unknown): unknown => json;
 
 /** Services from the registry. */
 export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
@@ -81,8 +83,8 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
             path: md.path,
             ...s,
             requestSerialize: (v: unknown) => Buffer.from(md.requestCodec.encode(v)),
-            requestDeserialize: (b: Buffer) => md.requestCodec.decode(b),
-            responseSerialize: (v: unknown) => Buffer.from(md.responseCodec.encode(v)),
+            requestDeserialize: sniffingDeserializer(m.fromJSON ?? fromJsonIdentity, m.fromBinary ?? ((b) => md.requestCodec.decode(b))),
+            responseSerialize: (v: unknown) => (v instanceof JsonReply ? v.bytes : Buffer.from(md.responseCodec.encode(v))),
             responseDeserialize: (b: Buffer) => md.responseCodec.decode(b),
             originalName: m.method,
           },
@@ -100,7 +102,7 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
             path: `/${service.name}/${name}`,
             ...streamsOf(m.streaming),
             requestSerialize: jsonSerialize,
-            requestDeserialize: jsonDeserialize,
+            requestDeserialize: jsonDeserializer,
             responseSerialize: jsonSerialize,
             responseDeserialize: jsonDeserialize,
           },

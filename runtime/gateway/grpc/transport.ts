@@ -11,16 +11,19 @@ import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
 import { http2ChannelOptions, resolveHttp2Limits, watchRequestTimeouts, type Http2LimitOptions } from '../../grpc/h2-limits';
 import { RejectedPayload } from '../../core/json-depth';
-import { GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
+import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
+import type { FieldViolation } from '../../validation/violations';
+import { decodeFailure, GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
-import type { ServiceRegistry } from '../registry';
+import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
 import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata } from '../../grpc/errors';
 import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
+import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
 import { routeForeignStreams, type ForeignStreamHandler } from './foreign-streams';
@@ -179,24 +182,38 @@ export class GrpcTransport {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext; resolved: ResolvedMethod | undefined } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
+      // Replies to gRPC+JSON requests are JSON (message-format.ts).
+      if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
+      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context, resolved };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context, resolved };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
       return t === undefined ? v : t(v, route.method);
     };
-    const fromGateway = (v: unknown): unknown => {
+    /** The reply message: the configured transform, then JSON text when the request came as gRPC+JSON. */
+    const fromGateway = (v: unknown, json: boolean, resolved: ResolvedMethod | undefined): unknown => {
       const t = route.mapped ? config().transformResponse : undefined;
-      return t === undefined ? v : t(v, route.method);
+      const value = t === undefined ? v : t(v, route.method);
+      if (!json || resolved?.toJSON === undefined) return value;
+      return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
     };
+    /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
+    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => grpc.Metadata): AsyncIterable<unknown> =>
+      mapStream(call as never, (item) => {
+        if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
+        state.json = cameAsJson(item);
+        if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
+        return toGateway(item);
+      });
     /**
      * The call's abort signal. grpc-js emits 'cancelled' after every call,
      * completed ones too; `finish()` (run once a unary answer is handed to
@@ -222,18 +239,23 @@ export class GrpcTransport {
             return;
           }
           const watch = watchCancel(c);
-          const { promise, reply, context } = run(c, toGateway(c.request), watch.signal);
+          const raw = c.request;
+          const json = cameAsJson(raw);
+          const { promise, reply, context, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, json);
           const done = { call: c, reply, watch, context };
-          promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
+          promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = watchCancel(c);
-          const { promise, reply, context } = run(c, mapStream(c as never, toGateway), watch.signal);
+          const state = { json: false };
+          let replyHeaders: grpc.Metadata | undefined;
+          const { promise, reply, context, resolved } = run(c, requestStream(c, state, () => replyHeaders as grpc.Metadata), watch.signal, false);
+          replyHeaders = reply;
           const done = { call: c, reply, watch, context };
-          promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
+          promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
@@ -245,8 +267,13 @@ export class GrpcTransport {
             return;
           }
           const controller = watchCancel(c);
-          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway(single);
-          const { promise, reply, context } = run(c, request, controller.signal);
+          const raw = clientStreams ? undefined : (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
+          // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
+          const state = { json: cameAsJson(raw) };
+          let replyHeaders: grpc.Metadata | undefined;
+          const request = clientStreams ? requestStream(c, state, () => replyHeaders as grpc.Metadata) : raw instanceof Undecodable ? raw : toGateway(raw);
+          const { promise, reply, context, resolved } = run(c, request, controller.signal, state.json);
+          replyHeaders = reply;
           let headersSent = false;
           const sendHeaders = (): void => {
             if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
@@ -260,7 +287,7 @@ export class GrpcTransport {
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;
                 sendHeaders();
-                if (!c.write(fromGateway(item))) await drained(c, controller.signal);
+                if (!c.write(fromGateway(item, state.json, resolved))) await drained(c, controller.signal);
               }
               sendHeaders();
               c.end(handlerTrailers(context));
@@ -289,7 +316,11 @@ export class GrpcTransport {
         // Details that cannot be serialised stay server-side.
       }
     }
-    return { code: custom?.code ?? grpcStatusOf(se), details: custom?.message ?? se.message, metadata: trailer };
+    const code = custom?.code ?? grpcStatusOf(se);
+    const message = custom?.message ?? se.message;
+    // Refused messages carry the rich error model too: google.rpc.BadRequest, one entry per violation.
+    if (se.code === 'VALIDATION_ERROR' && Array.isArray(se.details)) trailer.set(STATUS_DETAILS_KEY, encodeBadRequestStatus(code, message, se.details as FieldViolation[]));
+    return { code, details: message, metadata: trailer };
   }
 
   /**

@@ -9,6 +9,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
+import { textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { ServiceError } from '../errors';
 
 /** Parsed body, `undefined` for a request without one, or the error to answer with. */
@@ -28,21 +29,6 @@ function tooLarge(limit: number): ServiceError {
   return new ServiceError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, 413, { limit });
 }
 
-const PROTO = Buffer.from('proto');
-const ESCAPE = Buffer.from('\\u');
-
-/** May the bytes hold `__proto__`/`constructor.prototype` (also escaped)? Only such bodies are walked after parsing. */
-export function mightHavePrototypeKeys(bytes: Buffer): boolean {
-  return bytes.includes(PROTO) || bytes.includes(ESCAPE);
-}
-
-/**
- * The same test on the decoded text: UTF-8 decoding keeps every ASCII byte,
- * so the answer is the same, without two native Buffer searches per call.
- */
-function textMightHavePrototypeKeys(text: string): boolean {
-  return text.includes('proto') || text.includes('\\u');
-}
 
 /**
  * Reads and parses the body (at most `limit` bytes); `headers` is `req.headers`.
@@ -103,7 +89,7 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
       return;
     }
     try {
-      finish({ ok: true, body: JSON.parse(text) as unknown, suspect: textMightHavePrototypeKeys(text) });
+      finish({ ok: true, body: JSON.parse(text) as unknown, suspect: textMayHavePrototypeKeys(text) });
     } catch (e) {
       finish({ ok: false, error: new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`, 400) });
     }

@@ -9,19 +9,20 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
+import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
+import { bytesMayHavePrototypeKeys, hasPrototypeKeys } from '../../core/prototype-keys';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
+import { decodeFailure, GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
-import { isPlainJsonBody, mightHavePrototypeKeys, readJsonBody } from './json-body';
+import { isPlainJsonBody, readJsonBody } from './json-body';
 import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
 import { applyQuery } from './query-fields';
 import { writeStream } from './streaming';
@@ -63,20 +64,7 @@ type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string,
 const SUSPECT = Symbol('fw.gateway.suspectBody');
 
 function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
-  if (mightHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
-}
-
-/** True when parsed JSON holds a `__proto__` key or `constructor.prototype` anywhere (bounded depth). */
-function hasPrototypeKeys(value: unknown, depth = 0): boolean {
-  // Depth is bounded: bodies nested past MAX_JSON_DEPTH are refused before this walk.
-  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return false;
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') return true;
-    const child = (value as Record<string, unknown>)[key];
-    if (key === 'constructor' && child !== null && typeof child === 'object' && Object.prototype.hasOwnProperty.call(child, 'prototype')) return true;
-    if (hasPrototypeKeys(child, depth + 1)) return true;
-  }
-  return false;
+  if (bytesMayHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
 }
 
 /** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
@@ -237,7 +225,7 @@ export class HttpTransport {
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
           const tracing = this.#tracing(headers);
-          this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
+          this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
           return;
         }
         req.body = outcome.body;
@@ -257,7 +245,7 @@ export class HttpTransport {
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
         const tracing = this.#tracing(req.headers);
-        this.#fail(res, new ServiceError('INVALID_JSON', 'Request body must not contain __proto__ or constructor.prototype keys', 400), tracing.traceId);
+        this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
         return;
       }
       this.#dispatch(req, res, match, path, query);
@@ -274,7 +262,7 @@ export class HttpTransport {
     try {
       request = this.#buildRequest(req, match, query, resolved, config);
     } catch (e) {
-      this.#fail(res, e instanceof ServiceError ? e : GatewayErrors.badRequest('Request does not match the method\'s message type'), tracing.traceId);
+      this.#fail(res, decodeFailure(e, 'Request'), tracing.traceId);
       return;
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
@@ -337,6 +325,7 @@ export class HttpTransport {
     }
     const streaming = resolved?.streaming ?? 'none';
     const fromJSON = resolved?.fromJSON;
+    const param = resolved?.paramValue;
     if (streaming === 'client' || streaming === 'bidirectional') {
       // A client stream over HTTP is a JSON array body, one element per message.
       if (!Array.isArray(req.body)) throw GatewayErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
@@ -347,7 +336,7 @@ export class HttpTransport {
     if (body === undefined || body === null) {
       const merged: Record<string, unknown> = {};
       if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
-      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), match.params[k]);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     } else if (match.body === '*' || match.body === undefined) {
       if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
@@ -355,7 +344,7 @@ export class HttpTransport {
       if (keys.length === 0) json = body;
       else {
         const merged = { ...(body as Record<string, unknown>) };
-        for (const k of keys) setPath(merged, jsonFieldPath(k), match.params[k]);
+        for (const k of keys) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
         json = merged;
       }
     } else {
@@ -363,7 +352,7 @@ export class HttpTransport {
       if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
       // The body field first, so a path variable inside it (`{book.name}` with body: "book") is kept.
       setPath(merged, jsonFieldPath(match.body), typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body);
-      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), match.params[k]);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     }
     return fromJSON === undefined ? json : fromJSON(json);

@@ -9,7 +9,7 @@
 import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
-import { GatewayErrors, ServiceError, toServiceError } from '../errors';
+import { decodeFailure, GatewayErrors, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -145,9 +145,9 @@ export class CallSession {
     let request: unknown;
     try {
       request = queue ?? (resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data));
-    } catch {
+    } catch (error) {
       this.#finish(id, k, call);
-      this.#sink.error(id, GatewayErrors.badRequest('Request data does not match the method\'s message type'), tracing.traceId);
+      this.#sink.error(id, decodeFailure(error), tracing.traceId);
       return;
     }
     const context = this.#contextFor(message, tracing, this.#controller.signal);
@@ -194,8 +194,8 @@ export class CallSession {
     let item: unknown;
     try {
       item = call.resolved?.fromJSON === undefined ? data : call.resolved.fromJSON(data);
-    } catch {
-      call.queue.fail(GatewayErrors.badRequest('Stream message does not match the method\'s message type'));
+    } catch (error) {
+      call.queue.fail(decodeFailure(error, 'Stream message'));
       return;
     }
     if (!call.queue.push(item)) {

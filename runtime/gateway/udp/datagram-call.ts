@@ -7,7 +7,7 @@
  */
 import type { RemoteInfo } from 'node:dgram';
 import type { RequestContext } from '../../core/request-context';
-import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import { decodeFailure, GatewayErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
@@ -51,8 +51,8 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   let request: unknown;
   try {
     request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
-  } catch {
-    replies.error(peer, id, GatewayErrors.badRequest('Request data does not match the method\'s message type'), traceId);
+  } catch (error) {
+    replies.error(peer, id, decodeFailure(error), traceId);
     return;
   }
   const context = udpContext(peer, message, tracing, signal);

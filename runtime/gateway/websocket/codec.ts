@@ -7,6 +7,7 @@
 import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
+import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { GatewayErrors, ServiceError } from '../errors';
 
 /** `configureWebSocket({messageFormat})` values. */
@@ -26,11 +27,13 @@ export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayB
   const bytes = toBuffer(data);
   let value: unknown;
   let tooDeep = false;
+  let suspect = true;
   try {
     if (format === 'json') {
       const text = bytes.toString('utf8');
       tooDeep = jsonTextTooDeep(text);
       if (!tooDeep) value = JSON.parse(text);
+      suspect = textMayHavePrototypeKeys(text);
     } else {
       value = msgpackDecode(bytes);
       tooDeep = valueTooDeep(value);
@@ -40,6 +43,8 @@ export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayB
   }
   if (tooDeep) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw GatewayErrors.badRequest('A message must be an object');
+  // msgpack keys are not text we could pre-screen: every msgpack message is scanned.
+  if (suspect && hasPrototypeKeys(value)) throw GatewayErrors.prototypeKey();
   return value as Record<string, unknown>;
 }
 

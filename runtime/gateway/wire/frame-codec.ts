@@ -7,6 +7,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
+import { hasPrototypeKeys, PROTOTYPE_KEY_MESSAGE, textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { ServiceError } from '../errors';
 
 /** The only frame version; replies carry it too. */
@@ -68,6 +69,7 @@ function parsePayloadText(text: string): Record<string, unknown> {
     throw malformed('Frame payload is not valid JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed('Frame payload must be a JSON object');
+  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw new ServiceError('INVALID_JSON', PROTOTYPE_KEY_MESSAGE, 400);
   return value as Record<string, unknown>;
 }
 

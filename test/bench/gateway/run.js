@@ -6,6 +6,7 @@
  *
  *   npm run bench:gateway
  *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp,connect npm run bench:gateway
+ *   BENCH_ONLY=validation npm run bench:gateway   (only the validated-unary rows)
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
  * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. The
@@ -49,6 +50,9 @@ const TARGET = 0.8;
 const HOST = '127.0.0.1';
 const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
 const CONNECT_HEADERS = { 'content-type': 'application/json', 'connect-protocol-version': '1' };
+/** createUser's request in the validated-unary scenario: valid under user.proto's rules. */
+const USER = { name: 'Ada Lovelace', email: 'ada@example.com' };
+const VALIDATION_TARGET = 0.9;
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
@@ -70,12 +74,12 @@ function startServer(kind) {
 
 // ---- load generators: each returns completed calls per second ----
 
-async function httpLoad(port, urlPath, durationMs, headers = { 'content-type': 'application/json' }) {
+async function httpLoad(port, urlPath, durationMs, headers = { 'content-type': 'application/json' }, payload = PAYLOAD) {
   const result = await autocannon({
     url: `http://${HOST}:${port}${urlPath}`,
     method: 'POST',
     headers,
-    body: JSON.stringify(PAYLOAD),
+    body: JSON.stringify(payload),
     connections: CONNECTIONS * 4,
     pipelining: 1,
     duration: durationMs / 1000,
@@ -204,6 +208,31 @@ const openGrpc = (port) => {
     });
 };
 
+/** CreateUserRequest {name, email} in protobuf, written once (fields 1 and 2, length-delimited). */
+function createUserBytes() {
+  const field = (no, text) => {
+    const bytes = Buffer.from(text);
+    return Buffer.concat([Buffer.from([(no << 3) | 2, bytes.length]), bytes]);
+  };
+  return Buffer.concat([field(1, USER.name), field(2, USER.email)]);
+}
+
+/** Binary gRPC CreateUser calls on `grpcPath`; request bytes are prebuilt, replies are not decoded. */
+const openCreateUser = (port, grpcPath) => {
+  let n = 0;
+  const identity = (b) => b;
+  const bytes = createUserBytes();
+  const Ctor = grpc.makeGenericClientConstructor({ createUser: { path: grpcPath, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } }, 'UserService');
+  return () =>
+    new Promise((resolve) => {
+      const client = new Ctor(`${HOST}:${port}`, grpc.credentials.createInsecure(), { 'grpc.fw_bench_user_channel': n++ });
+      client.waitForReady(Date.now() + 10_000, () => {
+        let cb = () => undefined;
+        resolve({ send: () => client.createUser(bytes, () => cb()), onReply: (f) => (cb = f), close: () => client.close() });
+      });
+    });
+};
+
 const SCENARIOS = [
   { transport: 'http', floor: 'node:http', kind: 'http', raw: (p, ms) => httpLoad(p, '/', ms), gw: (p, ms) => httpLoad(p, '/api/Echo/echo', ms) },
   { transport: 'websocket', floor: 'ws echo', kind: 'ws', raw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}`), ms), gw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}/ws`), ms) },
@@ -215,6 +244,10 @@ const SCENARIOS = [
   // Reference rows, not targets: floors that decode the JSON message and encode the reply, as the gateway must (and as the grpc-js floor's codec does).
   { transport: 'http', floor: 'node:http JSON echo', kind: 'http-json', reference: true, raw: (p, ms) => httpLoad(p, '/', ms), gw: (p, ms) => httpLoad(p, '/api/Echo/echo', ms) },
   { transport: 'udp', floor: 'dgram JSON echo', kind: 'udp-json', reference: true, raw: (p, ms) => inflightLoad(openUdp(p), ms), gw: (p, ms) => inflightLoad(openUdp(p), ms) },
+  // Validated unary: createUser with user.proto's buf.validate rules (the "gateway" column) against the same call
+  // from rule-free copies of its messages (the "floor" column); both strict-decode their input. Target: ≤ 10% fewer calls/s.
+  { transport: 'http', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER), gw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER) },
+  { transport: 'grpc', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => inflightLoad(openCreateUser(p, '/plainuser.UserService/CreateUser'), ms), gw: (p, ms) => inflightLoad(openCreateUser(p, '/user.UserService/CreateUser'), ms) },
 ];
 
 /** CPU seconds (user + system) used so far by a process, from /proc; undefined off Linux. */
@@ -250,10 +283,11 @@ async function main() {
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
   const rows = [];
   for (const s of SCENARIOS) {
-    if (only && !only.includes(s.transport)) continue;
+    if (only && !only.includes(s.transport) && !(s.validation && only.includes('validation'))) continue;
+    if (only && only.includes('validation') && !s.validation && !only.includes(s.transport)) continue;
     const subjects = [];
     try {
-      subjects.push(await subject('floor', s.kind, s.raw), await subject('gateway', 'gateway', s.gw));
+      subjects.push(await subject('floor', s.kind, s.raw), await subject('gateway', s.gatewayKind ?? 'gateway', s.gw));
       for (const x of subjects) await x.measure(WARMUP_MS).catch(() => undefined); // JIT warm-up, not counted
       const samples = await interleave(subjects, { passes: PASSES, sliceMs: SLICE_MS });
       rows.push({
@@ -276,12 +310,13 @@ async function main() {
   console.log('|---|---|---:|---:|---:|---|---:|---:|---:|');
   const fmt = (v, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
   for (const r of rows) {
-    const goal = r.target ?? TARGET;
+    const goal = r.target ?? (r.validation ? VALIDATION_TARGET : TARGET);
     const target = r.reference ? 'reference' : `≥ ${goal}× ${r.ratio >= goal ? 'MET' : 'NOT MET'}`;
     console.log(`| ${r.transport} | ${r.floor} | ${fmt(r.raw)} | ${fmt(r.gw)} | ${fmt(r.ratio, 2)}× | ${target} | ${fmt(r.rawCpu, 1)} | ${fmt(r.gwCpu, 1)} | ${fmt(r.cpuRatio, 2)}× |`);
   }
   console.log('Reference rows: the floor also decodes the JSON message and encodes the reply (the work any JSON service does); the target is on the byte-echo floors above.');
   console.log('CPU ratio = floor CPU per call / gateway CPU per call (server process, from /proc).');
+  console.log('Validated rows: both columns are gateways; "floor" serves createUser without rules, "gateway" the same call with user.proto\'s rules (≤ 10% overhead).');
   // Extra scenario files (e.g. the forwarding benchmark) run as their own processes.
   for (const file of fs.readdirSync(__dirname).sort()) {
     if (/^forwarding.*-run\.js$/.test(file) && !only) {

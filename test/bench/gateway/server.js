@@ -8,22 +8,25 @@
  *   grpc     — plain grpc-js server, JSON codec, /Echo/echo
  *   http-json, udp-json — the same floors, but decoding the JSON message and
  *              encoding the reply as the gateway's wire format does (reference rows)
+ *   user-rules — gateway serving generated/user.fw.ts's UserService.createUser (buf.validate rules)
+ *   user-plain — the same call from a copy of its messages without rules (proto/plain_user.proto)
  * Prints `PORT <n>` when listening.
  */
 'use strict';
-const fs = require('node:fs');
-const ts = require('typescript');
-
-// Load fw from its TypeScript source: transpile each .ts file on require.
-require.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  module._compile(outputText, filename);
-};
+// fw (and generated code importing `fw`) from its TypeScript source.
+require('../../support/require-ts');
 
 const HOST = '127.0.0.1';
+
+/** A gateway serving one generated UserService whose createUser answers at once (no store: only decoding and validation differ). */
+async function userGateway(descriptorModule, descriptorName) {
+  const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
+  const descriptor = require(descriptorModule)[descriptorName];
+  const gateway = new ProtocolGateway({});
+  gateway.addService(descriptor, { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) });
+  const { port } = await gateway.listen(0, HOST);
+  return port;
+}
 const json = (v) => Buffer.from(JSON.stringify(v));
 const parse = (b) => JSON.parse(b.toString('utf8'));
 
@@ -36,6 +39,8 @@ const servers = {
     const { port } = await gateway.listen(0, HOST);
     return port;
   },
+  'user-rules': () => userGateway('../../../generated/user.fw.ts', 'UserServiceDescriptor'),
+  'user-plain': () => userGateway('./generated/plain_user.fw.ts', 'UserServiceDescriptor'),
   async http() {
     const server = require('node:http').createServer((req, res) => {
       const chunks = [];

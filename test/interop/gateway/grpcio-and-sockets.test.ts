@@ -63,6 +63,12 @@ requirePeers(PEERS.grpcio, PEERS.curl)('gateway interop: grpcio, Python sockets,
     expect(out.missing).toBe('NOT_FOUND');
     expect(out.missingErrorCode).toBe('NOT_FOUND');
     expect(out.invalid).toBe('INVALID_ARGUMENT');
+    // grpc-status-details-bin, decoded by Python's protobuf: a google.rpc.Status whose detail is a BadRequest.
+    expect(out.invalidStatus).toEqual({ code: 3, typeUrls: ['type.googleapis.com/google.rpc.BadRequest'] });
+    expect(out.invalidViolations).toEqual([
+      ['name', 'required'],
+      ['email', 'string.email'],
+    ]);
   }, 90_000);
 
   it('a Python socket script speaks the documented UDP and TCP frames', async () => {

@@ -1,0 +1,157 @@
+/**
+ * The gate every generated request (and, opted in, response) passes: strict
+ * proto3 JSON decoding with @bufbuild/protobuf, then protovalidate's
+ * standard rules and CEL expressions, over the descriptors embedded in the
+ * generated `x.fw.ts`. Handlers keep receiving ts-proto's shapes: canonical
+ * JSON, once @bufbuild/protobuf has accepted it, is read by ts-proto's
+ * `fromJSON` (or through binary for the types it misreads); binary requests
+ * are ts-proto `decode`d as before, their bytes kept for validation.
+ *
+ * Loaded on first use (registering a generated service), so an HTTP-only
+ * `import 'fw'` never loads protovalidate.
+ */
+import { fromBinary, fromJson, toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { pathToString } from '@bufbuild/protobuf/reflect';
+import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from '../grpc/descriptor';
+import { locateJsonError } from './json-error-path';
+import { hasRules, schemaSetOf, tsProtoReadsJson, type SchemaSet } from './schema-registry';
+import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from './violations';
+
+/** Per-service (or per-gateway) decoding options. */
+export interface GateOptions {
+  /** Accept and drop JSON members the message does not declare (protobuf's own option name); default false: refused. */
+  ignoreUnknownFields?: boolean;
+}
+
+/** What `check` validates a decoded value from: the bytes it came from or its @bufbuild/protobuf twin. */
+const origins = new WeakMap<object, Message | Uint8Array>();
+
+/** Decoding and validation of one message type, in one direction. */
+export class MessageGate<T = unknown> {
+  /** True when the message (or one it contains) has buf.validate rules. */
+  readonly ruled: boolean;
+  readonly #set: SchemaSet;
+  readonly #schema: DescMessage;
+  readonly #codec: MessageCodec<T>;
+  readonly #ignoreUnknownFields: boolean;
+  readonly #viaTsProtoJson: boolean;
+  readonly #direction: 'request' | 'response';
+
+  constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response') {
+    this.#set = set;
+    this.#schema = schema;
+    this.#codec = codec;
+    this.#ignoreUnknownFields = options.ignoreUnknownFields === true;
+    this.#viaTsProtoJson = tsProtoReadsJson(schema);
+    this.#direction = direction;
+    this.ruled = hasRules(schema);
+  }
+
+  /**
+   * Canonical proto3 JSON → the handler's value. Wrong types, out-of-range
+   * numbers, unknown enum names or fields, malformed WKTs and two members of
+   * one oneof throw an InvalidMessageError naming the field path; nothing is
+   * coerced. Rules are checked later, by `check`.
+   */
+  fromJson(json: unknown): T {
+    const input = json ?? {};
+    let message: Message;
+    try {
+      message = fromJson(this.#schema, input as never, { ignoreUnknownFields: this.#ignoreUnknownFields });
+    } catch (error) {
+      throw new InvalidMessageError([locateJsonError(this.#schema, input, error, this.#ignoreUnknownFields)], this.#direction);
+    }
+    const value = this.#viaTsProtoJson ? this.#codec.fromJSON(input) : this.#codec.decode(toBinary(this.#schema, message));
+    if (this.ruled && value !== null && typeof value === 'object') origins.set(value, message);
+    return value;
+  }
+
+  /** Binary → the handler's value (ts-proto decode); malformed bytes throw an InvalidMessageError. */
+  fromBinary(bytes: Uint8Array): T {
+    let value: T;
+    try {
+      value = this.#codec.decode(bytes);
+    } catch (error) {
+      throw new InvalidMessageError([{ field: '', rule: 'protobuf', message: `malformed protobuf: ${(error as Error).message}` }], this.#direction);
+    }
+    if (this.ruled && value !== null && typeof value === 'object') origins.set(value, bytes);
+    return value;
+  }
+
+  /** The rules `value` breaks, or undefined. A rule that cannot be evaluated (bad CEL) throws. */
+  violations(value: T): FieldViolation[] | undefined {
+    if (!this.ruled) return undefined;
+    const origin = value !== null && typeof value === 'object' ? origins.get(value) : undefined;
+    let message: Message;
+    if (origin === undefined) message = fromBinary(this.#schema, this.#codec.encode(value));
+    else if (origin instanceof Uint8Array) message = fromBinary(this.#schema, origin);
+    else message = origin;
+    const result = this.#set.validator.validate(this.#schema, message as never);
+    if (result.kind === 'valid') return undefined;
+    if (result.kind === 'error') throw result.error;
+    return result.violations.map((v) => ({ field: pathToString(v.field), rule: v.ruleId, message: v.message }));
+  }
+
+  /** Throws an InvalidMessageError listing every violation of `value`. */
+  check(value: T): void {
+    if (!this.ruled) return;
+    const found = this.violations(value);
+    if (found !== undefined) throw new InvalidMessageError(found, this.#direction);
+  }
+
+  /**
+   * A path or query parameter (`a.b`, always a string) as its field's JSON
+   * wants it: `true`/`false` for bools, a one-element list for repeated
+   * fields; everything else stays a string (the JSON mapping accepts numbers
+   * and enum names as strings).
+   */
+  paramValue(path: string, raw: string): unknown {
+    const field = fieldAt(this.#schema, path);
+    if (field === undefined) return raw;
+    if (field.fieldKind === 'list') return [raw];
+    if (field.fieldKind === 'scalar' && field.scalar === 8 /* BOOL */) {
+      if (raw === 'true') return true;
+      if (raw === 'false') return false;
+    }
+    return raw;
+  }
+}
+
+function fieldAt(schema: DescMessage, dotted: string): DescField | undefined {
+  let message: DescMessage | undefined = schema;
+  let field: DescField | undefined;
+  for (const name of dotted.split('.')) {
+    if (message === undefined) return undefined;
+    field = message.fields.find((f) => f.name === name || f.jsonName === name);
+    if (field === undefined) return undefined;
+    message = field.message;
+  }
+  return field;
+}
+
+/** Request and response gates of one method. */
+export interface MethodGates {
+  readonly request: MessageGate;
+  readonly response: MessageGate;
+}
+
+/**
+ * Gates of `method`, or undefined when its descriptor carries no usable
+ * FileDescriptorProtos (a hand-written descriptor): such methods keep the
+ * codec's own JSON reading and are not validated.
+ */
+export function methodGates(service: ServiceDescriptor, method: MethodDescriptor, options: GateOptions = {}): MethodGates | undefined {
+  const files = service.fileDescriptorProtos;
+  if (files === undefined || files.length === 0) return undefined;
+  const set = schemaSetOf(files);
+  if (set === undefined) return undefined;
+  const request = set.registry.getMessage(method.requestType);
+  const response = set.registry.getMessage(method.responseType);
+  if (request === undefined || response === undefined) return undefined;
+  return {
+    request: new MessageGate(set, request, method.requestCodec, options, 'request'),
+    response: new MessageGate(set, response, method.responseCodec, options, 'response'),
+  };
+}
+
+export { JSON_MAPPING_RULE };
