@@ -2,8 +2,10 @@
  * Serves the example user service on all five gateway protocols on one port:
  * HTTP/JSON (google.api.http routes and POST /api/UserService/<method>, plus
  * GET /health and GET /ready), WebSocket (/ws), gRPC, TCP frames, and UDP on
- * the same port number. An fw app owns the port and hosts the gateway.
- * `npm start` runs this; `PORT` (default 50051) and `HOST` (default 127.0.0.1).
+ * the same port number, with gRPC server reflection (grpcurl works without
+ * the .proto). An fw app owns the port and hosts the gateway. `npm start`
+ * runs this and prints one call per protocol (sample-calls.ts); `PORT`
+ * (default 50051) and `HOST` (default 127.0.0.1).
  *
  * @example
  * // npm start
@@ -11,6 +13,7 @@
  */
 import { healthCheck, ProtocolGateway, readinessCheck, server, type FwApplication, type GatewayAddress } from 'fw';
 import { UserServiceDescriptor } from '../../generated/user.fw';
+import { sampleCalls } from './sample-calls';
 import { UserServiceImpl } from './user.service';
 
 /** A running example: the fw app that owns the port, and the gateway it hosts. */
@@ -31,7 +34,7 @@ export interface RunningUserGateway {
  * await running.close();
  */
 export async function startUserGateway(port: number, host = '127.0.0.1'): Promise<RunningUserGateway> {
-  const gateway = new ProtocolGateway({});
+  const gateway = new ProtocolGateway({ grpc: { reflection: true } });
   gateway.configureHTTP({ basePath: '/api' });
   gateway.addService(UserServiceDescriptor, new UserServiceImpl());
 
@@ -72,7 +75,10 @@ export function serve(): void {
   startUserGateway(Number.isInteger(port) ? port : 50051, host).then(
     (running) => {
       const { address } = running;
-      process.stdout.write(`user service on ${host}:${address.port ?? ''}: HTTP (/health, /ready, /users, /api/UserService/<method>), WebSocket (/ws), gRPC, TCP frames; UDP on ${address.udpPort ?? ''}\n`);
+      const port = address.port ?? 0;
+      process.stdout.write(`user service on ${host}:${port}: HTTP (/health, /ready, /users, /api/UserService/<method>), WebSocket (/ws), gRPC (with reflection), TCP frames; UDP on ${address.udpPort ?? ''}\n`);
+      process.stdout.write('One call per protocol:\n');
+      for (const call of sampleCalls(host, port)) process.stdout.write(`  ${call.protocol.padEnd(10)}${call.command}\n`);
       const stop = (): void => void running.close().finally(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

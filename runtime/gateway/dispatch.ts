@@ -8,7 +8,8 @@
 import { compose } from '../core/compose';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from '../grpc/descriptor';
-import { authenticationRequired, type Authenticator } from './auth/authenticator';
+import { authenticationRequired } from './auth/authentication-required';
+import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
 import { GatewayErrors } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';

@@ -5,32 +5,34 @@
  * monitoring and service discovery through the dispatch interceptors and
  * event sinks of extension-points.ts.
  */
-import type http from 'node:http';
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
-import { Authenticator } from './auth/authenticator';
+import { PORT_HOST, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
-import { Dispatcher } from './dispatch';
+import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
 import type { GrpcGatewayConfig } from './grpc/method-table';
-import { GrpcTransport } from './grpc/transport';
-import { HttpTransport, type HttpGatewayConfig, type HttpGatewayHandler } from './http/transport';
+import type { GrpcTransport } from './grpc/transport';
+import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
-import { ServiceRegistry } from './registry';
-import { StreamListener } from './stream-listener';
-import { TcpTransport } from './tcp/transport';
+import type { ServiceRegistry } from './registry';
+import type { StreamListener } from './stream-listener';
+import type { TcpTransport } from './tcp/transport';
 import type { DescriptorServiceOptions, ServiceInput } from './types';
-import { UdpTransport, type UdpGatewayConfig } from './udp/transport';
-import { WebSocketTransport, type WebSocketGatewayConfig } from './websocket/transport';
+import type { UdpTransport, UdpGatewayConfig } from './udp/transport';
+import type { WebSocketTransport, WebSocketGatewayConfig } from './websocket/transport';
 import type { Monitoring } from './monitoring/create-monitoring';
 import type { MonitoringConfig } from './monitoring/monitoring-config';
 import type { GatewayMetrics } from './monitoring/metrics-snapshot';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/** The listener for an fw app's port; app-hosting.ts (and the mux) load when an app first listens with it. */
+const hostOnAppPort: PortHostFactory = (server, options) => (require('./app-hosting') as typeof import('./app-hosting')).hostOnAppPort(server, options);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Minimal view of discovery's factory, loaded lazily. */
 type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
@@ -45,8 +47,8 @@ type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: stri
  */
 export class ProtocolGateway {
   readonly #options: GatewayOptions;
-  readonly #registry = new ServiceRegistry();
-  readonly #dispatcher = new Dispatcher(this.#registry);
+  readonly #registry: ServiceRegistry;
+  readonly #dispatcher: Dispatcher;
   readonly #interceptors: DispatchInterceptor[] = [];
   readonly #sinks: GatewayEventSink[] = [];
   #httpConfig: HttpGatewayConfig;
@@ -57,16 +59,18 @@ export class ProtocolGateway {
   #monitoring: Monitoring | undefined = undefined;
   #address: GatewayAddress | undefined = undefined;
   readonly #core: GatewayCore;
-  readonly #http: HttpTransport;
-  readonly #ws: WebSocketTransport;
-  readonly #grpc: GrpcTransport;
-  readonly #udp: UdpTransport;
-  readonly #tcp: TcpTransport;
-  readonly #listener: StreamListener;
+  /** Transports built on first use (see the getters below). */
+  readonly #transports: { http?: HttpTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
+  #streamListener: StreamListener | undefined = undefined;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
     this.#options = options;
+    // `import 'fw'` loads only this class; its machinery loads with the first gateway.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    this.#registry = new (require('./registry') as typeof import('./registry')).ServiceRegistry();
+    this.#dispatcher = new (require('./dispatch') as typeof import('./dispatch')).Dispatcher(this.#registry);
+    /* eslint-enable @typescript-eslint/no-require-imports */
     this.#httpConfig = { ...(options.http ?? {}) };
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
@@ -83,7 +87,26 @@ export class ProtocolGateway {
         return self.#monitoring?.correlationHeader ?? 'X-Trace-ID';
       },
     };
-    this.#http = new HttpTransport({
+  }
+
+  /** The one TCP listener (and its mux), built when the gateway first listens itself. */
+  get #listener(): StreamListener {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (this.#streamListener ??= new (require('./stream-listener') as typeof import('./stream-listener')).StreamListener({
+      enabled: (p) => this.#enabled(p),
+      options: () => this.#options,
+      http: () => this.#http,
+      websocket: () => this.#ws,
+      grpc: () => this.#grpc,
+      tcp: () => this.#tcp,
+    }));
+  }
+
+  // Each transport and its libraries (body-parser, ws, grpc-js, …) load when the
+  // gateway first needs it, so a gateway (or an `fw` import) without gRPC never loads grpc-js.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  get #http(): HttpTransport {
+    return (this.#transports.http ??= new (require('./http/transport') as typeof import('./http/transport')).HttpTransport({
       core: this.#core,
       registry: this.#registry,
       config: () => this.#httpConfig,
@@ -91,20 +114,29 @@ export class ProtocolGateway {
         const m = this.#monitoring;
         return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
       },
-    });
-    this.#ws = new WebSocketTransport(this.#core, () => this.#wsConfig);
-    this.#grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
-    this.#udp = new UdpTransport(this.#core, () => this.#udpConfig);
-    this.#tcp = new TcpTransport(this.#core, () => this.#options.tcp ?? {});
-    this.#listener = new StreamListener({
-      enabled: (p) => this.#enabled(p),
-      options: () => this.#options,
-      http: this.#http,
-      websocket: this.#ws,
-      grpc: this.#grpc,
-      tcp: this.#tcp,
-    });
+    }));
   }
+
+  get #ws(): WebSocketTransport {
+    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig));
+  }
+
+  get #grpc(): GrpcTransport {
+    const build = (): GrpcTransport => {
+      const { GrpcTransport } = require('./grpc/transport') as typeof import('./grpc/transport');
+      return new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
+    };
+    return (this.#transports.grpc ??= build());
+  }
+
+  get #udp(): UdpTransport {
+    return (this.#transports.udp ??= new (require('./udp/transport') as typeof import('./udp/transport')).UdpTransport(this.#core, () => this.#udpConfig));
+  }
+
+  get #tcp(): TcpTransport {
+    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}));
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
 
   #enabled(protocol: Protocol): boolean {
     const o = this.#options;
@@ -203,6 +235,9 @@ export class ProtocolGateway {
 
   /** `configureAuthentication({providers, rules})` (spec part 5). */
   configureAuthentication(config: AuthenticationConfig): this {
+    // Loaded here so gateways without authentication never load jose.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Authenticator } = require('./auth/authenticator') as typeof import('./auth/authenticator');
     this.#dispatcher.authenticator = new Authenticator(config);
     return this;
   }
@@ -264,9 +299,10 @@ export class ProtocolGateway {
   }
 
   /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */
-  getWebSocketConfig(): WebSocketGatewayConfig & { path: string; maxPayload: number; handleUpgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void } {
+  getWebSocketConfig(): WebSocketGatewayConfig & HostedWebSocketOptions & { path: string; maxPayload: number } {
     return {
       ...this.#wsConfig,
+      [PORT_HOST]: hostOnAppPort,
       path: this.#ws.path,
       maxPayload: this.#wsConfig.maxPayload ?? 1 << 20,
       handleUpgrade: (req, socket, head) => this.#ws.handleUpgrade(req, socket, head),
@@ -274,9 +310,10 @@ export class ProtocolGateway {
   }
 
   /** gRPC options for `app.withOptions({grpc})`; `injectConnection` serves an h2c socket. */
-  getGRPCConfig(): { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number; injectConnection: (socket: Duplex) => void } {
+  getGRPCConfig(): HostedGrpcOptions & { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number } {
     const max = this.#options.grpc?.maxMessageSize ?? 4 << 20;
     return {
+      [PORT_HOST]: hostOnAppPort,
       reflection: this.#options.grpc?.reflection === true,
       maxReceiveMessageLength: max,
       maxSendMessageLength: max,
@@ -285,9 +322,10 @@ export class ProtocolGateway {
   }
 
   /** UDP options for `app.withOptions({udp})`; the host app calls `bind(port, host)` after it listens and `close()` when it closes. */
-  getUDPConfig(): UdpGatewayConfig & { maxPacketSize: number; bind: (port: number, host: string) => Promise<number>; close: () => Promise<void> } {
+  getUDPConfig(): UdpGatewayConfig & HostedUdpOptions & { maxPacketSize: number } {
     return {
       ...this.#udpConfig,
+      [PORT_HOST]: hostOnAppPort,
       maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507,
       bind: (port, host) => this.#udp.bind(port, host),
       close: () => this.#udp.close(),
@@ -295,8 +333,13 @@ export class ProtocolGateway {
   }
 
   /** TCP options for `app.withOptions({tcp})`; `handleConnection` serves a frame-protocol socket. */
-  getTCPConfig(): NonNullable<GatewayOptions['tcp']> & { maxFrameSize: number; handleConnection: (socket: Socket) => void } {
-    return { ...(this.#options.tcp ?? {}), maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20, handleConnection: (socket) => this.#tcp.handle(socket) };
+  getTCPConfig(): NonNullable<GatewayOptions['tcp']> & HostedTcpOptions & { maxFrameSize: number } {
+    return {
+      ...(this.#options.tcp ?? {}),
+      [PORT_HOST]: hostOnAppPort,
+      maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20,
+      handleConnection: (socket) => this.#tcp.handle(socket),
+    };
   }
 
   /** Where the gateway listens (after `listen()`). */
@@ -334,11 +377,12 @@ export class ProtocolGateway {
   /** Stops every protocol and closes all connections. */
   async close(): Promise<void> {
     this.#address = undefined;
-    this.#ws.close();
-    this.#tcp.close();
-    this.#grpc.close();
-    const closing = this.#listener.close();
-    await this.#udp.close();
+    const { ws, tcp, grpc, udp } = this.#transports;
+    ws?.close();
+    tcp?.close();
+    grpc?.close();
+    const closing = this.#streamListener?.close();
+    await udp?.close();
     await closing;
     await this.#monitoring?.close();
     await this.#dispatcher.resolver?.close();

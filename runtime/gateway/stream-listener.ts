@@ -18,10 +18,11 @@ import type { WebSocketTransport } from './websocket/transport';
 export interface StreamListenerDeps {
   enabled(protocol: Protocol): boolean;
   options(): GatewayOptions;
-  http: HttpTransport;
-  websocket: WebSocketTransport;
-  grpc: GrpcTransport;
-  tcp: TcpTransport;
+  /** Each transport is asked for when first needed (the gateway builds them lazily). */
+  http(): HttpTransport;
+  websocket(): WebSocketTransport;
+  grpc(): GrpcTransport;
+  tcp(): TcpTransport;
 }
 
 /** One port for HTTP, WebSocket, gRPC and TCP frames. */
@@ -44,7 +45,7 @@ export class StreamListener {
     };
     const server = http.createServer(options, (req, res) => {
       if (this.#deps.enabled('http')) {
-        this.#deps.http.handle(req, res);
+        this.#deps.http().handle(req, res);
         return;
       }
       res.statusCode = 404;
@@ -52,7 +53,7 @@ export class StreamListener {
     });
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (this.#deps.enabled('websocket') && this.#deps.websocket.accepts(req)) this.#deps.websocket.handleUpgrade(req, socket, head);
+      if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
       else socket.destroy();
     });
     // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
@@ -72,9 +73,9 @@ export class StreamListener {
           httpServer.emit('connection', socket);
           socket.resume();
         } : undefined,
-        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc.inject(socket) : undefined,
+        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
         tcp: this.#deps.enabled('tcp') ? (socket) => {
-          this.#deps.tcp.handle(socket);
+          this.#deps.tcp().handle(socket);
           socket.resume();
         } : undefined,
       },

@@ -3,8 +3,7 @@
  * (`properties.x.required: true`) by rewriting it to JSON Schema's `required`
  * list, and plain JSON Schema (fw-gen's `inputSchema`) as is.
  */
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
 import { ServiceError } from './errors';
 import type { ValidationSchema } from './types';
@@ -20,9 +19,14 @@ export type Validator = (value: unknown) => void;
 
 let shared: Ajv2020 | undefined;
 
+/** The one ajv instance, loaded with the first schema: services without validation never load ajv. */
 function ajv(): Ajv2020 {
   if (shared === undefined) {
-    shared = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const Ajv = (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default;
+    const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    shared = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
     addFormats(shared);
   }
   return shared;

@@ -9,15 +9,11 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from './descriptor';
+import type { CallMetadata } from './call-metadata';
 import { GrpcRequestContext } from './grpc-request-context';
 
-/** The call's request metadata as spec 4.6 shows it. */
-export interface CallMetadata {
-  /** Every value of `name` (lowercase); empty when absent. */
-  get(name: string): (string | Buffer)[];
-  /** One value per key (the first), as a plain object. */
-  getMap(): Record<string, string | Buffer>;
-}
+export type { CallMetadata } from './call-metadata';
+
 
 /**
  * Where a call came from and how it can end early. grpc-js's server call

@@ -1,23 +1,33 @@
 /**
- * The spec 2.3 RequestContext of a gRPC call, built over its GrpcCall. Every
+ * The spec 2.3 RequestContext of a gRPC call, built over its call. Every
  * field is computed on first read, so calls whose handlers never look at the
  * context pay only for one small object.
  */
 import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
-import type { GrpcCall } from './call';
+import type { CallMetadata } from './call-metadata';
 import { splitPeer } from './peer-address';
 
-/** RequestContext over a GrpcCall: every field computed on first read. */
+/** What the context reads from its call (GrpcCall provides it; named here so neither file imports the other). */
+export interface ContextSource {
+  readonly metadata: CallMetadata;
+  readonly service: string;
+  readonly method: string;
+  readonly user: unknown;
+  readonly signal: AbortSignal;
+  getPeer(): string;
+}
+
+/** RequestContext over a call: every field computed on first read. */
 export class GrpcRequestContext implements RequestContext {
   readonly protocol = 'grpc' as const;
-  readonly #call: GrpcCall;
+  readonly #call: ContextSource;
   #client: ClientInfo | undefined;
   #headers: Record<string, string> | undefined;
   #metadata: Record<string, unknown> | undefined;
   #tracing: TracingInfo | undefined;
   #authentication: AuthenticationInfo | undefined;
 
-  constructor(call: GrpcCall) {
+  constructor(call: ContextSource) {
     this.#call = call;
     this.#client = undefined;
     this.#headers = undefined;
@@ -69,7 +79,7 @@ export class GrpcRequestContext implements RequestContext {
   }
 }
 
-function clientInfo(call: GrpcCall): ClientInfo {
+function clientInfo(call: ContextSource): ClientInfo {
   const peer = call.getPeer();
   const { address, port } = splitPeer(peer);
   const [userAgent] = call.metadata.get('user-agent');

@@ -6,16 +6,17 @@
  * 2. `{definition, implementation}` from `loadProtoDefinition()`, handlers take `call`;
  * 3. a generated `ServiceDescriptor` plus camelCase handlers `(request, context)`.
  */
+import type { PackageDefinition } from '@grpc/proto-loader';
 import type { RequestContext } from '../core/request-context';
 import { GrpcStatus } from '../core/status';
 import type { GrpcCall } from './call';
 import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from './descriptor';
 import { GrpcError } from './errors';
-import { descriptorPackageDefinition } from './descriptor-reflection';
 import { inferStreaming, isStreamingMode } from './handler-kind';
 import { decodeJson, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
 import { resolveProtoService, type ProtoServiceSource } from './proto-definition';
+import { reflectionEntry } from './reflection-entry';
 
 /** A message of an inline (JSON) or proto-loaded service: a plain object. */
 export type Message = Record<string, unknown>;
@@ -144,7 +145,7 @@ export function bindDescriptor(descriptor: ServiceDescriptor, handlers: Descript
     else invoke = (call) => handler.call(handlers, call.request, call.context);
     methods.push(descriptorMethodBinding(descriptor, method, invoke));
   }
-  return { name: descriptor.typeName, methods, packageDefinition: descriptorPackageDefinition(descriptor) };
+  return { name: descriptor.typeName, methods, packageDefinition: reflectionEntry(descriptor) };
 }
 
 /** Binding of one descriptor method with its binary codecs; clients reuse it with a no-op invoker. */

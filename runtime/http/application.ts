@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch-handler';
 import { sendError, sendNotFound, type ErrorLogger } from './final-handler';
-import { HostedListener, hostsGateway } from './gateway-hosting';
+import { portHostFactory, type PortHost } from './gateway-hosting';
 import { ForbiddenQueryKeyError, forbiddenQueryKey } from './query-guard';
 import { nativeRouteEntries } from './native-routes';
 import { FwRequest } from './request';
@@ -58,8 +58,8 @@ export class FwApplication extends Router {
   #closing: Promise<void> | null = null;
   #logger: ErrorLogger = console;
   #trustProxy: TrustFunction | null = null;
-  /** Set on the first `listen` with gateway options (`websocket`, `grpc`, `udp`, `tcp`). */
-  #hosted: HostedListener<typeof FwRequest, typeof FwResponse> | null = null;
+  /** The gateway's port listener, set on the first `listen` with gateway options (`websocket`, `grpc`, `udp`, `tcp`). */
+  #hosted: PortHost | null = null;
 
   /**
    * The `(req, res)` listener the application's server uses. Requests must be
@@ -174,7 +174,9 @@ export class FwApplication extends Router {
     this.#prepare();
     this.#closing = null;
     pinTickObjectShape();
-    if (this.#hosted !== null || hostsGateway(this.#options)) return this.#listenHosted(server, chosen, hostname ?? this.#options.hostname);
+    const hostFactory = this.#hosted === null ? portHostFactory(this.#options) : undefined;
+    if (hostFactory !== undefined) this.#hosted = hostFactory(server, () => this.#options);
+    if (this.#hosted !== null) return this.#listenHosted(this.#hosted, chosen, hostname ?? this.#options.hostname);
     return new Promise<this>((resolve, reject) => {
       const onError = (error: Error): void => {
         server.off('listening', onListening);
@@ -192,8 +194,7 @@ export class FwApplication extends Router {
   }
 
   /** Listening with gateway transports on the same port (docs/gateway.md). */
-  async #listenHosted(server: FwServer, port: number, hostname: string | undefined): Promise<this> {
-    const hosted = (this.#hosted ??= new HostedListener(server, () => this.#options));
+  async #listenHosted(hosted: PortHost, port: number, hostname: string | undefined): Promise<this> {
     await hosted.listen(port, hostname);
     if (this.#options.development?.console === true) console.log(`fw listening on ${this.url}`);
     return this;

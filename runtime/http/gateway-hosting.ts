@@ -1,19 +1,43 @@
 /**
  * Hosting a protocol gateway's transports on an fw app's one port (spec
  * 4.10: `app.withOptions({ websocket, grpc, udp, tcp })` with the objects
- * `gateway.get*Config()` return). WebSocket upgrades on the config's path go
- * to its `handleUpgrade`; with `grpc` or `tcp` the port becomes the gateway's
- * connection mux (HTTP/1.1 → the app's http.Server, h2c → `injectConnection`,
- * byte 0x01 → `handleConnection`); `udp` binds the same port number.
- * The option types are structural so runtime/http never imports gateway classes.
+ * `gateway.get*Config()` return). runtime/http defines only the hook: each of
+ * those objects carries, under {@link PORT_HOST}, the factory of the listener
+ * that serves the port (runtime/gateway/app-hosting.ts), so the app never
+ * imports the gateway and an HTTP-only app never loads it.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createMuxServer } from '../gateway/mux/connection-mux';
+
+/** Key of the listener factory on every `gateway.get*Config()` object. */
+export const PORT_HOST: unique symbol = Symbol.for('fw.portHost');
+
+/** What listens on an app's port when gateway transports share it. */
+export interface PortHost {
+  /** Binds TCP (and UDP on the same port number); resolves once everything listens. */
+  listen(port: number, hostname: string | undefined): Promise<void>;
+  /** The bound TCP address, or null when not listening. */
+  address(): AddressInfo | null;
+  /** True between a successful `listen` and `close`. */
+  readonly listening: boolean;
+  /** Stops accepting, ends stream-protocol sockets, cuts HTTP connections still busy after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Builds the {@link PortHost} over the app's http.Server; `options` is read at each listen and upgrade. */
+export type PortHostFactory = <Req extends typeof IncomingMessage, Res extends typeof ServerResponse<InstanceType<Req>>>(
+  server: Server<Req, Res>,
+  options: () => GatewayHostingOptions,
+) => PortHost;
+
+/** Carried by each hosting option object: the gateway's listener factory. */
+export interface PortHostCarrier {
+  readonly [PORT_HOST]: PortHostFactory;
+}
 
 /** `app.withOptions({ websocket })`: what `gateway.getWebSocketConfig()` returns. */
-export interface HostedWebSocketOptions {
+export interface HostedWebSocketOptions extends PortHostCarrier {
   /** Upgrade requests to this path (query ignored) go to `handleUpgrade`. */
   path: string;
   /** Takes over an HTTP upgrade. */
@@ -21,13 +45,13 @@ export interface HostedWebSocketOptions {
 }
 
 /** `app.withOptions({ grpc })`: what `gateway.getGRPCConfig()` returns. */
-export interface HostedGrpcOptions {
+export interface HostedGrpcOptions extends PortHostCarrier {
   /** Serves an h2c connection whose first bytes are still unread (never resumed by the app). */
   injectConnection: (socket: Duplex) => void;
 }
 
 /** `app.withOptions({ tcp })`: what `gateway.getTCPConfig()` returns. */
-export interface HostedTcpOptions {
+export interface HostedTcpOptions extends PortHostCarrier {
   /** Serves a TCP frame-protocol connection (first byte 0x01). */
   handleConnection: (socket: Socket) => void;
   /** TCP keep-alive on the shared listener's sockets; default the app's `keepAlive`. */
@@ -37,7 +61,7 @@ export interface HostedTcpOptions {
 }
 
 /** `app.withOptions({ udp })`: what `gateway.getUDPConfig()` returns. */
-export interface HostedUdpOptions {
+export interface HostedUdpOptions extends PortHostCarrier {
   /** Port to bind; default the app's port number. */
   port?: number;
   /** Binds the datagram socket; resolves with the bound port. */
@@ -71,209 +95,40 @@ const FUNCTIONS: Record<(typeof HOSTING_KEYS)[number], readonly string[]> = {
   udp: ['bind', 'close'],
   tcp: ['handleConnection'],
 };
-const UDP_ATTEMPTS = 10;
-const MAX_SNIFF_MS = 10_000;
+const GETTERS: Record<(typeof HOSTING_KEYS)[number], string> = {
+  websocket: 'getWebSocketConfig',
+  grpc: 'getGRPCConfig',
+  udp: 'getUDPConfig',
+  tcp: 'getTCPConfig',
+};
 
 /** Throws a `TypeError` naming the first malformed hosting option. */
 export function validateHostingOptions(options: GatewayHostingOptions): void {
   for (const key of HOSTING_KEYS) {
     const value: unknown = options[key];
     if (value === undefined) continue;
-    if (value === null || typeof value !== 'object') throw new TypeError(`withOptions(): ${key} must be the object gateway.get…Config() returns`);
+    if (value === null || typeof value !== 'object') throw new TypeError(`withOptions(): ${key} must be the object gateway.${GETTERS[key]}() returns`);
     for (const name of FUNCTIONS[key]) {
-      if (typeof (value as Record<string, unknown>)[name] !== 'function') throw new TypeError(`withOptions(): ${key}.${name} must be a function (pass gateway.get…Config())`);
+      if (typeof (value as Record<string, unknown>)[name] !== 'function') throw new TypeError(`withOptions(): ${key}.${name} must be a function (pass gateway.${GETTERS[key]}())`);
     }
   }
   const path = options.websocket?.path;
   if (options.websocket !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new TypeError('withOptions(): websocket.path must be a string starting with /');
   const port = options.udp?.port;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new TypeError('withOptions(): udp.port must be an integer from 0 to 65535');
-}
-
-/** Path of an upgrade request; fw's `req.url` is absolute, its `rawUrl` is what Node read. */
-function upgradePath(req: IncomingMessage): string {
-  const raw = (req as IncomingMessage & { rawUrl?: unknown }).rawUrl;
-  const url = typeof raw === 'string' ? raw : (req.url ?? '/');
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
-
-/** True when any hosting key is set, i.e. `listen` must go through {@link HostedListener}. */
-export function hostsGateway(options: GatewayHostingOptions): boolean {
-  return HOSTING_KEYS.some((key) => options[key] !== undefined);
-}
-
-/**
- * The listening side of an app that hosts gateway transports: either the
- * app's http.Server itself (WebSocket/UDP only) or a mux in front of it.
- * Tracks the sockets it hands to stream protocols so `close` can end them.
- */
-export class HostedListener<Req extends typeof IncomingMessage = typeof IncomingMessage, Res extends typeof ServerResponse<InstanceType<Req>> = typeof ServerResponse> {
-  readonly #server: Server<Req, Res>;
-  readonly #current: () => GatewayHostingOptions;
-  /** The net.Server bound to the port: the mux, or the http.Server itself. */
-  #listener: NetServer | null = null;
-  /** Mux sockets still being classified. */
-  readonly #sniffing = new Set<Socket>();
-  /** Sockets owned by WebSocket, gRPC or TCP frames (no HTTP request lifecycle to wait for). */
-  readonly #streams = new Set<Duplex>();
-  /** The UDP hook bound by `listen`, closed by `close`. */
-  #udpBound: HostedUdpOptions | null = null;
-
-  /** `options` is read at each listen and upgrade, so later `withOptions` calls count. */
-  constructor(server: Server<Req, Res>, options: () => GatewayHostingOptions) {
-    this.#server = server;
-    this.#current = options;
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(req, socket, head));
-  }
-
-  get #options(): GatewayHostingOptions {
-    return this.#current();
-  }
-
-  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const ws = this.#options.websocket;
-    if (ws === undefined || this.#listener === null || upgradePath(req) !== ws.path) {
-      // Same answer as a server without WebSocket support would give the handshake: none, 404 and close.
-      socket.on('error', () => socket.destroy());
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
-    this.#track(socket);
-    ws.handleUpgrade(req, socket, head);
-  }
-
-  #track(socket: Duplex): void {
-    this.#streams.add(socket);
-    socket.once('close', () => this.#streams.delete(socket));
-  }
-
-  /** Binds TCP (and UDP on the same port number); resolves once everything listens. */
-  async listen(port: number, hostname: string | undefined): Promise<void> {
-    if (this.#listener !== null) throw new Error('listen(): the app is already listening; close() it first');
-    for (let attempt = 1; ; attempt++) {
-      await this.#listenStream(port, hostname);
-      const udp = this.#options.udp;
-      if (udp === undefined) return;
-      const address = this.address() as AddressInfo;
-      try {
-        await udp.bind(udp.port ?? address.port, address.address);
-        this.#udpBound = udp;
-        return;
-      } catch (error) {
-        await this.#closeListener();
-        // With an ephemeral port the UDP twin may be taken: pick another pair.
-        const retry = port === 0 && udp.port === undefined && attempt < UDP_ATTEMPTS && (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-        if (!retry) throw error;
-      }
+  for (const key of HOSTING_KEYS) {
+    const value = options[key] as Partial<PortHostCarrier> | undefined;
+    if (value !== undefined && typeof value[PORT_HOST] !== 'function') {
+      throw new TypeError(`withOptions(): ${key} lacks the gateway's port listener; pass gateway.${GETTERS[key]}() (or spread it) rather than a hand-made object`);
     }
   }
+}
 
-  #listenStream(port: number, hostname: string | undefined): Promise<void> {
-    const listener = this.#options.grpc !== undefined || this.#options.tcp !== undefined ? this.#createMux() : this.#server;
-    return new Promise<void>((resolve, reject) => {
-      const onError = (error: Error): void => {
-        listener.off('listening', onListening);
-        // Stop the timeout checks the mux path armed on the http.Server.
-        if (listener !== this.#server) this.#server.close();
-        reject(error);
-      };
-      const onListening = (): void => {
-        listener.off('error', onError);
-        this.#listener = listener;
-        resolve();
-      };
-      listener.once('error', onError);
-      listener.once('listening', onListening);
-      listener.listen(port, hostname);
-    });
+/** The gateway's listener factory when any hosting key is set, i.e. `listen` must go through it; else undefined. */
+export function portHostFactory(options: GatewayHostingOptions): PortHostFactory | undefined {
+  for (const key of HOSTING_KEYS) {
+    const value = options[key];
+    if (value !== undefined) return value[PORT_HOST];
   }
-
-  #createMux(): NetServer {
-    const { grpc, tcp } = this.#options;
-    const server = this.#server;
-    const mux = createMuxServer(
-      {
-        http: (socket) => {
-          this.#sniffing.delete(socket);
-          server.emit('connection', socket);
-          socket.resume();
-        },
-        grpc: grpc === undefined ? undefined : (socket) => {
-          this.#sniffing.delete(socket);
-          this.#track(socket);
-          // grpc-js reads the socket itself; resuming here breaks every call (DESIGN "Gateway").
-          grpc.injectConnection(socket);
-        },
-        tcp: tcp === undefined ? undefined : (socket) => {
-          this.#sniffing.delete(socket);
-          this.#track(socket);
-          tcp.handleConnection(socket);
-          socket.resume();
-        },
-      },
-      {
-        noDelay: tcp?.noDelay !== false,
-        keepAlive: tcp?.keepAlive ?? this.#options.keepAlive !== false,
-        sniffTimeout: Math.min(MAX_SNIFF_MS, this.#options.headersTimeout || MAX_SNIFF_MS),
-      },
-    );
-    mux.on('connection', (socket: Socket) => {
-      this.#sniffing.add(socket);
-      socket.once('close', () => this.#sniffing.delete(socket));
-    });
-    // The http.Server never listens itself: 'listening' arms its headersTimeout/requestTimeout checks.
-    server.emit('listening');
-    return mux;
-  }
-
-  /** The bound TCP address, or null when not listening. */
-  address(): AddressInfo | null {
-    const address = this.#listener?.address();
-    return address !== null && typeof address === 'object' ? address : null;
-  }
-
-  /** True between a successful `listen` and `close`. */
-  get listening(): boolean {
-    return this.#listener !== null;
-  }
-
-  /**
-   * Stops accepting, closes UDP, ends stream-protocol sockets, lets HTTP
-   * requests in flight finish (idle keep-alive connections close at once),
-   * and cuts whatever is still open after `graceMs`.
-   */
-  async close(graceMs: number): Promise<void> {
-    const closing = this.#closeListener(graceMs);
-    const udp = this.#udpBound;
-    this.#udpBound = null;
-    if (udp !== null) await udp.close();
-    await closing;
-  }
-
-  #closeListener(graceMs = 0): Promise<void> {
-    const listener = this.#listener;
-    this.#listener = null;
-    if (listener === null) return Promise.resolve();
-    const server = this.#server;
-    const muxed = listener !== server;
-    for (const socket of this.#sniffing) socket.destroy();
-    for (const socket of this.#streams) socket.end();
-    return new Promise<void>((resolve, reject) => {
-      const sweep = setInterval(() => server.closeIdleConnections(), 25);
-      const force = setTimeout(() => {
-        server.closeAllConnections();
-        for (const socket of this.#streams) socket.destroy();
-      }, graceMs);
-      listener.close((error) => {
-        clearInterval(sweep);
-        clearTimeout(force);
-        if (error !== undefined) reject(error);
-        else resolve();
-      });
-      // A never-listening http.Server: close() only stops its timeout checks and idle connections.
-      if (muxed) server.close();
-      else server.closeIdleConnections();
-    });
-  }
+  return undefined;
 }

@@ -249,6 +249,10 @@ describe('hosting: timeouts and refusals', () => {
     expect(bad({ udp: { bind: () => undefined } })).toThrow(/udp\.close must be a function/);
     expect(bad({ websocket: { handleUpgrade: () => undefined } })).toThrow(/websocket\.path/);
     expect(bad({ udp: { port: -1, bind: () => undefined, close: () => undefined } })).toThrow(/udp\.port/);
+    // A hand-made object lacks the gateway's port listener (PORT_HOST); spreading the gateway's object keeps it.
+    expect(bad({ grpc: { injectConnection: () => undefined } })).toThrow(/grpc lacks the gateway's port listener; pass gateway\.getGRPCConfig\(\)/);
+    const gateway = makeGateway();
+    expect(() => app.withOptions({ tcp: { ...gateway.getTCPConfig(), noDelay: false } })).not.toThrow();
   });
 
   it('reports a taken port as a listen error and stays closable', async () => {

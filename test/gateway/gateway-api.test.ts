@@ -12,11 +12,13 @@ import { createProtocolGateway, encodeFrame, FrameType, ProtocolGateway, server,
 import { grpcJsonClient, grpcUnary, HOST, reflectedServices, TcpFrameClient, udpCall, udpRaw, withTimeout, WsClient } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 import { UserServiceDescriptor } from '../../generated/user.fw';
+import { UserServiceImpl } from '../../examples/user-service/user.service';
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers };
 };
+
 
 describe('gateway API', () => {
   const startGateway = startedGateways();
@@ -155,14 +157,16 @@ describe('gateway API', () => {
     expect(ids).toEqual(['0', '1', '2']);
     client.close();
     // Reflection lists the proto-file service.
-    expect(await reflectedServices(port)).toContain('demo.UserService');
+    expect(await reflectedServices(port, 'v1alpha')).toContain('demo.UserService');
   });
 
-  it('serves reflection for a generated service added with its descriptor', async () => {
+  it('reflection covers generated services, also those added after listen', async () => {
     const g = new ProtocolGateway({ enableUDP: false, grpc: { reflection: true } });
-    g.addService(UserServiceDescriptor, {});
+    g.addService('Early', { ping: async () => ({}) });
     const port = await start(g);
-    expect(await reflectedServices(port)).toContain('user.UserService');
+    expect(await reflectedServices(port, 'v1')).not.toContain('user.UserService');
+    g.addService(UserServiceDescriptor, new UserServiceImpl());
+    expect(await reflectedServices(port, 'v1')).toContain('user.UserService');
   });
 
   it('configureErrorHandling replaces the rendering per protocol', async () => {

@@ -10,6 +10,7 @@ import { credentials } from '@grpc/grpc-js';
 import { createGrpcClient } from 'fw/grpc-client';
 import { GrpcStatus } from 'fw/grpc';
 import { newApp, stopAll } from './fixtures/servers';
+import { PEERS, requirePeers } from '../support/peers';
 
 type Msg = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ function openssl(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => execFile('openssl', args, { timeout: 20_000 }, (error) => (error ? reject(error) : resolve())));
 }
 
-describe('gRPC over TLS', () => {
+requirePeers(PEERS.openssl)('gRPC over TLS', () => {
   let dir: string;
   afterAll(async () => {
     await stopAll();

@@ -6,18 +6,10 @@
  */
 import type { AuthenticationInfo, Protocol, RequestContext } from '../../core/request-context';
 import { GatewayErrors } from '../errors';
-import type { ServiceAuthenticationConfig } from '../types';
 import { createApiKeyProvider } from './apikey-provider';
 import { createJwtProvider } from './jwt-provider';
 import { createOAuthProvider } from './oauth-provider';
 import type { AuthenticationConfig, AuthProvider, CredentialSource } from './types';
-
-/** True when a call to this method must carry valid credentials. */
-export function authenticationRequired(service: ServiceAuthenticationConfig | undefined, method: boolean | undefined): boolean {
-  if (method !== undefined) return method;
-  if (service === undefined) return false;
-  return service.required !== false;
-}
 
 /** Verifies credentials for dispatch: provider order from `rules`, narrowed by the service's `methods`. */
 export class Authenticator {

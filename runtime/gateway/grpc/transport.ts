@@ -8,33 +8,23 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
-import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { descriptorPackageDefinition } from '../../grpc/descriptor-reflection';
 import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { grpcContext } from './context';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { reflectionEntry } from '../../grpc/reflection-entry';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
 export interface GrpcGatewayOptions {
-  /** Serve grpc.reflection.v1(alpha) for generated services (`addService` with a descriptor) and configureGRPC proto files. */
+  /** Serve grpc.reflection.v1(alpha) for every service with descriptors: generated ones and configureGRPC proto files. */
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
   maxMessageSize?: number;
-}
-
-/** The reflection entries of every registered generated service. */
-function registryPackageDefinitions(registry: ServiceRegistry): PackageDefinition {
-  const merged: PackageDefinition = {};
-  for (const service of registry.services()) {
-    const entry = service.descriptor === undefined ? undefined : descriptorPackageDefinition(service.descriptor);
-    if (entry !== undefined) Object.assign(merged, entry);
-  }
-  return merged;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -60,7 +50,10 @@ export class GrpcTransport {
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
-  #reflecting = false;
+  /** Proto files' package definition (configureGRPC), kept for reflection. */
+  #protoPackages: PackageDefinition = {};
+  /** The current reflection handlers per reflection method path; swapped when services are added. */
+  #reflection: Map<string, grpc.UntypedHandleCall> | undefined = undefined;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
@@ -98,17 +91,42 @@ export class GrpcTransport {
       }
       server.addService(definition as grpc.ServiceDefinition, impl);
     }
-    if (this.#options().reflection === true && !this.#reflecting) {
-      // grpc-js takes a service once, so reflection describes what is
-      // registered at the first gRPC connection (or configureGRPC change).
-      const described = { ...registryPackageDefinitions(this.#registry), ...(fromProto.packageDefinition ?? {}) };
-      if (Object.keys(described).length > 0) {
-        new ReflectionService(described).addToServer(server);
-        this.#reflecting = true;
-      }
-    }
+    if (fromProto.packageDefinition !== undefined) this.#protoPackages = fromProto.packageDefinition;
+    if (this.#options().reflection === true) this.#syncReflection(server);
     this.#version = this.#registry.version;
     this.#configRef = config;
+  }
+
+  /**
+   * Reflection over everything served now. grpc-js takes a service once, and
+   * @grpc/reflection indexes its files once, so the reflection methods are
+   * registered once and call whichever index the latest sync built.
+   */
+  #syncReflection(server: grpc.Server): void {
+    const packages: PackageDefinition = { ...this.#protoPackages };
+    for (const service of this.#registry.services()) {
+      const entry = service.descriptor === undefined ? undefined : reflectionEntry(service.descriptor);
+      if (entry !== undefined) Object.assign(packages, entry);
+    }
+    const handlers = new Map<string, grpc.UntypedHandleCall>();
+    const definitions: grpc.ServiceDefinition[] = [];
+    const capture = {
+      addService: (definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void => {
+        definitions.push(definition);
+        for (const [name, method] of Object.entries(definition)) handlers.set(method.path, impl[name] as grpc.UntypedHandleCall);
+      },
+    };
+    new ReflectionService(packages).addToServer(capture as unknown as grpc.Server);
+    const first = this.#reflection === undefined;
+    this.#reflection = handlers;
+    if (!first) return;
+    for (const definition of definitions) {
+      const impl: grpc.UntypedServiceImplementation = {};
+      for (const [name, method] of Object.entries(definition)) {
+        impl[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => (this.#reflection?.get(method.path) as (c: typeof call) => void)(call)) as grpc.UntypedHandleCall;
+      }
+      server.addService(definition, impl);
+    }
   }
 
   /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
@@ -233,6 +251,7 @@ export class GrpcTransport {
     this.#registered.clear();
     this.#version = -1;
     this.#configRef = undefined;
+    this.#reflection = undefined;
     server?.forceShutdown();
   }
 }

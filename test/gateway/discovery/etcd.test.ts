@@ -4,8 +4,9 @@ import { Etcd3 } from 'etcd3';
 import { createServiceDiscovery, registerEtcdInstance, type EtcdRegistration, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
 import { freePort, startEtcd, type EtcdServer } from './etcd-server';
 import { ctx, startInstance, until, type TestInstance } from './test-instances';
+import { PEERS, requirePeers } from '../../support/peers';
 
-describe('etcd discovery against a real etcd', () => {
+requirePeers(PEERS.etcd)('etcd discovery against a real etcd', () => {
   let etcd: EtcdServer;
   let client: Etcd3;
   let instances: TestInstance[] = [];

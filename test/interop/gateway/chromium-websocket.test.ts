@@ -12,9 +12,9 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { ProtocolGateway } from 'fw';
 import { waitForExit } from '../../support/child-exit';
+import { CHROMIUM, PEERS, requirePeers } from '../../support/peers';
 
 const HOST = '127.0.0.1';
-const CHROMIUM = '/usr/bin/chromium';
 
 const page = (wsUrl: string): string => `<!doctype html><html><body><pre id="out">running</pre><script>
 const results = {};
@@ -69,7 +69,7 @@ async function evaluate(debuggerUrl: string, expression: string): Promise<unknow
   }
 }
 
-describe('gateway interop: headless Chromium over WebSocket', () => {
+requirePeers(PEERS.chromium)('gateway interop: headless Chromium over WebSocket', () => {
   let gateway: ProtocolGateway;
   let pages: http.Server;
   let chrome: ChildProcess | undefined;

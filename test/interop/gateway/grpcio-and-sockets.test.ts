@@ -14,13 +14,13 @@ import { promisify } from 'node:util';
 import { ProtocolGateway } from 'fw';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
 import { UserServiceImpl } from '../../../examples/user-service/user.service';
+import { PEERS, PYTHON as PY, requirePeers } from '../../support/peers';
 
 const run = promisify(execFile);
-const PY = '/usr/bin/python3';
 const root = path.resolve(__dirname, '../../..');
 const HOST = '127.0.0.1';
 
-describe('gateway interop: grpcio, Python sockets, curl', () => {
+requirePeers(PEERS.grpcio, PEERS.curl)('gateway interop: grpcio, Python sockets, curl', () => {
   let gateway: ProtocolGateway;
   let port: number;
   let stubs: string;

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
 import { loadUserProto, protoUserService } from '../../grpc/fixtures/proto-user-service';
+import { PEERS, PYTHON, requirePeers } from '../../support/peers';
 
-const PYTHON = '/usr/bin/python3';
 const fixtures = path.join(__dirname, '..', '..', 'grpc', 'fixtures');
 
 function run(args: string[], timeoutMs = 20_000): Promise<string> {
@@ -24,7 +24,7 @@ function run(args: string[], timeoutMs = 20_000): Promise<string> {
   });
 }
 
-describe('Python grpcio client against a fw gRPC server', () => {
+requirePeers(PEERS.grpcio)('Python grpcio client against a fw gRPC server', () => {
   let app: GrpcApplication;
   let stubs: string;
   let address: string;

@@ -1,0 +1,17 @@
+/**
+ * A generated service's descriptors in the form @grpc/reflection reads: it
+ * indexes every `fileDescriptorProtos` list it finds in a package definition.
+ * Used by the gRPC server and by the gateway's gRPC transport.
+ */
+import type { PackageDefinition } from '@grpc/proto-loader';
+import type { ServiceDescriptor } from './descriptor';
+import { asBuffer } from './method-binding';
+
+/** A package-definition entry carrying `descriptor`'s files, or undefined when it has none. */
+export function reflectionEntry(descriptor: ServiceDescriptor): PackageDefinition | undefined {
+  const files = descriptor.fileDescriptorProtos;
+  if (files === undefined || files.length === 0) return undefined;
+  // Only `fileDescriptorProtos` is read; the entry is never used as a message type.
+  const entry = { format: 'Protocol Buffer 3 DescriptorProto', type: {}, fileDescriptorProtos: files.map(asBuffer) };
+  return { [`${descriptor.typeName}#files`]: entry } as unknown as PackageDefinition;
+}
