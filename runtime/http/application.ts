@@ -50,7 +50,10 @@ const DEFAULT_GRACE_MS = 10_000;
  */
 export class FwApplication extends Router {
   declare readonly get: ApplicationGet<this>;
-  readonly #settings = new Map<string, unknown>();
+  /** The settings `set()` stores, by name (Express's `app.settings`); fw acts on those in docs/http.md, "Settings". */
+  readonly settings: Record<string, unknown> = defaultSettings();
+  /** Application-wide values for middleware and templates (Express's `app.locals`); `locals.settings` is `settings`. */
+  readonly locals: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, { settings: this.settings });
   #options: HttpServerOptions = {};
   #maxRequestBodySize = parseByteSize('maxRequestBodySize', DEFAULT_MAX_REQUEST_BODY_SIZE);
   #server: FwServer | null = null;
@@ -72,24 +75,56 @@ export class FwApplication extends Router {
     super();
     const routeGet = this.get;
     const get = (pathOrSetting: PathPattern, ...handlers: AnyRouteHandler[]): unknown =>
-      handlers.length === 0 && typeof pathOrSetting === 'string' ? this.#settings.get(pathOrSetting) : routeGet(pathOrSetting, ...handlers);
+      handlers.length === 0 && typeof pathOrSetting === 'string' ? this.set(pathOrSetting) : routeGet(pathOrSetting, ...handlers);
     (this as { get: unknown }).get = get;
     this.handleRequest = (req, res) => this.#entry(req as FwRequest, res as FwResponse);
   }
 
   /**
-   * Sets an application setting (read back with `app.get(name)`); chainable.
-   * `'trust proxy'` takes Express's values (see docs/http.md) and makes
-   * `req.ip`, `req.protocol` and `req.hostname` honour `X-Forwarded-*` from
-   * the trusted proxies.
+   * Sets an application setting (read back with `app.get(name)` or
+   * `app.set(name)`); chainable. As in Express, `'trust proxy'` takes
+   * Express's values (see docs/http.md) and makes `req.ip`, `req.protocol`
+   * and `req.hostname` honour `X-Forwarded-*` from the trusted proxies;
+   * `'strict routing'` and `'case sensitive routing'` apply to routes
+   * registered after them, so they must come before the first route or
+   * middleware (an `Error` otherwise).
    *
    * @example
    * app.set('trust proxy', 'loopback');
+   * app.set('json spaces', 2);      // stored, for middleware that reads it
+   * app.get('json spaces');         // 2
    */
-  set(setting: string, value: unknown): this {
-    if (setting === 'trust proxy') this.#trustProxy = compileTrust(value as TrustProxySetting | undefined);
-    this.#settings.set(setting, value);
+  set(setting: string): unknown;
+  set(setting: string, value: unknown): this;
+  set(setting: string, ...value: unknown[]): unknown {
+    if (typeof setting !== 'string') throw new TypeError(`set(name, value): name must be a string, got ${typeof setting}`);
+    if (value.length === 0) return this.settings[setting];
+    const next = value[0];
+    if (setting === 'trust proxy') this.#trustProxy = compileTrust(next as TrustProxySetting | undefined);
+    else if (setting === 'strict routing') this.setMatching({ strict: Boolean(next) }, setting);
+    else if (setting === 'case sensitive routing') this.setMatching({ caseSensitive: Boolean(next) }, setting);
+    this.settings[setting] = next;
     return this;
+  }
+
+  /** Whether a setting is truthy (`app.enabled('trust proxy')`). */
+  enabled(setting: string): boolean {
+    return Boolean(this.set(setting));
+  }
+
+  /** Whether a setting is falsy. */
+  disabled(setting: string): boolean {
+    return !this.set(setting);
+  }
+
+  /** `set(setting, true)`; chainable. */
+  enable(setting: string): this {
+    return this.set(setting, true);
+  }
+
+  /** `set(setting, false)`; chainable. */
+  disable(setting: string): this {
+    return this.set(setting, false);
   }
 
   /** The compiled `trust proxy` setting; null when no proxy is trusted (the default). */
@@ -299,6 +334,20 @@ export class FwApplication extends Router {
     }
     sendNotFound(req, res, this.getAllowedMethods(req.originalUrl));
   }
+}
+
+/** Express 5's defaults, where fw behaves that way; `x-powered-by` and `etag` are off because fw sends neither. */
+function defaultSettings(): Record<string, unknown> {
+  return Object.assign(Object.create(null) as Record<string, unknown>, {
+    env: process.env.NODE_ENV ?? 'development',
+    'query parser': 'simple',
+    'subdomain offset': 2,
+    'trust proxy': false,
+    'strict routing': false,
+    'case sensitive routing': false,
+    'x-powered-by': false,
+    etag: false,
+  });
 }
 
 function logWhenFinished(req: FwRequest, res: FwResponse): void {

@@ -10,6 +10,7 @@
  * routes exist.
  */
 import type { Layer } from './layer';
+import { runParamCallbacks, type ParamCallback, type ParamRuns } from './param-callbacks';
 import { createRouteParams, type FwRequest, type RouteParams } from './request';
 import type { FwResponse } from './response';
 import type { AnyRouteHandler, ErrorHandler, NextFunction, RouteHandler } from './types';
@@ -28,6 +29,8 @@ export interface DispatchHost {
   readonly caseSensitive: boolean;
   readonly strict: boolean;
   readonly mergeParams: boolean;
+  /** The `param()` callbacks by parameter name; null until one is registered. */
+  readonly paramCallbacks: ReadonlyMap<string, readonly ParamCallback[]> | null;
   /** Candidate layers, in definition order, for a normalised (and, unless case-sensitive, lower-cased) path. */
   candidates(key: string): CandidateList;
   /** Called when the router has no more layers and no parent to return to. */
@@ -59,6 +62,8 @@ export class Dispatch {
   #savedRaw: string | null = null;
   #savedBase = '';
   #onReject: ((reason: unknown) => void) | null = null;
+  /** The `param()` callbacks already run in this request, created on first use. */
+  #paramRuns: ParamRuns | null = null;
 
   constructor(host: DispatchHost, req: FwRequest, res: FwResponse, out: NextFunction | null) {
     this.#host = host;
@@ -144,10 +149,23 @@ export class Dispatch {
       this.#layer = candidate;
       this.#h = 0;
       this.#mountEnd = isUse ? end : 0;
+      const callbacks = this.#host.paramCallbacks;
+      if (callbacks !== null && candidate.hasParams) {
+        this.#runParamCallbacks(callbacks, candidate, err);
+        return;
+      }
       if (this.#runNextHandler(candidate, err)) return;
     }
     this.#layer = null;
     this.#finish(err);
+  }
+
+  /** Runs the `param()` callbacks for the parameters `layer` captured, then its handlers (Express: `next(layerError || paramError)` on failure). */
+  #runParamCallbacks(callbacks: ReadonlyMap<string, readonly ParamCallback[]>, layer: Layer, err: unknown): void {
+    runParamCallbacks(callbacks, layer.matcher.keys, (this.#paramRuns ??= new Map()), this.#req, this.#res, (paramError?: unknown) => {
+      if (paramError !== undefined) this.next(err ?? paramError);
+      else if (!this.#runNextHandler(layer, err)) this.next(err);
+    });
   }
 
   /** Runs the next handler of `layer` suited to the error state; false when none is left. */
@@ -159,6 +177,7 @@ export class Dispatch {
       const fn = handlers[i]!;
       if (takesError[i] !== (err !== undefined)) continue;
       if (this.#mountEnd > 0) this.#stripMount();
+      this.#req.setPathFormUrl(layer.isMiddleware);
       this.#call(fn, err);
       return true;
     }

@@ -55,14 +55,16 @@ export function sendError(req: FwRequest, res: FwResponse, error: unknown, logge
   sendJson(res, status, { error: message });
 }
 
-/** Responds when no route matched: 204/405 with `Allow` for a known path, else 404. */
+/** Responds when no route matched: 204/405 with `Allow` for a known path and another method, else 404. */
 export function sendNotFound(req: FwRequest, res: FwResponse, allowed: string[]): void {
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
   }
   const path = req.originalUrl.split('?')[0] || '/';
-  if (allowed.length > 0) {
+  // The method has routes here that all passed the request on (`next()`): not found, as in Express, not 405.
+  const methodServed = allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'));
+  if (allowed.length > 0 && !methodServed) {
     res.setHeader('Allow', allowed.join(', '));
     if (req.method === 'OPTIONS') {
       res.statusCode = 204;

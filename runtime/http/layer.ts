@@ -31,6 +31,8 @@ export class Layer {
   /** Position in the router's stack. */
   readonly index: number;
   readonly hasParams: boolean;
+  /** A `use()` entry: its handlers see Express's path-form `req.url` (docs/http.md). */
+  readonly isMiddleware: boolean;
   /** Per handler: whether it takes four arguments (an error handler); read once, `Function#length` is a slow accessor. */
   readonly takesError: readonly boolean[];
   /** Whether any handler takes four arguments (runs only with an error). */
@@ -46,6 +48,7 @@ export class Layer {
     this.router = router;
     this.index = index;
     this.hasParams = matcher.keys.length > 0;
+    this.isMiddleware = method === USE;
     this.takesError = handlers.map((h) => h.length === 4);
     this.hasErrorHandler = this.takesError.includes(true);
     this.hasNormalHandler = this.takesError.includes(false);

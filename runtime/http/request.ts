@@ -34,10 +34,29 @@ export interface SessionData {
   [key: string]: unknown;
 }
 
-/** The application a request belongs to, as far as a request needs to know. */
+/**
+ * The application a request belongs to (`req.app`): the part of Express's
+ * application that middleware reach through it.
+ */
 export interface RequestApplication {
   /** An application setting (`app.set(name, value)`), as Express middleware reads them. */
   get(setting: string): unknown;
+  /** With one argument, a setting's value; with two, sets it. */
+  set(setting: string, ...value: unknown[]): unknown;
+  enabled(setting: string): boolean;
+  disabled(setting: string): boolean;
+  enable(setting: string): unknown;
+  disable(setting: string): unknown;
+  /**
+   * `app.param(name, callback)` (docs/routing.md). The callback is typed
+   * loosely here, as middleware that reach it through `req.app` see it:
+   * the precise `ParamCallback` lives beside the router, which imports this file.
+   */
+  param(name: string | string[], callback: (req: FwRequest, res: ServerResponse, next: (error?: unknown) => void, value: string, name: string) => unknown): unknown;
+  /** Every setting by name. */
+  readonly settings: Record<string, unknown>;
+  /** Application-wide values (`settings` among them). */
+  readonly locals: Record<string, unknown>;
   /** The compiled `trust proxy` setting, null when no proxy is trusted. */
   readonly trustProxy: TrustFunction | null;
 }
@@ -79,7 +98,12 @@ const baseHeaders = Object.getOwnPropertyDescriptor(IncomingMessage.prototype, '
  * });
  */
 export class FwRequest extends IncomingMessage {
-  /** The full URL (`http://host:port/path?query`); assigning a path rewrites it (as Express middleware does). */
+  /**
+   * The full URL (`http://host:port/path?query`) in route handlers (spec 4.4);
+   * the mount-relative path and query, as Express gives it, while middleware
+   * mounted with `use()` has the request (docs/http.md, "Express middleware").
+   * Assigning a path rewrites it (as Express middleware does).
+   */
   declare url: string;
   /** Node's header object, also iterable as `[name, value]` pairs. */
   declare headers: IterableHeaders;
@@ -105,6 +129,8 @@ export class FwRequest extends IncomingMessage {
   user: unknown = undefined;
 
   #rawUrl = '';
+  /** Whether `url` reads as Express's path form: set by the router for each handler it calls. */
+  #pathFormUrl = false;
   #fullUrl: string | null = null;
   #pathname: string | null = null;
   #queryString: string | null = null;
@@ -214,6 +240,11 @@ export class FwRequest extends IncomingMessage {
     return this.app?.trustProxy ?? null;
   }
 
+  /** Internal: the router says whether the handler it calls next is `use()` middleware (path-form `url`) or a route handler (full `url`). */
+  setPathFormUrl(pathForm: boolean): void {
+    this.#pathFormUrl = pathForm;
+  }
+
   /** Internal: the router sets the mount-relative URL without building a full URL. */
   setRawUrl(value: string): void {
     this.#rawUrl = value;
@@ -250,7 +281,7 @@ export class FwRequest extends IncomingMessage {
       configurable: true,
       enumerable: true,
       get(this: FwRequest): string {
-        return this.#getUrl();
+        return this.#pathFormUrl ? this.#rawUrl : this.#getUrl();
       },
       set(this: FwRequest, value: string) {
         if (!(#rawUrl in this)) return;

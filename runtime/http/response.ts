@@ -3,8 +3,14 @@
  * helpers handlers and Express middleware use. Node constructs it for every
  * request (`http.createServer({ ServerResponse: FwResponse })`).
  */
-import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader } from 'node:http';
+import { ServerResponse, STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { serialize as serializeCookie, type CookieSerializeOptions } from 'cookie';
+import accepts from 'accepts';
+import { sign as signCookie } from 'cookie-signature';
+import encodeUrl from 'encodeurl';
+import escapeHtml from 'escape-html';
+import vary from 'vary';
+import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { contentType as mimeContentType } from 'mime-types';
 import { create as contentDisposition } from 'content-disposition';
 import { sendFile, type SendFileOptions } from './send-file';
@@ -20,6 +26,8 @@ const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 export interface CookieOptions extends Omit<CookieSerializeOptions, 'maxAge' | 'encode'> {
   maxAge?: number;
   encode?: (value: string) => string;
+  /** Signs the value with the secret cookie-parser was given (`cookieParser(secret)`), which reads it back into `req.signedCookies`. */
+  signed?: boolean;
 }
 
 /**
@@ -54,16 +62,27 @@ export class FwResponse extends ServerResponse<FwRequest> {
     return this;
   }
 
-  /** Sets the status and sends its reason phrase as the body. */
+  /** Sets the status and sends its reason phrase (`Not Found`) as a `text/plain` body, as Express does. */
   sendStatus(code: number): this {
     this.status(code);
-    return this.type('text').send(String(code) + ' ' + (STATUS_CODES[code] ?? ''));
+    return this.type('txt').send(STATUS_CODES[code] ?? String(code));
   }
 
-  /** Sets a header (or several from an object); chainable. */
+  /**
+   * Sets a header (or several from an object); chainable. As in Express, a
+   * `Content-Type` gets the charset of its type when it has none
+   * (`application/javascript` → `application/javascript; charset=utf-8`),
+   * and a list of content types is a `TypeError`.
+   */
   set(field: string | Record<string, OutgoingHttpHeader>, value?: OutgoingHttpHeader): this {
     if (typeof field === 'string') {
-      this.setHeader(field, value === undefined ? '' : (Array.isArray(value) ? value.map(String) : String(value)));
+      const text = value === undefined ? '' : (Array.isArray(value) ? value.map(String) : String(value));
+      if (field.length === 12 && field.toLowerCase() === 'content-type') {
+        if (Array.isArray(text)) throw new TypeError('Content-Type cannot be set to a list');
+        this.setHeader(field, mimeContentType(text) || text);
+        return this;
+      }
+      this.setHeader(field, text);
     } else {
       for (const name of Object.keys(field)) this.set(name, field[name]);
     }
@@ -80,8 +99,7 @@ export class FwResponse extends ServerResponse<FwRequest> {
     const previous = this.getHeader(field);
     const added = Array.isArray(value) ? value : [value];
     const next = previous === undefined ? added : (Array.isArray(previous) ? previous.map(String) : [String(previous)]).concat(added);
-    this.setHeader(field, next.length === 1 ? next[0]! : next);
-    return this;
+    return this.set(field, next.length === 1 ? next[0]! : next);
   }
 
   /** A response header as set so far. */
@@ -89,11 +107,12 @@ export class FwResponse extends ServerResponse<FwRequest> {
     return this.getHeader(field);
   }
 
-  /** Sets `Content-Type` from a MIME type or an extension (`'json'`, `'.html'`); chainable. */
+  /**
+   * Sets `Content-Type` from a MIME type or an extension (`'json'`, `'.html'`),
+   * with the type's charset as `set()` adds it (Express's rules); chainable.
+   */
   type(value: string): this {
-    const resolved = value.includes('/') ? value : mimeContentType(value.startsWith('.') ? value : `.${value}`);
-    this.setHeader('Content-Type', resolved === false ? OCTET_TYPE : resolved);
-    return this;
+    return this.set('Content-Type', value.includes('/') ? value : mimeContentType(value) || OCTET_TYPE);
   }
 
   /** Alias of `type()`. */
@@ -109,14 +128,14 @@ export class FwResponse extends ServerResponse<FwRequest> {
    */
   json(value: unknown): this {
     const body = JSON.stringify(value);
-    if (!this.hasHeader('content-type')) this.setHeader('content-type', JSON_TYPE);
+    this.#textType(JSON_TYPE);
     this.#endText(body === undefined ? '' : body);
     return this;
   }
 
   /** Sends an HTML string. */
   html(markup: string): this {
-    if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
+    this.#textType(HTML_TYPE);
     this.#endText(markup);
     return this;
   }
@@ -131,7 +150,7 @@ export class FwResponse extends ServerResponse<FwRequest> {
       return this;
     }
     if (typeof body === 'string') {
-      if (!this.hasHeader('content-type')) this.setHeader('content-type', HTML_TYPE);
+      this.#textType(HTML_TYPE);
       this.#endText(body);
       return this;
     }
@@ -144,6 +163,22 @@ export class FwResponse extends ServerResponse<FwRequest> {
   }
 
   /**
+   * The content type of a text body, as Express's `send()` has it: `fallback`
+   * when none is set, else the type set with its charset made `utf-8` (the
+   * body is sent as UTF-8 whatever it said).
+   */
+  #textType(fallback: string): void {
+    const type = super.getHeader('content-type');
+    if (type === undefined) {
+      this.setHeader('content-type', fallback);
+    } else if (typeof type === 'string') {
+      const parsed = parseContentType(type);
+      parsed.parameters.charset = 'utf-8';
+      this.setHeader('content-type', formatContentType(parsed));
+    }
+  }
+
+  /**
    * Ends with a whole text body. Node sends its Content-Length; the header is
    * also set on the response when a middleware has hooked `writeHead`
    * (compression, morgan, sessions read it there), and `getHeader` reports it
@@ -152,38 +187,66 @@ export class FwResponse extends ServerResponse<FwRequest> {
    */
   #endText(body: string): void {
     if (this.writeHead !== NODE_WRITE_HEAD && !this.headersSent && !this.hasHeader('content-length')) {
-      this.setHeader('content-length', Buffer.byteLength(body));
+      this.setHeader('content-length', String(Buffer.byteLength(body)));
     }
     this.#textBody = body;
     this.end(body);
   }
 
-  /** A response header; after `json`/`send`/`html`, `content-length` is the body's length even when Node computed it. */
+  /** A response header; after `json`/`send`/`html`, `content-length` is the body's length (a string, as Express sets it) even when Node computed it. */
   override getHeader(name: string): string | number | string[] | undefined {
     const value = super.getHeader(name);
     if (value !== undefined || this.#textBody === null || name.toLowerCase() !== 'content-length') return value;
-    return Buffer.byteLength(this.#textBody);
+    return String(Buffer.byteLength(this.#textBody));
   }
 
-  /** Sets `Location`; chainable. */
+  /** All response headers; after `json`/`send`/`html`, with `content-length` as `getHeader` reports it. */
+  override getHeaders(): OutgoingHttpHeaders {
+    const headers = super.getHeaders();
+    if (this.#textBody !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(this.#textBody));
+    return headers;
+  }
+
+  /** Sets `Location`, percent-encoding what is not yet encoded (as Express does); chainable. */
   location(url: string): this {
-    this.setHeader('Location', encodeURI(url));
+    this.setHeader('Location', encodeUrl(url));
     return this;
   }
 
-  /** Redirects (302 unless a status is given). */
+  /**
+   * Redirects (302 unless a status is given), with Express 5's body: `Found.
+   * Redirecting to <url>` as text, or as an HTML paragraph when the client
+   * prefers HTML, or empty when it accepts neither.
+   */
   redirect(statusOrUrl: number | string, url?: string): void {
     const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
-    const target = typeof statusOrUrl === 'string' ? statusOrUrl : url ?? '/';
-    this.status(status).location(target);
-    this.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    this.end(`Redirecting to ${encodeURI(target)}`);
+    this.status(status).location(typeof statusOrUrl === 'string' ? statusOrUrl : url ?? '/');
+    const address = this.getHeader('Location') as string;
+    const reason = STATUS_CODES[status] ?? String(status);
+    let body = '';
+    vary(this, 'Accept');
+    const preferred = this.req === undefined ? 'text' : accepts(this.req).type(['text', 'html']);
+    if (preferred === 'text') {
+      this.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      body = `${reason}. Redirecting to ${address}`;
+    } else if (preferred === 'html') {
+      this.setHeader('Content-Type', HTML_TYPE);
+      body = `<p>${reason}. Redirecting to ${escapeHtml(address)}</p>`;
+    }
+    this.setHeader('Content-Length', Buffer.byteLength(body));
+    if (this.req?.method === 'HEAD') this.end();
+    else this.end(body);
   }
 
-  /** Adds a `Set-Cookie` (objects are stored as `j:<json>`, as cookie-parser reads them); chainable. */
+  /** Adds a `Set-Cookie` (objects are stored as `j:<json>`, signed ones as `s:<value>.<signature>`, as cookie-parser reads them); chainable. */
   cookie(name: string, value: unknown, options: CookieOptions = {}): this {
-    const { maxAge, ...rest } = options;
-    const text = typeof value === 'object' && value !== null ? 'j:' + JSON.stringify(value) : String(value);
+    const { maxAge, signed, ...rest } = options;
+    let text = typeof value === 'object' && value !== null ? 'j:' + JSON.stringify(value) : String(value);
+    if (signed === true) {
+      const secret = (this.req as { secret?: unknown }).secret;
+      if (typeof secret !== 'string' || secret === '') throw new Error('res.cookie(): a signed cookie needs cookieParser(secret) mounted before it');
+      text = 's:' + signCookie(text, secret);
+    }
     const serializeOptions: CookieSerializeOptions = { path: '/', ...rest };
     if (maxAge !== undefined && Number.isFinite(maxAge)) {
       serializeOptions.expires = new Date(Date.now() + maxAge);

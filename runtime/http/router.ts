@@ -13,6 +13,7 @@
  */
 import { Dispatch, type CandidateList, type DispatchHost } from './dispatch';
 import { ALL, Layer, USE } from './layer';
+import { addParamCallback, type ParamCallback } from './param-callbacks';
 import { PathMatcher } from './path-pattern';
 import { collectRoutes } from './route-info';
 import type { FwRequest } from './request';
@@ -99,6 +100,7 @@ export class Router implements DispatchHost {
   readonly all: RouteMethod<this>;
   readonly #layers: Layer[] = [];
   #table: LookupTable | null = null;
+  #paramCallbacks: Map<string, ParamCallback[]> | null = null;
 
   constructor(options: RouterOptions = {}) {
     this.caseSensitive = options.caseSensitive === true;
@@ -158,6 +160,32 @@ export class Router implements DispatchHost {
       }
     }
     return this;
+  }
+
+  /**
+   * Runs `callback(req, res, next, value, name)` before the handlers of any
+   * of this router's routes (or `use()` paths) that capture the parameter
+   * `name` (or each of several names), once per request and value; it may
+   * convert `req.params[name]` or load what it names (Express 5 semantics,
+   * see docs/routing.md). Registering during a request counts from the next
+   * matched layer on. Chainable.
+   *
+   * @example
+   * app.param('id', (req, res, next, value) => {
+   *   if (!/^\d+$/.test(value)) { next('route'); return; }
+   *   (req.params as Record<string, unknown>).id = Number(value);
+   *   next();
+   * });
+   */
+  param(name: string | string[], callback: ParamCallback): this {
+    const registry = (this.#paramCallbacks ??= new Map());
+    for (const one of Array.isArray(name) ? name : [name]) addParamCallback(registry, one, callback);
+    return this;
+  }
+
+  /** @internal The `param()` callbacks by name; null until one is registered. */
+  get paramCallbacks(): ReadonlyMap<string, readonly ParamCallback[]> | null {
+    return this.#paramCallbacks;
   }
 
   /**
@@ -273,6 +301,21 @@ export class Router implements DispatchHost {
     if (error !== undefined) throw error;
     if (!res.headersSent) res.statusCode = 404;
     res.end();
+  }
+
+  /**
+   * Changes how later patterns match (the app's `'strict routing'` and
+   * `'case sensitive routing'` settings); only while nothing is registered,
+   * since registered patterns were compiled with the old rules.
+   */
+  protected setMatching(change: { strict?: boolean; caseSensitive?: boolean }, setting: string): void {
+    const current = change.strict !== undefined ? this.strict : this.caseSensitive;
+    const wanted = change.strict ?? change.caseSensitive;
+    if (current === wanted) return;
+    if (this.#layers.length > 0) throw new Error(`set('${setting}') must come before the first route or middleware: the routes registered already keep the old rule`);
+    const self = this as { strict: boolean; caseSensitive: boolean };
+    if (change.strict !== undefined) self.strict = change.strict;
+    if (change.caseSensitive !== undefined) self.caseSensitive = change.caseSensitive;
   }
 
   /** @internal Puts middleware ahead of every layer (the global middleware of `withOptions`). */

@@ -166,7 +166,8 @@ bothWays('request and response', buildApp, (client) => {
   test('res.sendStatus and res.locals', async () => {
     const r = await get('/send-status');
     expect(r.status).toBe(418);
-    expect(await r.text()).toBe("418 I'm a Teapot");
+    expect(await r.text()).toBe("I'm a Teapot");
+    expect(r.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await json(await get('/locals'))).toEqual({ user: 'ann' });
   });
 

@@ -243,23 +243,23 @@ export function grpcUnary(client: grpc.Client & Record<string, (...args: unknown
   );
 }
 
-/** The service names a grpc-js reflection client (v1 or v1alpha) lists on `port`. */
+/** Service names a gateway's gRPC reflection lists, read with a grpc-js client of grpc.reflection `version`. */
 export async function reflectedServices(port: number, version: 'v1' | 'v1alpha' = 'v1alpha'): Promise<string[]> {
   const reflectionProto = loadSync(require.resolve(`@grpc/reflection/build/proto/grpc/reflection/${version}/reflection.proto`));
   const rpkg = grpc.loadPackageDefinition(reflectionProto) as unknown as { grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> } };
   const rclient = new rpkg.grpc.reflection[version]!.ServerReflection(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...a: unknown[]) => unknown>;
-  const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
-  rcall.write({ listServices: '' });
-  rcall.end();
-  const names: string[] = [];
   try {
+    const rcall = rclient.ServerReflectionInfo?.() as grpc.ClientDuplexStream<unknown, { listServicesResponse?: { service: { name: string }[] } }>;
+    rcall.write({ listServices: '' });
+    rcall.end();
+    const names: string[] = [];
     await withTimeout((async () => {
-      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((x: { name: string }) => x.name));
+      for await (const r of rcall) names.push(...(r.listServicesResponse?.service ?? []).map((s: { name: string }) => s.name));
     })(), 5000, 'reflection');
+    return names;
   } finally {
     rclient.close();
   }
-  return names;
 }
 
 export { withTimeout };
