@@ -16,6 +16,8 @@ import {
 } from '@bufbuild/protobuf';
 import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
 import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
+import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/path-template';
+import { InputError } from './cli-error';
 import { streamingModeOf } from './streaming-mode';
 
 const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -36,14 +38,26 @@ function commentAt(file: DescFile, at: readonly number[]): string | undefined {
   return undefined;
 }
 
-function routerPathOf(template: string): { routerPath: string; params: string[] } {
-  const params: string[] = [];
-  const routerPath = template.replace(/\{([^}=]+)(=[^}]*)?\}/g, (_m, name: string) => {
-    const safe = name.replace(/\./g, '_');
-    params.push(name);
-    return `:${safe}`;
-  });
-  return { routerPath, params };
+/**
+ * Parses one `google.api.http` template. Plain templates (`/users/{id}`) also
+ * get an Express-style `routerPath` (`/users/:id`); templates with
+ * sub-patterns, `**` or a custom verb keep the template as their router path
+ * (fw's gateway matches templates itself; Express cannot say them).
+ */
+function routeOf(method: HttpRouteModel['method'], template: string, where: string): HttpRouteModel {
+  let parsed: PathTemplate;
+  try {
+    parsed = parsePathTemplate(template);
+  } catch (error) {
+    throw new InputError(`fw-gen: ${where}: ${(error as Error).message}`);
+  }
+  const plain = parsed.verb === undefined && parsed.segments.every((s) => s.kind !== 'deep') && parsed.variables.every((v) => v.end - v.start === 1 && parsed.segments[v.start]?.kind === 'wildcard');
+  let routerPath = template;
+  if (plain) {
+    const names = new Map(parsed.variables.map((v) => [v.start, v.fieldPath.replace(/\./g, '_')]));
+    routerPath = '/' + parsed.segments.map((s, i) => (names.has(i) ? `:${names.get(i) as string}` : s.kind === 'literal' ? s.value : '*')).join('/');
+  }
+  return { method, path: template, routerPath, params: parsed.variables.map((v) => v.fieldPath), shape: `${method} ${parsed.shape}` };
 }
 
 interface HttpRuleJson {
@@ -54,19 +68,21 @@ interface HttpRuleJson {
   patch?: string;
   custom?: { kind?: string; path?: string };
   body?: string;
+  responseBody?: string;
   additionalBindings?: HttpRuleJson[];
 }
 
-function httpRoutes(rule: HttpRuleJson, out: HttpRouteModel[], depth: number): void {
+function httpRoutes(rule: HttpRuleJson, out: HttpRouteModel[], depth: number, where: string): void {
   for (const verb of HTTP_VERBS) {
     const p = rule[verb];
     if (typeof p === 'string' && p !== '') {
-      const route: HttpRouteModel = { method: verb.toUpperCase() as HttpRouteModel['method'], path: p, ...routerPathOf(p) };
+      const route = routeOf(verb.toUpperCase() as HttpRouteModel['method'], p, where);
       if (rule.body !== undefined && rule.body !== '') route.body = rule.body;
+      if (rule.responseBody !== undefined && rule.responseBody !== '') route.responseBody = rule.responseBody;
       out.push(route);
     }
   }
-  if (depth === 0) for (const extra of rule.additionalBindings ?? []) httpRoutes(extra, out, 1);
+  if (depth === 0) for (const extra of rule.additionalBindings ?? []) httpRoutes(extra, out, 1, where);
 }
 
 /** Everything needed to build models from one buf image. */
@@ -105,12 +121,12 @@ export class ModelBuilder {
     return rules;
   }
 
-  private httpOf(method: DescService['methods'][number]): HttpRouteModel[] {
+  private httpOf(method: DescService['methods'][number], where: string): HttpRouteModel[] {
     const ext = this.httpExt;
     if (ext === undefined || ext.message === undefined || !hasOption(method, ext)) return [];
     const json = toJson(ext.message, getOption(method, ext) as never, { registry: this.registry }) as HttpRuleJson;
     const routes: HttpRouteModel[] = [];
-    httpRoutes(json, routes, 0);
+    httpRoutes(json, routes, 0, where);
     return routes;
   }
 
@@ -175,7 +191,7 @@ export class ModelBuilder {
           comment: commentAt(file, [6, si, 2, mi]),
           request: ref(m.input),
           response: ref(m.output),
-          http: this.httpOf(m),
+          http: this.httpOf(m, `${file.proto.name}: ${m.parent.typeName}.${m.name}`),
           defaultRoute: `/${service.name}/${localName}`,
           inputSchema: this.schemasOf(m.input).json,
           simpleSchema: this.schemasOf(m.input).simple,

@@ -9,6 +9,7 @@ import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
 import { preloadTemplates, renderFw, renderOpenApi } from './render';
 import { importSuffix, type ModuleSystem } from './module-system';
+import { checkRouteCollisions } from './route-collisions';
 import { acquireTsProto } from './run-ts-proto';
 
 /**
@@ -100,6 +101,7 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
     stubModels.push(model);
   }
+  checkRouteCollisions(stubModels);
   for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));
   return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels, moduleSystem };
 }

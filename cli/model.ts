@@ -33,8 +33,12 @@ export interface HttpRouteModel {
   /** Express-style path for fw's router: `/users/:id`. */
   routerPath: string;
   body?: string;
-  /** Path template variables, in order. */
+  /** `response_body`: the field of the response that is the HTTP reply. */
+  responseBody?: string;
+  /** Path template variables (field paths), in order. */
   params: string[];
+  /** Method and template with variable names dropped (`GET /v1/operations/**`): equal shapes collide. */
+  shape: string;
 }
 
 /** One RPC with everything the templates print for it. */

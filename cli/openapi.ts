@@ -4,7 +4,8 @@
  * requests, the request body rule) and the default `POST /<Service>/<method>`
  * route of every method, relative to the gateway's base path.
  */
-import type { FileModel, Json, MethodModel, ServiceModel } from './model';
+import { parsePathTemplate } from '../runtime/gateway/http/path-template';
+import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel } from './model';
 
 type Obj = { [key: string]: Json };
 
@@ -48,6 +49,37 @@ function fieldSchema(file: FileModel, message: string, field: string): Obj {
   return { type: 'string' };
 }
 
+/**
+ * OpenAPI paths only know `{name}`: a variable with a sub-pattern becomes
+ * `{name}` and the sub-pattern goes into the parameter (`pattern`, and the
+ * whole template in `x-fw-path-template`).
+ */
+function openApiPath(route: HttpRouteModel): { path: string; patterns: Map<string, string> } {
+  const parsed = parsePathTemplate(route.path);
+  const patterns = new Map<string, string>();
+  const parts: string[] = [];
+  for (let i = 0; i < parsed.segments.length; ) {
+    const variable = parsed.variables.find((v) => v.start === i);
+    if (variable !== undefined) {
+      const sub = parsed.segments.slice(variable.start, variable.end).map((s) => (s.kind === 'literal' ? s.value : s.kind === 'wildcard' ? '*' : '**'));
+      if (sub.join('/') !== '*') patterns.set(variable.fieldPath, sub.join('/'));
+      parts.push(`{${variable.fieldPath}}`);
+      i = variable.end;
+      continue;
+    }
+    const s = parsed.segments[i];
+    parts.push(s?.kind === 'literal' ? s.value : s?.kind === 'wildcard' ? '*' : '**');
+    i++;
+  }
+  return { path: '/' + parts.join('/') + (parsed.verb === undefined ? '' : `:${parsed.verb}`), patterns };
+}
+
+/** A segment pattern (`projects/*\/topics/*`) as the regex OpenAPI's `pattern` expects. */
+function segmentRegex(pattern: string): string {
+  const parts = pattern.split('/').map((p) => (p === '*' ? '[^/]+' : p === '**' ? '.*' : p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return `^${parts.join('/')}$`;
+}
+
 function camel(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
@@ -61,7 +93,15 @@ function operations(file: FileModel, service: ServiceModel, paths: Record<string
     method.http.forEach((route, i) => {
       const op: Obj = { ...base };
       if (i > 0) op['operationId'] = `${service.name}_${method.name}_${i}`;
-      const params: Json[] = route.params.map((p) => ({ name: p, in: 'path', required: true, schema: fieldSchema(file, req, camel(p)) }));
+      const { path, patterns } = openApiPath(route);
+      op['x-fw-path-template'] = route.path;
+      const params: Json[] = route.params.map((p): Json => {
+        const pattern = patterns.get(p);
+        const schema = fieldSchema(file, req, camel(p));
+        return pattern === undefined
+          ? { name: p, in: 'path', required: true, schema }
+          : { name: p, in: 'path', required: true, description: `Matches ${pattern}`, schema: { ...schema, pattern: segmentRegex(pattern) } };
+      });
       if (route.body === undefined) {
         const def = file.schemas[req];
         const props = def !== null && typeof def === 'object' && !Array.isArray(def) ? def['properties'] : undefined;
@@ -78,7 +118,9 @@ function operations(file: FileModel, service: ServiceModel, paths: Record<string
       }
       if (params.length > 0) op['parameters'] = params;
       op['responses'] = responseOf(method, false);
-      const p = (paths[route.path] ??= {});
+      // Two templates that differ only in a sub-pattern share an OpenAPI path: the second keeps its template as key.
+      const key = paths[path]?.[route.method.toLowerCase()] === undefined ? path : route.path;
+      const p = (paths[key] ??= {});
       p[route.method.toLowerCase()] = op;
     });
     const def: Obj = { ...base, operationId: `${service.name}_${method.localName}_default` };

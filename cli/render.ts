@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { relativeModule } from './module-paths';
-import type { FileModel, Json, MethodModel, TsTypeRef } from './model';
+import type { FileModel, HttpRouteModel, Json, MethodModel, TsTypeRef } from './model';
 import { openApiDocument } from './openapi';
 import { packageRoot } from './package-root';
 import { handlerTypeName, stubSignature } from './stub-signature';
@@ -76,17 +76,27 @@ function clientSignature(m: MethodModel): { clientParams: string; clientResult: 
   };
 }
 
+/** The runtime's HttpRule of a route: method, template, and the body rules when set. */
+function httpRuleJson(route: HttpRouteModel): Json {
+  const rule: { [k: string]: Json } = { method: route.method, path: route.path };
+  if (route.body !== undefined) rule['body'] = route.body;
+  if (route.responseBody !== undefined) rule['responseBody'] = route.responseBody;
+  return rule;
+}
+
 /** Renders `x.fw.ts`. */
 export function renderFw(file: FileModel, importSuffix = ''): string {
   const services = file.services.map((s) => {
     const routes: { key: string; target: string }[] = [];
     const bindings: string[] = [];
     for (const m of s.methods) {
-      const all = [...m.http.map((h) => ({ ...h })), { method: 'POST' as const, path: m.defaultRoute, routerPath: m.defaultRoute, params: [] as string[], body: '*' }];
+      const all: HttpRouteModel[] = [...m.http.map((h) => ({ ...h })), { method: 'POST', path: m.defaultRoute, routerPath: m.defaultRoute, params: [], body: '*', shape: '' }];
       for (const h of all) {
+        // routerPath is the template itself when Express cannot say it, so sub-patterns keep routes apart.
         routes.push({ key: `${h.method} ${h.routerPath}`, target: `${s.name}.${m.localName}` });
         const b: { [k: string]: Json } = { verb: h.method, path: h.path, routerPath: h.routerPath };
         if (h.body !== undefined) b['body'] = h.body;
+        if (h.responseBody !== undefined) b['responseBody'] = h.responseBody;
         b['rpc'] = m.name;
         b['method'] = m.localName;
         b['streaming'] = m.streaming;
@@ -106,7 +116,7 @@ export function renderFw(file: FileModel, importSuffix = ''): string {
         requestType: m.request.protoName,
         responseType: m.response.protoName,
         handlerType: handlerTypeName(m),
-        httpRules: tsLiteral(m.http.map((h): Json => (h.body === undefined ? { method: h.method, path: h.path } : { method: h.method, path: h.path, body: h.body })), '      '),
+        httpRules: tsLiteral(m.http.map((h): Json => httpRuleJson(h)), '      '),
         jsonSchema: cachedLiteral(m.inputSchema, '    '),
         simpleSchema: cachedLiteral(m.simpleSchema, '    '),
         ...clientSignature(m),

@@ -13,7 +13,7 @@ import type {
   StreamingMode,
   UnaryHandler,
 } from 'fw';
-import { createGrpcClient } from 'fw/grpc-client';
+import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import {
   ChatMessage,
   CreateMultipleUsersResponse,
@@ -27,8 +27,8 @@ import {
   User,
 } from './user';
 
-/** Per-call client options: metadata, a deadline (Date or ms from now), cancellation. */
-type CallOptions = { metadata?: Record<string, string | string[]>; deadline?: Date | number; signal?: AbortSignal };
+/** Per-call client options: metadata (bytes for `-bin` keys), a deadline (Date or ms from now), cancellation, response header and trailer callbacks. */
+type CallOptions = GrpcCallOptions;
 
 /** Options of a generated client factory: everything `createGrpcClient` takes but the service. */
 type ClientOptions = Omit<Parameters<typeof createGrpcClient>[0], 'service'>;
@@ -92,10 +92,12 @@ interface FwHttpBinding {
   verb: HttpRule['method'];
   /** Path template as written in the proto (`/users/{id}`), or the default route. */
   path: string;
-  /** The same path in fw's router syntax (`/users/:id`). */
+  /** The same path in fw's router syntax (`/users/:id`); templates Express cannot say (sub-patterns, `**`, verbs) stay as written. */
   routerPath: string;
   /** `*`, a request field name, or undefined when the request comes from path and query. */
   body?: string;
+  /** `response_body`: the response field that is the HTTP reply, when not the whole message. */
+  responseBody?: string;
   /** PascalCase RPC name. */
   rpc: string;
   /** camelCase method name, as in `<Service>.<method>`. */

@@ -2,3 +2,12 @@ export * from './status';
 export * from './request-context';
 export * from './handler-types';
 export { compose, type Middleware } from './compose';
+export {
+  InvalidMetadataError,
+  type CallMetadataControls,
+  type IncomingMetadata,
+  type MetadataRecord,
+  type MetadataValue,
+  type MetadataValueFor,
+  type ResponseCompression,
+} from './call-metadata';

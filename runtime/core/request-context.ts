@@ -4,6 +4,8 @@
  * and every gateway transport fill the same object.
  */
 
+import type { CallMetadataControls } from './call-metadata';
+
 export type Protocol = 'http' | 'websocket' | 'grpc' | 'udp' | 'tcp';
 
 export interface ClientInfo {
@@ -37,4 +39,6 @@ export interface RequestContext {
   tracing: TracingInfo;
   /** Aborted when the caller cancels or its deadline passes. */
   signal: AbortSignal;
+  /** Request metadata (`-bin` as bytes), response headers and trailers, per-call compression (docs/grpc.md). */
+  call: CallMetadataControls;
 }

@@ -4,6 +4,7 @@
  * trace header name. Transports depend on this interface only, never on
  * ProtocolGateway or on each other.
  */
+import { CollectedCallMetadata, incomingFromHeaders, type IncomingMetadata } from '../core/call-metadata';
 import type { ClientInfo, Protocol, RequestContext, TracingInfo } from '../core/request-context';
 import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
@@ -31,6 +32,8 @@ export function nextConnectionId(protocol: Protocol): string {
 
 /**
  * Builds a RequestContext with every field present (fixed shape across calls).
+ * `incoming` gives the request metadata for `context.call` (default: the
+ * headers, `-bin` values base64-decoded); it runs only if a handler asks.
  */
 export function createContext(
   protocol: Protocol,
@@ -39,6 +42,9 @@ export function createContext(
   metadata: Record<string, unknown>,
   tracing: TracingInfo,
   signal: AbortSignal,
+  incoming?: () => IncomingMetadata,
+  compressed?: () => boolean,
 ): RequestContext {
-  return { protocol, client, headers, metadata, authentication: undefined, tracing, signal };
+  const call = new CollectedCallMetadata(incoming ?? (() => incomingFromHeaders(headers)), compressed);
+  return { protocol, client, headers, metadata, authentication: undefined, tracing, signal, call };
 }

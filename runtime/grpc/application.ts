@@ -7,7 +7,7 @@ import { Metadata, Server, ServerCredentials, type UntypedHandleCall, type Untyp
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { pinTickObjectShape } from '../core/tick-object-pin';
-import { compressingSerializer } from './compression';
+import { compressingSerializer, installFraming } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
@@ -132,6 +132,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const requested = port ?? this.#options.port ?? 0;
     if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
     const compression = toCompressionSettings(grpcOptions);
+    installFraming();
     const server = new Server(toChannelOptions(grpcOptions));
     for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
     if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
@@ -212,23 +213,9 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
       responseDeserialize: method.responseDeserialize,
       originalName: method.method,
     };
-    const handler = createHandler(method, pipeline);
-    implementation[method.method] = method.contentType === undefined ? handler : withContentType(handler, method.contentType);
+    implementation[method.method] = createHandler(method, pipeline);
   }
   server.addService(definition as Parameters<Server['addService']>[0], implementation);
-}
-
-type HeaderedCall = { sendMetadata(metadata: Metadata): void };
-
-/** Sends the response headers with `contentType` first (grpc-js would say application/grpc+proto). */
-function withContentType(handler: UntypedHandleCall, contentType: string): UntypedHandleCall {
-  const headers = new Metadata();
-  headers.set('content-type', contentType);
-  const run = handler as (call: HeaderedCall, callback?: unknown) => void;
-  return ((call: HeaderedCall, callback?: unknown) => {
-    call.sendMetadata(headers);
-    run(call, callback);
-  }) as UntypedHandleCall;
 }
 
 function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {

@@ -10,6 +10,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from './descriptor';
 import type { CallMetadata } from './call-metadata';
+import { GrpcCallMetadata } from './grpc-call-metadata';
 import { GrpcRequestContext } from './grpc-request-context';
 
 export type { CallMetadata } from './call-metadata';
@@ -29,6 +30,8 @@ export interface CallSource {
   getDeadline(): Date | number;
   /** Registers `listener` for the `cancelled` event. */
   once(event: 'cancelled', listener: () => void): unknown;
+  /** Sends the response headers (grpc-js server calls; the test client records them). */
+  sendMetadata?(metadata: Metadata): void;
 }
 
 /** Identity of the method a call targets. */
@@ -67,6 +70,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   readonly #source: CallSource;
   readonly #requests: AsyncIterable<Req> | undefined;
   #metadata: CallMetadata | undefined;
+  #controls: GrpcCallMetadata | undefined;
   #context: RequestContext | undefined;
   #abort: AbortController | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
@@ -82,6 +86,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
     this.#source = source;
     this.#requests = requests;
     this.#metadata = undefined;
+    this.#controls = undefined;
     this.#context = undefined;
     this.#abort = undefined;
     this.#deadlineTimer = undefined;
@@ -91,6 +96,22 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   get metadata(): CallMetadata {
     if (this.#metadata === undefined) this.#metadata = new MetadataView(this.#source.metadata);
     return this.#metadata;
+  }
+
+  /** Response headers, trailers, compression and request metadata as bytes (what handlers see as `context.call`). */
+  get controls(): GrpcCallMetadata {
+    if (this.#controls === undefined) this.#controls = new GrpcCallMetadata(this.#source, undefined);
+    return this.#controls;
+  }
+
+  /** The controls if anything asked for them, without creating them. */
+  get controlsInUse(): GrpcCallMetadata | undefined {
+    return this.#controls;
+  }
+
+  /** Starts the controls with a content type the response headers must carry (JSON-codec services). */
+  useContentType(contentType: string): void {
+    this.#controls = new GrpcCallMetadata(this.#source, contentType);
   }
 
   /** The caller's address, `ip:port` (`in-process` for the test client). */

@@ -1,26 +1,31 @@
 /**
- * Response compression with a level and a size threshold (spec 4.8, 8.6).
+ * Response compression (app-wide with a level and a size threshold, spec 4.8,
+ * 8.6; or chosen per call by the handler) and the request's compression flag.
  *
  * grpc-js 1.14's server never compresses responses: its framing
  * (`BaseServerInterceptingCall.serializeMessage`) always writes the
  * "compressed" flag as 0, and it has no level or threshold. Compressing inside
  * a serializer would be wrong (the flag must say the bytes are gzip), so fw
- * replaces that one framing method, and only for methods fw registered with
- * compression on (keyed by their serializer), plus the two hooks below:
+ * replaces that one framing method, plus the hooks below:
  *
  * - grpc-js removes `grpc-accept-encoding` from the call's metadata, so fw
  *   reads it where grpc-js creates the call (`getServerInterceptingCall`);
  * - the call advertises `grpc-encoding: gzip` in its response headers only
- *   when the client listed gzip there;
- * - each message larger than `threshold` bytes is gzipped at `level` and
- *   framed with flag 1; smaller ones go out as they are with flag 0 (allowed
- *   per message by the gRPC protocol).
+ *   when the client listed gzip there and the method (app-wide setting) or
+ *   the handler (`setCompression('gzip')`) asked for it;
+ * - with the app-wide setting each message larger than `threshold` bytes is
+ *   gzipped at `level` and framed with flag 1, smaller ones go out with flag 0
+ *   (allowed per message by the gRPC protocol); a per-call `gzip` compresses
+ *   every message;
+ * - grpc-js decompresses requests without telling anyone, so fw notes the
+ *   flag of each incoming message (`decompressAndMaybePush`).
  *
- * If a future grpc-js renames these, enabling compression throws at
- * `listen()` instead of silently sending uncompressed data.
+ * If a future grpc-js renames these, creating an application throws instead
+ * of silently sending uncompressed data.
  */
 import { Metadata } from '@grpc/grpc-js';
 import { gzipSync } from 'node:zlib';
+import type { ResponseCompression } from '../core/call-metadata';
 import type { CompressionSettings } from './options';
 
 type Serialize = (value: unknown) => Buffer;
@@ -30,9 +35,21 @@ interface FramingCall {
   stream: object;
 }
 
+/** What fw knows about one HTTP/2 stream's compression. */
+interface StreamCompression {
+  acceptsGzip: boolean;
+  /** The handler's per-call choice. */
+  choice: ResponseCompression | undefined;
+  /** Set when the response headers went out: whether they said gzip. */
+  advertised: boolean | undefined;
+  requestCompressed: boolean;
+}
+
 const settingsBySerializer = new WeakMap<Serialize, CompressionSettings>();
-/** HTTP/2 streams whose caller accepts gzip, on methods with compression on. */
-const gzipStreams = new WeakSet<object>();
+/** Where a stream's state lives: a symbol property on the HTTP/2 stream (read per message, cheaper than a WeakMap). */
+const STATE = Symbol('fw.compression');
+type Tagged = { [STATE]?: StreamCompression };
+const PER_CALL_LEVEL = 6;
 let installed = false;
 
 /** A serializer for `serialize` whose messages are compressed per `settings`. */
@@ -41,6 +58,38 @@ export function compressingSerializer(serialize: Serialize, settings: Compressio
   const wrapped: Serialize = (value) => serialize(value);
   settingsBySerializer.set(wrapped, settings);
   return wrapped;
+}
+
+/** The HTTP/2 stream under a grpc-js server call object (through its interceptor chain). */
+function streamOf(source: unknown): object | undefined {
+  let call = (source as { call?: unknown }).call;
+  for (let depth = 0; depth < 8 && typeof call === 'object' && call !== null; depth++) {
+    const stream = (call as { stream?: unknown }).stream;
+    if (typeof stream === 'object' && stream !== null) return stream;
+    call = (call as { nextCall?: unknown }).nextCall;
+  }
+  return undefined;
+}
+
+/**
+ * Records the handler's compression choice for the call behind `source`.
+ * Throws when the headers already went out without announcing gzip.
+ */
+export function chooseCompression(source: unknown, algorithm: ResponseCompression): void {
+  const state = stateOf(source);
+  if (state === undefined) return;
+  if (algorithm === 'gzip' && state.advertised === false) throw new Error("setCompression('gzip'): the response headers were already sent without grpc-encoding: gzip");
+  state.choice = algorithm;
+}
+
+/** True once a compressed message arrived on the call behind `source`. */
+export function requestWasCompressed(source: unknown): boolean {
+  return stateOf(source)?.requestCompressed === true;
+}
+
+function stateOf(source: unknown): StreamCompression | undefined {
+  const stream = streamOf(source);
+  return stream === undefined ? undefined : (stream as Tagged)[STATE];
 }
 
 function acceptsGzip(value: unknown): boolean {
@@ -52,39 +101,51 @@ type Internals = {
   getServerInterceptingCall?: (...args: unknown[]) => unknown;
 };
 
-function installFraming(): void {
+type Method<A extends unknown[], R> = (this: FramingCall, ...args: A) => R;
+
+/** Installs the framing hooks into grpc-js (once per process). */
+export function installFraming(): void {
   if (installed) return;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const internals = require('@grpc/grpc-js/build/src/server-interceptors') as Internals;
   const proto = internals.BaseServerInterceptingCall?.prototype;
-  const serializeMessage = proto?.serializeMessage;
-  const sendMetadata = proto?.sendMetadata;
+  const serializeMessage = proto?.serializeMessage as Method<[unknown], Buffer> | undefined;
+  const sendMetadata = proto?.sendMetadata as Method<[Metadata | undefined], unknown> | undefined;
+  const decompressAndMaybePush = proto?.decompressAndMaybePush as Method<[{ compressedMessage: Buffer }], unknown> | undefined;
   const createCall = internals.getServerInterceptingCall;
-  if (proto === undefined || typeof serializeMessage !== 'function' || typeof sendMetadata !== 'function' || typeof createCall !== 'function') {
-    throw new Error('grpc.compression: this @grpc/grpc-js version lacks the server framing hooks fw needs; response compression is unavailable');
+  if (proto === undefined || typeof serializeMessage !== 'function' || typeof sendMetadata !== 'function' || typeof decompressAndMaybePush !== 'function' || typeof createCall !== 'function') {
+    throw new Error('fw/grpc: this @grpc/grpc-js version lacks the server framing hooks fw needs for compression');
   }
   // grpc-js strips grpc-accept-encoding from the call's metadata, so read it where the call is created.
   internals.getServerInterceptingCall = function getServerInterceptingCall(...args: unknown[]): unknown {
-    const [, stream, headers, , handler] = args as [unknown, object, Record<string, unknown>, unknown, { serialize?: Serialize } | undefined];
-    if (handler?.serialize !== undefined && settingsBySerializer.has(handler.serialize) && acceptsGzip(headers['grpc-accept-encoding'])) {
-      gzipStreams.add(stream);
-    }
+    const [, stream, headers] = args as [unknown, object, Record<string, unknown>];
+    (stream as Tagged)[STATE] = { acceptsGzip: acceptsGzip(headers['grpc-accept-encoding']), choice: undefined, advertised: undefined, requestCompressed: false };
     return createCall.apply(this, args);
   };
+  proto.decompressAndMaybePush = function (this: FramingCall, entry: { compressedMessage: Buffer }): unknown {
+    if (entry.compressedMessage.readUInt8(0) === 1) {
+      const state = (this.stream as Tagged)[STATE];
+      if (state !== undefined) state.requestCompressed = true;
+    }
+    return decompressAndMaybePush.call(this, entry);
+  };
   proto.sendMetadata = function (this: FramingCall, metadata: Metadata | undefined): unknown {
-    if (!gzipStreams.has(this.stream)) return (sendMetadata as (this: FramingCall, m: unknown) => unknown).call(this, metadata);
+    const state = (this.stream as Tagged)[STATE];
+    if (state === undefined || state.advertised !== undefined) return sendMetadata.call(this, metadata);
+    const wanted = state.choice === undefined ? settingsBySerializer.has(this.handler.serialize) : state.choice === 'gzip';
+    state.advertised = wanted && state.acceptsGzip;
+    if (!state.advertised) return sendMetadata.call(this, metadata);
     const headers = metadata === undefined ? new Metadata() : metadata.clone();
     headers.set('grpc-encoding', 'gzip');
-    return (sendMetadata as (this: FramingCall, m: unknown) => unknown).call(this, headers);
+    return sendMetadata.call(this, headers);
   };
   proto.serializeMessage = function (this: FramingCall, value: unknown): Buffer {
+    const state = (this.stream as Tagged)[STATE];
+    if (state?.advertised !== true || state.choice === 'identity') return serializeMessage.call(this, value);
     const settings = settingsBySerializer.get(this.handler.serialize);
-    if (settings === undefined || !gzipStreams.has(this.stream)) {
-      return (serializeMessage as (this: FramingCall, value: unknown) => Buffer).call(this, value);
-    }
     const raw = this.handler.serialize(value);
-    const compress = raw.byteLength > settings.threshold;
-    const payload = compress ? gzipSync(raw, { level: settings.level }) : raw;
+    const compress = state.choice === 'gzip' || (settings !== undefined && raw.byteLength > settings.threshold);
+    const payload = compress ? gzipSync(raw, { level: settings?.level ?? PER_CALL_LEVEL }) : raw;
     const framed = Buffer.allocUnsafe(payload.byteLength + 5);
     framed.writeUInt8(compress ? 1 : 0, 0);
     framed.writeUInt32BE(payload.byteLength, 1);

@@ -30,6 +30,8 @@ export interface HttpRule {
   path: string;
   /** `*` (whole request from the body), a field name, or undefined (no body). */
   body?: string;
+  /** `response_body`: the reply is this field of the response message. */
+  responseBody?: string;
 }
 
 /** JSON Schema (draft 2020-12) for a message, as emitted by fw-gen for ajv. */

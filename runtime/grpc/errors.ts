@@ -5,6 +5,7 @@
  * with a generic message so internals never leak to callers (spec 7.1).
  */
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { InvalidMetadataError, metadataEntries, type MetadataRecord, type MetadataValue } from '../core/call-metadata';
 import { GrpcStatus, grpcStatusName, httpStatusToGrpc } from '../core/status';
 
 /**
@@ -22,10 +23,10 @@ export class GrpcError extends Error {
   readonly code: GrpcStatus;
   /** Extra detail carried to the caller as the `grpc-status-details` text; defaults to `message`. */
   readonly details: string;
-  /** Trailing metadata sent with (or received with) the status. */
-  readonly metadata: Record<string, string | string[]>;
+  /** Trailing metadata sent with (or received with) the status; `-bin` keys carry bytes. */
+  readonly metadata: MetadataRecord;
 
-  constructor(code: GrpcStatus, message: string, metadata: Record<string, string | string[]> = {}) {
+  constructor(code: GrpcStatus, message: string, metadata: MetadataRecord = {}) {
     super(message);
     this.code = code;
     this.details = message;
@@ -68,32 +69,50 @@ export const GENERIC_INTERNAL_MESSAGE = 'Internal server error';
 /** Receives errors that were turned into a generic INTERNAL, so they are not lost. */
 export type UnexpectedErrorListener = (error: unknown, method: string) => void;
 
-/** grpc-js's status object for a thrown value, reporting unclassified errors to `onUnexpected`. */
-export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener): Partial<StatusObject> {
+/**
+ * grpc-js's status object for a thrown value, reporting unclassified errors to
+ * `onUnexpected`. `trailers` (set by the handler) go out with any status;
+ * metadata that cannot be sent turns the status into INTERNAL, reported too.
+ */
+export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: Metadata) => Metadata): Partial<StatusObject> {
   if (!(error instanceof GrpcError) && !isServiceError(error)) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
-  return { code: grpcError.code as number, details: grpcError.details, metadata: recordToMetadata(grpcError.metadata) };
+  try {
+    const metadata = recordToMetadata(grpcError.metadata);
+    return { code: grpcError.code as number, details: grpcError.details, metadata: trailers === undefined ? metadata : trailers(metadata) };
+  } catch (invalid) {
+    onUnexpected(invalid, method);
+    return { code: GrpcStatus.INTERNAL as number, details: GENERIC_INTERNAL_MESSAGE, metadata: new Metadata() };
+  }
 }
 
-/** Plain record → grpc-js Metadata (keys lowercased by grpc-js). */
-export function recordToMetadata(record: Record<string, string | string[]> | undefined): Metadata {
+/** Plain record → grpc-js Metadata (keys lowercased); throws InvalidMetadataError on values gRPC cannot carry. */
+export function recordToMetadata(record: Readonly<Record<string, unknown>> | undefined): Metadata {
   const metadata = new Metadata();
-  if (record === undefined) return metadata;
-  for (const key of Object.keys(record)) {
-    const value = record[key];
-    if (Array.isArray(value)) for (const item of value) metadata.add(key, item);
-    else if (value !== undefined) metadata.set(key, value);
+  for (const [key, value] of metadataEntries(record)) {
+    try {
+      metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    } catch (error) {
+      throw new InvalidMetadataError(`metadata ${key}: ${(error as Error).message}`);
+    }
   }
   return metadata;
 }
 
-/** grpc-js Metadata → plain record; binary (`-bin`) values become base64 text. */
-export function metadataToRecord(metadata: Metadata): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const map = metadata.toJSON() as Record<string, (string | Buffer)[]>;
+/** Collected, already-validated values → grpc-js Metadata. */
+export function valuesToMetadata(values: ReadonlyMap<string, readonly MetadataValue[]>): Metadata {
+  const metadata = new Metadata();
+  for (const [key, list] of values) for (const value of list) metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  return metadata;
+}
+
+/** grpc-js Metadata → plain record: one value stays single, several become an array; `-bin` values are Buffers. */
+export function metadataToRecord(metadata: Metadata): MetadataRecord {
+  const out: Record<string, MetadataValue | MetadataValue[]> = {};
+  const map = metadata.toJSON() as Record<string, MetadataValue[]>;
   for (const key of Object.keys(map)) {
-    const values = (map[key] ?? []).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
-    out[key] = values.length === 1 ? (values[0] as string) : values;
+    const values = map[key] ?? [];
+    out[key] = values.length === 1 ? (values[0] as MetadataValue) : values;
   }
-  return out;
+  return out as MetadataRecord;
 }

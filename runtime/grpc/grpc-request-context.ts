@@ -3,6 +3,7 @@
  * field is computed on first read, so calls whose handlers never look at the
  * context pay only for one small object.
  */
+import type { CallMetadataControls } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
 import type { CallMetadata } from './call-metadata';
 import { splitPeer } from './peer-address';
@@ -14,6 +15,8 @@ export interface ContextSource {
   readonly method: string;
   readonly user: unknown;
   readonly signal: AbortSignal;
+  /** Response headers, trailers, compression (`context.call`). */
+  readonly controls: CallMetadataControls;
   getPeer(): string;
 }
 
@@ -76,6 +79,9 @@ export class GrpcRequestContext implements RequestContext {
   }
   get signal(): AbortSignal {
     return this.#call.signal;
+  }
+  get call(): CallMetadataControls {
+    return this.#call.controls;
   }
 }
 

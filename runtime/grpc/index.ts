@@ -15,3 +15,12 @@ export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions
 export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, DescriptorHandlers, Message } from './service-forms';
 export { inferStreaming } from './handler-kind';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';
+export {
+  InvalidMetadataError,
+  type CallMetadataControls,
+  type IncomingMetadata,
+  type MetadataRecord,
+  type MetadataValue,
+  type MetadataValueFor,
+  type ResponseCompression,
+} from '../core/call-metadata';

@@ -36,6 +36,7 @@ export function createHandler(binding: MethodBinding, pipeline: CallPipeline): U
 function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
   return (grpcCall, callback) => {
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     respond(binding, pipeline, call, callback);
   };
 }
@@ -43,6 +44,7 @@ function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<
 function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
   return (grpcCall, callback) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     endReadsOnCancel(grpcCall, call);
     respond(binding, pipeline, call, callback);
   };
@@ -51,6 +53,7 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
   return (grpcCall) => {
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
@@ -58,37 +61,48 @@ function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
   return (grpcCall) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+    if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     endReadsOnCancel(grpcCall, call);
     void streamOut(binding, pipeline, call, grpcCall);
   };
 }
 
-type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown) => void;
+type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown, trailer?: Metadata) => void;
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
   let result: unknown;
   try {
     result = pipeline.run(binding, call);
   } catch (error) {
-    call.finish();
-    callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
+    fail(binding, pipeline, call, callback, error);
     return;
   }
   if (isThenable(result)) {
     result.then(
-      (value) => {
-        call.finish();
-        callback(null, value);
-      },
-      (error: unknown) => {
-        call.finish();
-        callback(toStatusObject(error, binding.path, pipeline.onUnexpected));
-      },
+      (value) => succeed(call, callback, value),
+      (error: unknown) => fail(binding, pipeline, call, callback, error),
     );
     return;
   }
+  succeed(call, callback, result);
+}
+
+function succeed(call: GrpcCall, callback: Callback, value: unknown): void {
   call.finish();
-  callback(null, result);
+  const controls = call.controlsInUse;
+  if (controls === undefined) {
+    callback(null, value);
+    return;
+  }
+  controls.sendHeader();
+  callback(null, value, controls.trailers());
+}
+
+function fail(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback, error: unknown): void {
+  call.finish();
+  const controls = call.controlsInUse;
+  controls?.sendHeader();
+  callback(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
 }
 
 async function streamOut(
@@ -110,11 +124,21 @@ async function streamOut(
     for (;;) {
       const next = await iterator.next();
       if (next.done === true || call.cancelled) break;
+      call.controlsInUse?.sendHeader();
       if (!stream.write(next.value)) await drained(stream);
     }
-    if (!call.cancelled) stream.end();
+    if (call.cancelled) return;
+    const controls = call.controlsInUse;
+    if (controls === undefined) stream.end();
+    else {
+      controls.sendHeader();
+      stream.end(controls.trailers());
+    }
   } catch (error) {
-    if (!call.cancelled) stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected));
+    if (call.cancelled) return;
+    const controls = call.controlsInUse;
+    controls?.sendHeader();
+    stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
   } finally {
     stream.removeListener('cancelled', stop);
     if (call.cancelled) stop();

@@ -10,9 +10,10 @@
  */
 import { EventEmitter } from 'node:events';
 import { Metadata } from '@grpc/grpc-js';
+import type { MetadataRecord } from '../core/call-metadata';
 import type { GrpcApplication } from '../grpc/application';
 import { GrpcCall, type CallSource } from '../grpc/call';
-import { GrpcError, GENERIC_INTERNAL_MESSAGE, recordToMetadata } from '../grpc/errors';
+import { GrpcError, GENERIC_INTERNAL_MESSAGE, metadataToRecord, recordToMetadata } from '../grpc/errors';
 import { GrpcStatus } from '../core/status';
 import type { MethodBinding } from '../grpc/method-binding';
 import type { CallPipeline } from '../grpc/pipeline';
@@ -21,10 +22,14 @@ import { iteratorOf } from '../grpc/server-handlers';
 
 /** Per-call options of the test client (same as the network client's). */
 export interface GrpcTestCallOptions {
-  metadata?: Record<string, string | string[]>;
+  metadata?: MetadataRecord;
   /** Absolute deadline, or milliseconds from now: reaches the handler as `signal`. */
   deadline?: Date | number;
   signal?: AbortSignal;
+  /** Receives the response headers the handler set (as the network client's `onHeader`). */
+  onHeader?: (headers: MetadataRecord) => void;
+  /** Receives the trailers when the call ends, on success and on error. */
+  onTrailer?: (trailers: MetadataRecord) => void;
 }
 
 /** Options of `createGrpcTestClient()`. */
@@ -34,7 +39,7 @@ export interface GrpcTestClientOptions {
   /** What `call.getPeer()` returns; default `127.0.0.1:0`. */
   peer?: string;
   /** Metadata sent with every call (per-call metadata is added to it). */
-  metadata?: Record<string, string | string[]>;
+  metadata?: MetadataRecord;
 }
 
 /** An untyped test client: PascalCase method names, `unknown` in and out. */
@@ -62,6 +67,12 @@ class InProcessSource implements CallSource {
   #cancelled = false;
   /** Why the call ended early: CANCELLED or DEADLINE_EXCEEDED. */
   reason: GrpcError | undefined = undefined;
+  /** The response headers the handler sent, if any. */
+  headers: Metadata | undefined = undefined;
+
+  sendMetadata(metadata: Metadata): void {
+    this.headers ??= metadata;
+  }
 
   constructor(metadata: Metadata, peer: string, deadline: number) {
     this.metadata = metadata;
@@ -125,11 +136,19 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
       : new GrpcCall(binding, source, wire(binding.requestSerialize, binding.requestDeserialize, input), undefined);
     return { call, source };
   };
-  const translate = (error: unknown): GrpcError => {
-    if (error instanceof GrpcError) return new GrpcError(error.code, error.message, error.metadata);
-    const translated = GrpcError.from(error);
-    if (translated.message === GENERIC_INTERNAL_MESSAGE) pipeline.onUnexpected(error, binding.path);
-    return translated;
+  const translate = (error: unknown, call: GrpcCall, source: InProcessSource, options: GrpcTestCallOptions): GrpcError => {
+    let translated = GrpcError.from(error);
+    if (!(error instanceof GrpcError) && translated.message === GENERIC_INTERNAL_MESSAGE) pipeline.onUnexpected(error, binding.path);
+    let metadata: MetadataRecord;
+    try {
+      // The same check the server applies before the wire: metadata gRPC cannot carry is an INTERNAL.
+      metadata = metadataToRecord(deliver(call, source, options, recordToMetadata(translated.metadata)));
+    } catch (invalid) {
+      pipeline.onUnexpected(invalid, binding.path);
+      translated = new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
+      metadata = metadataToRecord(deliver(call, source, options, new Metadata()));
+    }
+    return new GrpcError(translated.code, translated.message, metadata);
   };
 
   if (binding.streaming === 'none' || binding.streaming === 'client') {
@@ -141,9 +160,11 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
         const result = await Promise.race([Promise.resolve().then(() => pipeline.run(binding, call)), ended]);
         if (source.reason === undefined && Date.now() >= source.deadline) source.cancel(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded'));
         if (source.reason !== undefined) throw source.reason;
-        return wire(binding.responseSerialize, binding.responseDeserialize, result);
+        const response = wire(binding.responseSerialize, binding.responseDeserialize, result);
+        deliver(call, source, options, undefined);
+        return response;
       } catch (error) {
-        throw translate(source.reason ?? error);
+        throw translate(source.reason ?? error, call, source, options);
       } finally {
         clearTimeout(timers.get(source));
         call.finish();
@@ -166,9 +187,10 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
           yield wire(binding.responseSerialize, binding.responseDeserialize, next.value);
         }
         done = true;
+        deliver(call, source, options, undefined);
       } catch (error) {
         done = source.reason === undefined;
-        throw translate(source.reason ?? error);
+        throw translate(source.reason ?? error, call, source, options);
       } finally {
         clearTimeout(timers.get(source));
         if (!done) {
@@ -180,6 +202,20 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
       }
     })();
   };
+}
+
+/**
+ * Hands the call's response headers and trailers (merged with an error's
+ * `extra` metadata) to the caller's callbacks, as the network client does;
+ * returns the trailers.
+ */
+function deliver(call: GrpcCall, source: InProcessSource, options: GrpcTestCallOptions, extra: Metadata | undefined): Metadata {
+  const controls = call.controlsInUse;
+  controls?.sendHeader();
+  const trailers = controls === undefined ? (extra ?? new Metadata()) : controls.trailers(extra);
+  if (source.headers !== undefined) options.onHeader?.(metadataToRecord(source.headers));
+  options.onTrailer?.(metadataToRecord(trailers));
+  return trailers;
 }
 
 /** Encodes and decodes `value`, so handlers see exactly what the wire would give them. */

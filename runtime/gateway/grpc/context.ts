@@ -5,6 +5,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
+import { MapIncomingMetadata, type MetadataValue } from '../../core/call-metadata';
 import { createContext } from '../gateway-core';
 
 /** The last peer parsed: calls on one connection share their peer string, so most calls skip the regex. */
@@ -22,7 +23,7 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
 }
 
 /** Builds the RequestContext of one gRPC call. */
-export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal): RequestContext {
+export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal, compressed: () => boolean): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
   const map = metadata.getMap();
@@ -37,5 +38,7 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
     { path, grpc: metadata },
     tracing,
     signal,
+    () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
+    compressed,
   );
 }

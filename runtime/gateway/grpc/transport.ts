@@ -14,6 +14,10 @@ import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
+import { CollectedCallMetadata } from '../../core/call-metadata';
+import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
+import { valuesToMetadata as toMetadata } from '../../grpc/errors';
+import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
@@ -66,6 +70,8 @@ export class GrpcTransport {
   get server(): grpc.Server {
     if (this.#server === undefined) {
       const max = this.#options().maxMessageSize ?? 4 << 20;
+      // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
+      installFraming();
       this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
     }
     return this.#server;
@@ -146,21 +152,20 @@ export class GrpcTransport {
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
     const config = this.#config;
     /**
-     * Starts one dispatch. Response headers (with `x-trace-id`) go out now
-     * for streaming calls; a unary call sends them with its answer
-     * (`answer()`), so headers, message and status leave in one write
-     * instead of the headers waiting alone for a slow or forwarded handler.
+     * Starts one dispatch. Response headers (with `x-trace-id` and whatever
+     * the handler set through `context.call`) go out with the first message
+     * or the status (`sendHeaders()`), so headers, message and status of a
+     * unary call leave in one write.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal, eagerHeaders: boolean): { promise: Promise<unknown>; reply: grpc.Metadata } => {
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
-      if (eagerHeaders) call.sendMetadata(reply);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
@@ -191,16 +196,18 @@ export class GrpcTransport {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = watchCancel(c);
-          const { promise, reply } = run(c, toGateway(c.request), watch.signal, false);
-          const done = { call: c, reply, watch };
+          const { promise, reply, context } = run(c, toGateway(c.request), watch.signal);
+          const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const { promise } = run(c, mapStream(c as never, toGateway), watchCancel(c).signal, true);
-          promise.then((result) => cb(null, fromGateway(result)), (error: unknown) => cb(this.#status(error))).catch((error: unknown) => cb(this.#status(error)));
+          const watch = watchCancel(c);
+          const { promise, reply, context } = run(c, mapStream(c as never, toGateway), watch.signal);
+          const done = { call: c, reply, watch, context };
+          promise.then((result) => answer(done, cb, null, fromGateway(result)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
@@ -208,7 +215,12 @@ export class GrpcTransport {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
           const controller = watchCancel(c);
           const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
-          const { promise } = run(c, request, controller.signal, true);
+          const { promise, reply, context } = run(c, request, controller.signal);
+          let headersSent = false;
+          const sendHeaders = (): void => {
+            if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
+            headersSent = true;
+          };
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
@@ -216,12 +228,18 @@ export class GrpcTransport {
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;
+                sendHeaders();
                 if (!c.write(fromGateway(item))) await drained(c, controller.signal);
               }
-              c.end();
+              sendHeaders();
+              c.end(handlerTrailers(context));
             })
             .catch((error: unknown) => {
-              if (!controller.signal.aborted) c.emit('error', this.#status(error));
+              if (controller.signal.aborted) return;
+              sendHeaders();
+              const status = this.#status(error);
+              status.metadata?.merge(handlerTrailers(context));
+              c.emit('error', status);
             });
         };
       }
@@ -256,17 +274,44 @@ export class GrpcTransport {
   }
 }
 
-/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer. */
+/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer with the handler's trailers. */
 function answer(
-  done: { call: grpc.ServerUnaryCall<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void } },
+  done: { call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void }; context: RequestContext },
   cb: grpc.sendUnaryData<unknown>,
   error: Partial<grpc.StatusObject> | null,
   value?: unknown,
 ): void {
   done.watch.finish();
-  done.call.sendMetadata(done.reply);
-  cb(error, value);
+  done.call.sendMetadata(withHandlerHeaders(done.reply, done.context, done.call));
+  const trailers = handlerTrailers(done.context);
+  if (error === null) cb(null, value, trailers);
+  else {
+    error.metadata?.merge(trailers);
+    cb(error);
+  }
 }
+
+/**
+ * The gateway's own response headers plus those the handler set through
+ * `context.call`; also hands the handler's compression choice to the framing
+ * hooks, which decide `grpc-encoding` as these headers go out.
+ */
+function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext, source: AnyCall): grpc.Metadata {
+  const call = context.call;
+  if (!(call instanceof CollectedCallMetadata)) return reply;
+  if (call.compression !== undefined) chooseCompression(source, call.compression);
+  if (call.headers === undefined) return reply;
+  const merged = reply.clone();
+  merged.merge(toMetadata(call.headers));
+  return merged;
+}
+
+/** The trailers the handler set through `context.call` (already validated when set). */
+function handlerTrailers(context: RequestContext): grpc.Metadata {
+  const call = context.call;
+  return call instanceof CollectedCallMetadata && call.trailers !== undefined ? toMetadata(call.trailers) : new grpc.Metadata();
+}
+
 
 function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

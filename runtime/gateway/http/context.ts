@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { CollectedCallMetadata, incomingFromHeaders, metadataText } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 
 class HttpRequestContext implements RequestContext {
@@ -21,6 +22,7 @@ class HttpRequestContext implements RequestContext {
   readonly #socket: Socket;
   #client: ClientInfo | undefined = undefined;
   #controller: AbortController | undefined = undefined;
+  #call: CollectedCallMetadata | undefined = undefined;
 
   constructor(req: IncomingMessage, headers: IncomingHttpHeaders, res: ServerResponse, metadata: Record<string, unknown>, tracing: TracingInfo) {
     // Node keeps only set-cookie as an array; handlers see the header object as sent.
@@ -46,6 +48,20 @@ class HttpRequestContext implements RequestContext {
     return this.#client;
   }
 
+  /** Built on first read; the transport writes what the handler set as response headers. */
+  get call(): CollectedCallMetadata {
+    if (this.#call === undefined) {
+      const headers = this.headers;
+      this.#call = new CollectedCallMetadata(() => incomingFromHeaders(headers));
+    }
+    return this.#call;
+  }
+
+  /** The call controls if a handler touched them, without creating them. */
+  get callInUse(): CollectedCallMetadata | undefined {
+    return this.#call;
+  }
+
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController();
@@ -59,6 +75,19 @@ class HttpRequestContext implements RequestContext {
     }
     return this.#controller.signal;
   }
+}
+
+/**
+ * Writes what the handler set through `context.call` as HTTP headers: response
+ * headers under their own names, trailers as `grpc-trailer-<name>` (the
+ * grpc-gateway convention; the JSON reply is complete before it is sent, so
+ * trailers travel as headers). `-bin` values are base64.
+ */
+export function writeCallMetadata(res: ServerResponse, context: RequestContext): void {
+  const call = context instanceof HttpRequestContext ? context.callInUse : undefined;
+  if (call === undefined || res.headersSent) return;
+  for (const [name, values] of call.headers ?? []) res.setHeader(name, values.map(metadataText));
+  for (const [name, values] of call.trailers ?? []) res.setHeader(`grpc-trailer-${name}`, values.map(metadataText));
 }
 
 /** Builds the RequestContext of one HTTP call; `headers` is `req.headers`, already read by the caller. */

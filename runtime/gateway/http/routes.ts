@@ -2,10 +2,14 @@
  * HTTP route table of the gateway: explicit `configureHTTP({routes})`
  * entries, then `google.api.http` rules of generated services, then the
  * default `POST {basePath}/<Service>/<method>`. Static paths are a map lookup;
- * templated ones (`/users/{id}` or `/users/:id`) match segment by segment, so
- * no route ever compiles to a backtracking regex.
+ * templated ones (`/users/{id}`, `/v1/{name=projects/*\/topics/*}`,
+ * `/v1/{name=operations/**}:cancel`, or Express-style `/users/:id`) match
+ * segment by segment (path-template.ts), so no route ever compiles to a
+ * backtracking regex. Routes with a custom verb are tried before those
+ * without; otherwise definition order wins.
  */
 import type { ServiceRegistry } from '../registry';
+import { isLiteralTemplate, matchPathTemplate, parsePathTemplate, type PathTemplate } from './path-template';
 
 /** What a request path resolved to. */
 export interface RouteMatch {
@@ -15,19 +19,20 @@ export interface RouteMatch {
   params: Record<string, string>;
   /** `*` → the whole body is the request; a field name → the body goes into that field. */
   body: string | undefined;
-}
-
-interface Segment {
-  literal: string | undefined;
-  param: string | undefined;
+  /** `response_body`: the reply is this field of the response instead of the whole message. */
+  responseBody?: string | undefined;
+  /** The request's JSON Schema (generated services): which query parameters repeat or are booleans. */
+  inputSchema?: unknown;
 }
 
 interface PatternRoute {
   verb: string;
-  segments: Segment[];
+  template: PathTemplate;
   service: string;
   method: string;
   body: string | undefined;
+  responseBody: string | undefined;
+  inputSchema: unknown;
 }
 
 function splitPath(path: string): string[] {
@@ -37,13 +42,10 @@ function splitPath(path: string): string[] {
   return out;
 }
 
-function parseTemplate(path: string): Segment[] {
-  return splitPath(path).map((part) => {
-    const brace = /^\{([A-Za-z_][\w.]*)(?:=[^}]*)?\}$/.exec(part);
-    if (brace !== null) return { literal: undefined, param: brace[1] };
-    if (part.startsWith(':') && part.length > 1) return { literal: undefined, param: part.slice(1) };
-    return { literal: part, param: undefined };
-  });
+/** Express-style `:id` segments (configureHTTP routes) become `{id}`; google.api.http templates pass through. */
+function toTemplate(path: string): string {
+  const withSlash = path.startsWith('/') ? path : `/${path}`;
+  return withSlash.replace(/(^|\/):([A-Za-z_][\w.]*)(?=\/|$)/g, '$1{$2}');
 }
 
 function joinPath(base: string, path: string): string {
@@ -59,6 +61,7 @@ function normalize(path: string): string {
 export class RouteTable {
   readonly #static = new Map<string, RouteMatch>();
   readonly #patterns: PatternRoute[] = [];
+  readonly #verbPatterns: PatternRoute[] = [];
   readonly #basePrefix: string;
   /** `#basePrefix + '/'`, built once rather than per request. */
   readonly #baseDir: string;
@@ -73,23 +76,23 @@ export class RouteTable {
       const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(spec);
       const t = /^([^.]+)\.(.+)$/.exec(target);
       if (m === null || t === null) throw new TypeError(`configureHTTP routes: "${spec}": "${target}" must look like "GET /path": "Service.method"`);
-      this.#add((m[1] as string).toUpperCase(), joinPath(this.#basePrefix, m[2] as string), t[1] as string, t[2] as string, undefined);
+      this.#add((m[1] as string).toUpperCase(), joinPath(this.#basePrefix, m[2] as string), t[1] as string, t[2] as string, undefined, undefined, undefined);
     }
     for (const service of registry.services()) {
       for (const m of service.methods) {
-        for (const rule of m.descriptor?.http ?? []) this.#add(rule.method, rule.path, service.name, m.method, rule.body);
+        for (const rule of m.descriptor?.http ?? []) this.#add(rule.method, rule.path, service.name, m.method, rule.body, rule.responseBody, m.descriptor?.inputSchema);
       }
     }
   }
 
-  #add(verb: string, path: string, service: string, method: string, body: string | undefined): void {
-    const segments = parseTemplate(path);
-    if (segments.every((s) => s.literal !== undefined)) {
+  #add(verb: string, path: string, service: string, method: string, body: string | undefined, responseBody: string | undefined, inputSchema: unknown): void {
+    const template = parsePathTemplate(toTemplate(path));
+    if (isLiteralTemplate(template)) {
       const key = `${verb} ${normalize(path)}`;
-      if (!this.#static.has(key)) this.#static.set(key, { service, method, params: {}, body });
+      if (!this.#static.has(key)) this.#static.set(key, { service, method, params: {}, body, responseBody, inputSchema });
       return;
     }
-    this.#patterns.push({ verb, segments, service, method, body });
+    (template.verb === undefined ? this.#patterns : this.#verbPatterns).push({ verb, template, service, method, body, responseBody, inputSchema });
   }
 
   /** The route for a request, or undefined. `path` has no query string. */
@@ -97,13 +100,14 @@ export class RouteTable {
     // Without explicit or google.api.http routes (the common gateway) skip building the lookup key.
     const hasStatic = this.#static.size > 0;
     const exact = hasStatic ? this.#static.get(`${verb} ${path}`) : undefined;
-    if (exact !== undefined) return { service: exact.service, method: exact.method, params: {}, body: exact.body };
+    if (exact !== undefined) return { ...exact, params: {} };
     if (hasStatic && (path.includes('//') || (path.length > 1 && path.endsWith('/')))) {
       const loose = this.#static.get(`${verb} ${normalize(path)}`);
-      if (loose !== undefined) return { service: loose.service, method: loose.method, params: {}, body: loose.body };
+      if (loose !== undefined) return { ...loose, params: {} };
     }
-    if (this.#patterns.length > 0) {
-      const found = this.#matchPattern(verb, splitPath(path));
+    if (this.#patterns.length > 0 || this.#verbPatterns.length > 0) {
+      const parts = splitPath(path);
+      const found = (path.includes(':') ? this.#matchPattern(this.#verbPatterns, verb, parts) : undefined) ?? this.#matchPattern(this.#patterns, verb, parts);
       if (found !== undefined) return found;
     }
     // Default binding: POST {basePath}/<Service>/<method>.
@@ -118,32 +122,29 @@ export class RouteTable {
     return undefined;
   }
 
-  #matchPattern(verb: string, parts: string[]): RouteMatch | undefined {
-    for (const route of this.#patterns) {
-      if (route.verb !== verb || route.segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < parts.length; i++) {
-        const seg = route.segments[i] as Segment;
-        const part = parts[i] as string;
-        if (seg.literal !== undefined) {
-          if (seg.literal !== part) {
-            ok = false;
-            break;
-          }
-        } else if (seg.param !== undefined) {
-          try {
-            params[seg.param] = decodeURIComponent(part);
-          } catch {
-            ok = false;
-            break;
-          }
-        }
-      }
-      if (ok) return { service: route.service, method: route.method, params, body: route.body };
+  #matchPattern(routes: readonly PatternRoute[], verb: string, parts: string[]): RouteMatch | undefined {
+    for (const route of routes) {
+      if (route.verb !== verb) continue;
+      const params = matchPathTemplate(route.template, parts);
+      if (params !== undefined) return { service: route.service, method: route.method, params, body: route.body, responseBody: route.responseBody, inputSchema: route.inputSchema };
     }
     return undefined;
   }
+}
+
+/** A proto field path (`book.display_name`) in JSON names (`book.displayName`), as ts-proto's toJSON writes them. */
+export function jsonFieldPath(path: string): string {
+  return path.includes('_') ? path.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : path;
+}
+
+/** The value at a dotted JSON field path, or undefined. */
+export function getPath(source: unknown, dotted: string): unknown {
+  let node = source;
+  for (const key of dotted.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 /** Sets `a.b.c = value` on target, ignoring prototype keys. */

@@ -19,9 +19,10 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { dataEnvelopeJson } from '../wire/reply-json';
-import { httpContext } from './context';
+import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, mightHavePrototypeKeys, readJsonBody } from './json-body';
-import { RouteTable, setPath, type RouteMatch } from './routes';
+import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
+import { applyQuery } from './query-fields';
 import { writeStream } from './streaming';
 
 /** `configureHTTP(config)` (spec 4.10). */
@@ -84,6 +85,13 @@ function requestTarget(url: string | undefined): string {
   } catch {
     return '/';
   }
+}
+
+/** The request's query string as URLSearchParams. */
+function searchOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 }
 
 function parseQuery(search: string): Record<string, string> {
@@ -261,7 +269,10 @@ export class HttpTransport {
           this.#fail(res, toServiceError(error), tracing.traceId);
         }
       },
-      (error: unknown) => this.#fail(res, toServiceError(error), tracing.traceId),
+      (error: unknown) => {
+        writeCallMetadata(res, context);
+        this.#fail(res, toServiceError(error), tracing.traceId);
+      },
     );
   }
 
@@ -285,11 +296,14 @@ export class HttpTransport {
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
       res.setHeader(this.#deps.core.traceHeader, traceId);
+      writeCallMetadata(res, context);
       void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
       return;
     }
-    const data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+    const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
+    const data = match.responseBody === undefined ? whole : getPath(whole, jsonFieldPath(match.responseBody));
     const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
+    writeCallMetadata(res, context);
     // One writeHead with a flat header list: cheaper than three setHeader calls.
     res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
     res.end(json);
@@ -311,8 +325,8 @@ export class HttpTransport {
     const body = req.body;
     if (body === undefined || body === null) {
       const merged: Record<string, unknown> = {};
-      for (const k of Object.keys(query)) setPath(merged, k, query[k]);
-      for (const k of Object.keys(match.params)) setPath(merged, k, match.params[k]);
+      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), match.params[k]);
       json = merged;
     } else if (match.body === '*' || match.body === undefined) {
       if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
@@ -320,13 +334,15 @@ export class HttpTransport {
       if (keys.length === 0) json = body;
       else {
         const merged = { ...(body as Record<string, unknown>) };
-        for (const k of keys) setPath(merged, k, match.params[k]);
+        for (const k of keys) setPath(merged, jsonFieldPath(k), match.params[k]);
         json = merged;
       }
     } else {
       const merged: Record<string, unknown> = {};
-      for (const k of Object.keys(match.params)) setPath(merged, k, match.params[k]);
-      setPath(merged, match.body, body);
+      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
+      // The body field first, so a path variable inside it (`{book.name}` with body: "book") is kept.
+      setPath(merged, jsonFieldPath(match.body), typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body);
+      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), match.params[k]);
       json = merged;
     }
     return fromJSON === undefined ? json : fromJSON(json);

@@ -118,6 +118,7 @@ export class CallTracer {
       authentication: c.authentication,
       tracing: c.tracing,
       signal: c.signal,
+      call: c.call,
       service: call.service,
       method: call.method,
     };

@@ -7,6 +7,7 @@
  * cancellation when the connection goes away.
  */
 import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
+import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { GatewayErrors, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
@@ -27,10 +28,10 @@ export interface EnvelopeRequest {
 
 /** How a transport writes replies. `traceId` is echoed on every reply. */
 export interface ReplySink {
-  response(id: unknown, method: string, data: unknown, traceId: string): void;
-  item(id: unknown, data: unknown, traceId: string): void;
-  end(id: unknown, traceId: string): void;
-  error(id: unknown, error: ServiceError, traceId: string | undefined): void;
+  response(id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
+  item(id: unknown, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
+  end(id: unknown, traceId: string, meta?: EnvelopeMetadata): void;
+  error(id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
   /** A promise while the peer is not reading (backpressure); undefined when writing may go on. */
   writable(): Promise<void> | undefined;
 }
@@ -55,6 +56,8 @@ interface ActiveCall {
   readonly queue: AsyncQueue<unknown> | undefined;
   readonly resolved: ResolvedMethod | undefined;
   readonly traceId: string;
+  /** Set once the call's context exists: what the handler set through `context.call` rides on the replies. */
+  context: RequestContext | undefined;
 }
 
 function key(id: unknown): string {
@@ -123,7 +126,7 @@ export class CallSession {
       return;
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
-    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId };
+    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined };
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -134,6 +137,7 @@ export class CallSession {
       return;
     }
     const context = this.#contextFor(message, tracing, this.#controller.signal);
+    call.context = context;
     this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
       (result) => {
         if (!serverStreams) {
@@ -157,7 +161,7 @@ export class CallSession {
 
   #failed(id: unknown, k: string, call: ActiveCall, error: unknown): void {
     this.#finish(id, k, call);
-    if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId);
+    if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId, envelopeMetadata(call.context, true));
   }
 
   /** One client-stream message for call `id`. */
@@ -207,7 +211,7 @@ export class CallSession {
   #reply(id: unknown, call: ActiveCall, method: string, result: unknown): void {
     if (this.#closed) return;
     const toJSON = call.resolved?.toJSON;
-    this.#sink.response(id, method, toJSON === undefined ? result : toJSON(result), call.traceId);
+    this.#sink.response(id, method, toJSON === undefined ? result : toJSON(result), call.traceId, envelopeMetadata(call.context, true));
   }
 
   async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
@@ -221,9 +225,9 @@ export class CallSession {
       const wait = this.#sink.writable();
       if (wait !== undefined) await wait;
       if (signal.aborted) return;
-      this.#sink.item(id, toJSON === undefined ? item : toJSON(item), call.traceId);
+      this.#sink.item(id, toJSON === undefined ? item : toJSON(item), call.traceId, envelopeMetadata(call.context, false));
     }
-    if (!signal.aborted) this.#sink.end(id, call.traceId);
+    if (!signal.aborted) this.#sink.end(id, call.traceId, envelopeMetadata(call.context, true));
   }
 }
 
@@ -241,31 +245,31 @@ function safeSink(sink: ReplySink): ReplySink {
     }
   };
   return {
-    response: (id, method, data, traceId) => {
+    response: (id, method, data, traceId, meta) => {
       try {
-        sink.response(id, method, data, traceId);
+        sink.response(id, method, data, traceId, meta);
       } catch {
         fallback(id, traceId);
       }
     },
-    item: (id, data, traceId) => {
+    item: (id, data, traceId, meta) => {
       try {
-        sink.item(id, data, traceId);
+        sink.item(id, data, traceId, meta);
       } catch {
         fallback(id, traceId);
         throw new ServiceError('INTERNAL_ERROR', 'Stream item could not be encoded', 500);
       }
     },
-    end: (id, traceId) => {
+    end: (id, traceId, meta) => {
       try {
-        sink.end(id, traceId);
+        sink.end(id, traceId, meta);
       } catch {
         fallback(id, traceId);
       }
     },
-    error: (id, error, traceId) => {
+    error: (id, error, traceId, meta) => {
       try {
-        sink.error(id, error, traceId);
+        sink.error(id, error, traceId, meta);
       } catch {
         fallback(id, traceId);
       }

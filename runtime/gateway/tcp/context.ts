@@ -2,6 +2,7 @@
  * RequestContext for a TCP frame call: client from the socket, no headers,
  * metadata with the connection and call ids plus the envelope's `metadata`.
  */
+import { envelopeMetadataText, incomingFromHeaders } from '../../core/call-metadata';
 import type { Socket } from 'node:net';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
@@ -23,6 +24,6 @@ export function tcpContexts(socket: Socket, connectionId: string): (message: Env
       port = socket.remotePort ?? 0;
     }
     const extra = message.metadata !== null && typeof message.metadata === 'object' ? (message.metadata as Record<string, unknown>) : {};
-    return createContext('tcp', { id: connectionId, address, port }, {}, { ...extra, connectionId, messageId: message.id }, tracing, signal);
+    return createContext('tcp', { id: connectionId, address, port }, {}, { ...extra, connectionId, messageId: message.id }, tracing, signal, () => incomingFromHeaders(envelopeMetadataText(extra)));
   };
 }

@@ -5,6 +5,7 @@
  * its `address:port` id string is then not made per datagram.
  */
 import type { RemoteInfo } from 'node:dgram';
+import { CollectedCallMetadata, envelopeMetadataText, incomingFromHeaders } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 import type { EnvelopeRequest } from '../session/call-session';
 
@@ -17,12 +18,22 @@ class UdpRequestContext implements RequestContext {
   readonly signal: AbortSignal;
   readonly #peer: RemoteInfo;
   #client: ClientInfo | undefined = undefined;
+  #call: CollectedCallMetadata | undefined = undefined;
 
   constructor(peer: RemoteInfo, metadata: Record<string, unknown>, tracing: TracingInfo, signal: AbortSignal) {
     this.metadata = metadata;
     this.tracing = tracing;
     this.signal = signal;
     this.#peer = peer;
+  }
+
+  /** Request metadata from the envelope's `metadata` (text values; `-bin` keys base64). */
+  get call(): CollectedCallMetadata {
+    if (this.#call === undefined) {
+      const metadata = this.metadata;
+      this.#call = new CollectedCallMetadata(() => incomingFromHeaders(envelopeMetadataText(metadata)));
+    }
+    return this.#call;
   }
 
   /** The same object on every read. */

@@ -6,11 +6,13 @@
  * messages are CallSession's, so UDP answers bad input as TCP and WebSocket do.
  */
 import type { RemoteInfo } from 'node:dgram';
+import type { RequestContext } from '../../core/request-context';
 import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
 import { tracingFrom } from '../tracing';
+import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { udpContext } from './context';
 
 /**
@@ -18,8 +20,8 @@ import { udpContext } from './context';
  * that cannot be encoded becomes an INTERNAL_ERROR reply instead.
  */
 export interface DatagramReplies {
-  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void;
-  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void;
+  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
 }
 
 /** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */
@@ -53,19 +55,19 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   }
   const context = udpContext(peer, message, tracing, signal);
   core.dispatcher.call(resolved, service, method, request, context, message).then(
-    (result) => answer(replies, peer, id, method, resolved, result, traceId),
-    (error: unknown) => replies.error(peer, id, toServiceError(error), traceId),
+    (result) => answer(replies, peer, id, method, resolved, result, traceId, context),
+    (error: unknown) => replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true)),
   );
 }
 
-function answer(replies: DatagramReplies, peer: RemoteInfo, id: unknown, method: string, resolved: ResolvedMethod | undefined, result: unknown, traceId: string): void {
+function answer(replies: DatagramReplies, peer: RemoteInfo, id: unknown, method: string, resolved: ResolvedMethod | undefined, result: unknown, traceId: string, context: RequestContext): void {
   let data: unknown;
   try {
     data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
   } catch (error) {
     // A result that cannot be converted is the handler's failure.
-    replies.error(peer, id, toServiceError(error), traceId);
+    replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true));
     return;
   }
-  replies.response(peer, id, method, data, traceId);
+  replies.response(peer, id, method, data, traceId, envelopeMetadata(context, true));
 }

@@ -12,6 +12,7 @@ import type { RemoteInfo, Socket } from 'node:dgram';
 import { ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { encodeFrame, encodeJsonFrame, FrameType } from '../wire/frame-codec';
+import type { EnvelopeMetadata } from '../wire/envelope-metadata';
 import { errorPayload } from '../wire/frame-replies';
 import { envelopeJson } from '../wire/reply-json';
 import type { DatagramReplies } from './datagram-call';
@@ -64,10 +65,10 @@ class FrameReplies implements DatagramReplies {
     this.#core = core;
   }
 
-  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string): void {
+  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void {
     let frame: Buffer;
     try {
-      frame = encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId));
+      frame = encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId, meta));
     } catch {
       this.#fallback(peer, id, traceId);
       return;
@@ -75,10 +76,10 @@ class FrameReplies implements DatagramReplies {
     this.#out.send(peer, frame);
   }
 
-  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined): void {
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void {
     let frame: Buffer;
     try {
-      frame = encodeFrame(FrameType.Error, errorPayload(this.#core, 'udp', id, error, traceId));
+      frame = encodeFrame(FrameType.Error, { ...errorPayload(this.#core, 'udp', id, error, traceId), ...meta });
     } catch {
       this.#fallback(peer, id, traceId);
       return;

@@ -2,6 +2,7 @@
  * RequestContext for a WebSocket call: client from the upgrade request,
  * the upgrade's headers, metadata with the connection and message ids.
  */
+import { envelopeMetadataText, incomingFromHeaders } from '../../core/call-metadata';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { createContext } from '../gateway-core';
@@ -32,6 +33,8 @@ export function websocketContexts(req: IncomingMessage, connectionId: string): (
       { ...extra, connectionId, messageId: message.id, path: req.url },
       tracing,
       signal,
+      // The upgrade request's headers, then the envelope's `metadata` (per call) over them.
+      () => incomingFromHeaders({ ...(headers as Record<string, string>), ...envelopeMetadataText(extra) }),
     );
   };
 }

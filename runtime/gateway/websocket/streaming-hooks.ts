@@ -48,13 +48,13 @@ export function hookedSink(sink: ReplySink, socket: WebSocket, server: NonNullab
       streamOf(id).end();
       streams.delete(id);
     },
-    error: (id, error, traceId) => {
+    error: (id, error, traceId, meta) => {
       const stream = streams.get(id);
       if (stream !== undefined) {
         streams.delete(id);
         stream.end();
       }
-      sink.error(id, error, traceId);
+      sink.error(id, error, traceId, meta);
     },
     // Honour the application's stream as well as the socket: a hook that stops reading slows the handler.
     writable: () => {

@@ -208,14 +208,14 @@ function envelopeSink(
 ): ReplySink {
   const out = (m: Record<string, unknown>): void => send(encodeEnvelope(format, m));
   return {
-    response: (id, method, data, traceId) =>
-      out(formatResponse !== undefined ? { ...formatResponse(data, id, method), traceId } : { id, type: 'response', method, data, timestamp: Date.now(), traceId }),
-    item: (id, data, traceId) => out({ id, type: 'stream', data, traceId }),
-    end: (id, traceId) => out({ id, type: 'stream_end', traceId }),
-    error: (id, error: ServiceError, traceId) => {
+    response: (id, method, data, traceId, meta) =>
+      out(formatResponse !== undefined ? { ...formatResponse(data, id, method), traceId, ...meta } : { id, type: 'response', method, data, timestamp: Date.now(), traceId, ...meta }),
+    item: (id, data, traceId, meta) => out({ id, type: 'stream', data, traceId, ...meta }),
+    end: (id, traceId, meta) => out({ id, type: 'stream_end', traceId, ...meta }),
+    error: (id, error: ServiceError, traceId, meta) => {
       const custom = core.renderError(error, 'websocket');
-      if (custom !== undefined && custom !== null && typeof custom === 'object') out({ id, ...(custom as Record<string, unknown>), traceId });
-      else out({ id, type: 'error', error: { code: error.code, message: error.message, details: error.details }, traceId });
+      if (custom !== undefined && custom !== null && typeof custom === 'object') out({ id, ...(custom as Record<string, unknown>), traceId, ...meta });
+      else out({ id, type: 'error', error: { code: error.code, message: error.message, details: error.details }, traceId, ...meta });
     },
     writable,
   };

@@ -26,10 +26,10 @@ export function frameReplySink(
   writable: () => Promise<void> | undefined,
 ): ReplySink {
   return {
-    response: (id, method, data, traceId) => send(encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId))),
-    item: (id, data, traceId) => send(encodeJsonFrame(FrameType.StreamItem, envelopeJson(id, undefined, data, traceId))),
-    end: (id, traceId) => send(encodeFrame(FrameType.StreamEnd, { id, traceId })),
-    error: (id, error, traceId) => send(encodeFrame(FrameType.Error, errorPayload(core, protocol, id, error, traceId))),
+    response: (id, method, data, traceId, meta) => send(encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId, meta))),
+    item: (id, data, traceId, meta) => send(encodeJsonFrame(FrameType.StreamItem, envelopeJson(id, undefined, data, traceId, meta))),
+    end: (id, traceId, meta) => send(encodeFrame(FrameType.StreamEnd, { id, traceId, ...meta })),
+    error: (id, error, traceId, meta) => send(encodeFrame(FrameType.Error, { ...errorPayload(core, protocol, id, error, traceId), ...meta })),
     writable,
   };
 }

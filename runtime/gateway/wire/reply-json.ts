@@ -8,6 +8,7 @@
  * envelope — a `toJSON(key)`, a value JSON.stringify drops — goes through
  * the plain JSON.stringify of the whole envelope.
  */
+import type { EnvelopeMetadata } from './envelope-metadata';
 
 /** Characters JSON.stringify escapes in a string (including lone surrogates). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -49,7 +50,8 @@ export function dataEnvelopeJson(data: unknown): string {
  * `JSON.stringify({id, method, data, traceId})`; `method` undefined leaves the
  * key out, as JSON.stringify does (stream items).
  */
-export function envelopeJson(id: unknown, method: string | undefined, data: unknown, traceId: string | undefined): string {
+export function envelopeJson(id: unknown, method: string | undefined, data: unknown, traceId: string | undefined, meta?: EnvelopeMetadata): string {
+  if (meta !== undefined) return JSON.stringify({ id, method, data, traceId, ...meta });
   const json = valueJson(data);
   const plain =
     json !== undefined &&

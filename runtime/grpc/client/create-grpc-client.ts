@@ -8,7 +8,8 @@
  */
 import { Client, credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../descriptor';
-import { GrpcError, recordToMetadata } from '../errors';
+import type { MetadataRecord } from '../../core/call-metadata';
+import { GrpcError, metadataToRecord, recordToMetadata } from '../errors';
 import { isStreamingMode } from '../handler-kind';
 import type { MethodBinding } from '../method-binding';
 import { resolveProtoService, type ProtoServiceSource } from '../proto-definition';
@@ -16,8 +17,12 @@ import { descriptorMethodBinding, jsonBinding, modeOf } from '../service-forms';
 
 /** Per-call options, always the last argument. */
 export interface GrpcCallOptions {
-  /** Request metadata. */
-  metadata?: Record<string, string | string[]>;
+  /** Request metadata: text values for ordinary keys, bytes (Uint8Array) for `-bin` keys. */
+  metadata?: MetadataRecord;
+  /** Receives the response headers when they arrive (`-bin` values as Buffers). */
+  onHeader?: (headers: MetadataRecord) => void;
+  /** Receives the trailers when the call ends, on success and on error (also on `GrpcError.metadata`). */
+  onTrailer?: (trailers: MetadataRecord) => void;
   /** Absolute deadline, or milliseconds from now. */
   deadline?: Date | number;
   /** Aborting cancels the call; the caller sees GrpcError CANCELLED. */
@@ -128,11 +133,13 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
           const call = channel.makeUnaryRequest(path, serialize, deserialize, request, metadataOf(options), callOptionsOf(options), (error, value) =>
             error ? reject(GrpcError.fromServiceError(error)) : resolve(value),
           );
+          observe(call, options);
           cancelOnAbort(call, options.signal);
         });
     case 'server':
       return (request, options = {}) => {
         const call = channel.makeServerStreamRequest(path, serialize, deserialize, request, metadataOf(options), callOptionsOf(options));
+        observe(call, options);
         cancelOnAbort(call, options.signal);
         return responses(call);
       };
@@ -143,6 +150,7 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
           const call = channel.makeClientStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options), (error, value) =>
             error ? reject(GrpcError.fromServiceError(error)) : resolve(value),
           );
+          observe(call, options);
           cancelOnAbort(call, options.signal);
           void pump(source, call);
         });
@@ -150,6 +158,7 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
       return (requests, options = {}) => {
         const source = asIterable(requests);
         const call = channel.makeBidiStreamRequest(path, serialize, deserialize, metadataOf(options), callOptionsOf(options));
+        observe(call, options);
         cancelOnAbort(call, options.signal);
         void pump(source, call);
         return responses(call);
@@ -157,8 +166,23 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
   }
 }
 
+/** Request metadata; invalid metadata (a string on a `-bin` key, a bad key) throws a TypeError before anything is sent. */
 function metadataOf(options: GrpcCallOptions): Metadata {
-  return options.metadata === undefined ? new Metadata() : recordToMetadata(options.metadata);
+  if (options.metadata === undefined) return new Metadata();
+  try {
+    return recordToMetadata(options.metadata);
+  } catch (error) {
+    throw new TypeError(`createGrpcClient: ${(error as Error).message}`);
+  }
+}
+
+type ObservedCall = { on(event: 'metadata', listener: (metadata: Metadata) => void): unknown; on(event: 'status', listener: (status: { metadata: Metadata }) => void): unknown };
+
+/** Hands the response headers and trailers to the caller's callbacks. */
+function observe(call: ObservedCall, options: GrpcCallOptions): void {
+  const { onHeader, onTrailer } = options;
+  if (onHeader !== undefined) call.on('metadata', (metadata) => onHeader(metadataToRecord(metadata)));
+  if (onTrailer !== undefined) call.on('status', (status) => onTrailer(metadataToRecord(status.metadata)));
 }
 
 function callOptionsOf(options: GrpcCallOptions): { deadline?: Date } {

@@ -10,4 +10,5 @@ export {
   type UntypedGrpcClient,
 } from './create-grpc-client';
 export { GrpcError } from '../errors';
+export type { MetadataRecord, MetadataValue } from '../../core/call-metadata';
 export { GrpcStatus } from '../../core/status';

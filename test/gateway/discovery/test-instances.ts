@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import { CollectedCallMetadata, incomingFromHeaders } from '../../../runtime/core/call-metadata';
 import type { Protocol, RequestContext } from '../../../runtime/core/request-context';
 
 const json = {
@@ -131,6 +132,7 @@ export function ctx(protocol: Protocol, headers: Record<string, string> = {}, cl
     metadata: {},
     tracing: { traceId: `trace-${clientSeq}` },
     signal: new AbortController().signal,
+    call: new CollectedCallMetadata(() => incomingFromHeaders(headers)),
   };
 }
 

@@ -1,5 +1,6 @@
 /** Builds DispatchCall objects and runs them through an interceptor, as the gateway core does. */
 import { Writable } from 'node:stream';
+import { CollectedCallMetadata, incomingFromHeaders } from '../../../runtime/core/call-metadata';
 import { compose } from '../../../runtime/core/compose';
 import type { Protocol, RequestContext } from '../../../runtime/core/request-context';
 import type { DispatchCall, DispatchInterceptor } from '../../../runtime/gateway/extension-points';
@@ -17,6 +18,7 @@ export function makeContext(protocol: Protocol, extra: Partial<RequestContext> =
     tracing: { traceId: '' },
     signal: new AbortController().signal,
     ...extra,
+    call: extra.call ?? new CollectedCallMetadata(() => incomingFromHeaders({})),
   };
 }
 
