@@ -16,6 +16,7 @@ import {
 } from '@bufbuild/protobuf';
 import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
 import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
+import { idempotencyOf } from './idempotency-level';
 import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/path-template';
 import { InputError } from './cli-error';
 import { streamingModeOf } from './streaming-mode';
@@ -188,6 +189,7 @@ export class ModelBuilder {
           localName,
           path: `/${service.typeName}/${m.name}`,
           streaming: streamingModeOf(m.methodKind),
+          idempotency: idempotencyOf(m.idempotency),
           comment: commentAt(file, [6, si, 2, mi]),
           request: ref(m.input),
           response: ref(m.output),

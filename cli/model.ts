@@ -2,6 +2,7 @@
  * The plain model templates render: computed once in TypeScript from the
  * descriptor registry so that templates stay free of logic.
  */
+import type { IdempotencyLevel } from './idempotency-level';
 import type { StreamingMode } from './streaming-mode';
 
 /** A JSON value as emitted into schemas and OpenAPI documents. */
@@ -48,6 +49,8 @@ export interface MethodModel {
   /** gRPC path: `/user.UserService/GetUser`. */
   path: string;
   streaming: StreamingMode;
+  /** `option idempotency_level`: lets the gateway retry and hedge forwarded calls. */
+  idempotency: IdempotencyLevel;
   comment: string | undefined;
   request: TsTypeRef;
   response: TsTypeRef;

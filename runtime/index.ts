@@ -8,4 +8,4 @@ export * from './core';
 export * from './http';
 export * from './gateway';
 export * from './health';
-export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode } from './grpc/descriptor';
+export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode, IdempotencyLevel } from './grpc/descriptor';

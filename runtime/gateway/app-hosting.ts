@@ -10,8 +10,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { GatewayHostingOptions, HostedUdpOptions, PortHost, PortHostFactory } from '../http/gateway-hosting';
+import type { GatewayHostingOptions, HostedDrain, HostedUdpOptions, PortHost, PortHostFactory } from '../http/gateway-hosting';
 import { createMuxServer } from './mux/connection-mux';
+
+const HOSTING_KEYS = ['websocket', 'grpc', 'udp', 'tcp'] as const;
 
 const UDP_ATTEMPTS = 10;
 const MAX_SNIFF_MS = 10_000;
@@ -160,26 +162,34 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
   }
 
   /**
-   * Stops accepting, closes UDP, ends stream-protocol sockets, lets HTTP
-   * requests in flight finish (idle keep-alive connections close at once),
-   * and cuts whatever is still open after `graceMs`.
+   * Stops accepting, lets HTTP requests in flight finish (idle keep-alive
+   * connections close at once) and the gateway drain its own connections
+   * (WebSocket, gRPC, TCP frames, UDP replies), then closes UDP; cuts
+   * whatever is still open after `graceMs`.
    */
   async close(graceMs: number): Promise<void> {
-    const closing = this.#closeListener(graceMs);
+    const drains = new Set<HostedDrain>();
+    for (const key of HOSTING_KEYS) {
+      const drain = this.#options[key]?.drain;
+      if (typeof drain === 'function') drains.add(drain);
+    }
+    const closing = this.#closeListener(graceMs, drains.size > 0);
     const udp = this.#udpBound;
     this.#udpBound = null;
+    await Promise.all([...drains].map((drain) => drain(graceMs)));
     if (udp !== null) await udp.close();
     await closing;
   }
 
-  #closeListener(graceMs = 0): Promise<void> {
+  #closeListener(graceMs = 0, gatewayDrains = false): Promise<void> {
     const listener = this.#listener;
     this.#listener = null;
     if (listener === null) return Promise.resolve();
     const server = this.#server;
     const muxed = listener !== server;
     for (const socket of this.#sniffing) socket.destroy();
-    for (const socket of this.#streams) socket.end();
+    // A draining gateway ends its connections itself once their calls are done.
+    if (!gatewayDrains) for (const socket of this.#streams) socket.end();
     return new Promise<void>((resolve, reject) => {
       const sweep = setInterval(() => server.closeIdleConnections(), 25);
       const force = setTimeout(() => {

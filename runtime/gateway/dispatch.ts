@@ -53,9 +53,34 @@ export class Dispatcher {
   #chain: ((call: DispatchCall) => Promise<unknown>) | undefined = undefined;
   authenticator: Authenticator | undefined = undefined;
   resolver: RemoteServiceResolver | undefined = undefined;
+  /** Set by `close()`: new calls are refused with UNAVAILABLE while the running ones finish. */
+  #draining = false;
+  /** Handler promises not yet settled. */
+  #inflight = 0;
+  #settledWaiters: (() => void)[] = [];
+  readonly #settle = (): void => {
+    this.#inflight--;
+    if (this.#inflight === 0) for (const w of this.#settledWaiters.splice(0)) w();
+  };
 
   constructor(registry: ServiceRegistry) {
     this.#registry = registry;
+  }
+
+  /** True while the gateway drains for `close()`. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Starts (true) or ends (false) refusing new calls. */
+  setDraining(draining: boolean): void {
+    this.#draining = draining;
+  }
+
+  /** Resolves once every call dispatched so far has settled (its handler's promise). */
+  settled(): Promise<void> {
+    if (this.#inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settledWaiters.push(resolve));
   }
 
   /** Replaces the interceptors that wrap every call, outermost first. */
@@ -78,6 +103,14 @@ export class Dispatcher {
    * for client/bidi streaming); the result is a value or an AsyncIterable.
    */
   call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
+    if (this.#draining) return Promise.reject(GatewayErrors.shuttingDown());
+    const running = this.#start(resolved, service, method, request, context, credentials);
+    this.#inflight++;
+    running.then(this.#settle, this.#settle);
+    return running;
+  }
+
+  #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
     if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
       // Nothing wraps this method: skip building the call object and the async pipeline.
       try {

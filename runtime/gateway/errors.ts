@@ -156,6 +156,8 @@ export const GatewayErrors = {
   rateLimited: (retryAfterMs: number): ServiceError =>
     new ServiceError('RATE_LIMIT_EXCEEDED', 'Rate limit exceeded', 429, { retryAfterMs }),
   tooLarge: (what: string, limit: number): ServiceError => new ServiceError('PAYLOAD_TOO_LARGE', `${what} exceeds ${limit} bytes`, 413, { limit }),
+  /** A call that arrived while `close()` drains: 503 / UNAVAILABLE, safe to retry elsewhere (the handler never ran). */
+  shuttingDown: (): ServiceError => new ServiceError('UNAVAILABLE', 'The server is shutting down; retry on another instance', 503),
   unsupportedStreaming: (protocol: string, streaming: string): ServiceError =>
     new ServiceError('STREAMING_NOT_SUPPORTED', `${streaming} streaming is not available over ${protocol}`, 400, { protocol, streaming }),
 } as const;

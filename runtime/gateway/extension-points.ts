@@ -30,7 +30,11 @@ export type GatewayEvent =
   | { type: 'connection-open'; protocol: Protocol; connectionId: string }
   | { type: 'connection-close'; protocol: Protocol; connectionId: string; durationMs: number }
   | { type: 'message'; protocol: Protocol; direction: 'in' | 'out'; bytes: number; connectionId?: string }
-  | { type: 'buffer'; protocol: Protocol; connectionId: string; bufferedBytes: number; limitBytes: number };
+  | { type: 'buffer'; protocol: Protocol; connectionId: string; bufferedBytes: number; limitBytes: number }
+  /** A slow consumer cut because the gateway-wide output cap was passed (output-budget.ts). */
+  | { type: 'slow-consumer-cut'; protocol: Protocol; connectionId: string; bufferedBytes: number; totalBytes: number; limitBytes: number }
+  /** A decision service discovery took: retry, hedge, circuit change, backend lost… (discovery/forwarding-events.ts). */
+  | { type: 'discovery'; service: string; decision: string; instance: string | undefined; reason: string };
 
 export interface GatewayEventSink {
   onEvent(event: GatewayEvent): void;
@@ -46,5 +50,9 @@ export interface RemoteMethod {
 export interface RemoteServiceResolver {
   /** The method, or undefined when the service/method is not discovered. */
   resolve(service: string, method: string): RemoteMethod | undefined;
+  /** Resolves once every discovered service has its first instance list (or its provider's start timeout passed). */
+  ready?(): Promise<void>;
+  /** Readiness detail for `GET /ready`. */
+  status?(): { ready: boolean; services: Record<string, unknown> };
   close(): Promise<void>;
 }

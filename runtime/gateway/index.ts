@@ -53,5 +53,15 @@ export type {
   EtcdOptions,
   DnsOptions,
   ConsulOptions,
+  CircuitBreaker,
+  CircuitBreakerKind,
+  CircuitBreakerSetting,
+  CircuitListener,
+  CircuitState,
+  ConsecutiveFailuresOptions,
+  DiscoveryDecision,
+  DiscoveryEvent,
+  DiscoveryStatus,
+  DiscoveredServiceStatus,
 } from './discovery';
 export { registerEtcdInstance, DEFAULT_ETCD_PREFIX, type EtcdRegistration } from './discovery/etcd-registration';

@@ -22,6 +22,8 @@ export interface GatewayOptions {
   enableGRPC?: boolean;
   enableUDP?: boolean;
   enableTCP?: boolean;
+  /** How long `close()` lets calls in flight finish (ms) before cutting connections and aborting handlers' signals; default 10000. */
+  shutdownTimeout?: number;
   http?: HttpGatewayConfig & {
     /** Socket inactivity timeout for HTTP connections (ms); default 120000. */
     idleTimeout?: number;
@@ -34,6 +36,13 @@ export interface GatewayOptions {
   grpc?: GrpcGatewayOptions;
   udp?: UdpGatewayConfig;
   tcp?: TcpGatewayConfig & MuxOptions;
+  /**
+   * Gateway-wide cap on output buffered for clients that do not read, in
+   * bytes (beyond each connection's own `maxBufferedBytes`): past it the
+   * WebSocket and TCP-frame connections holding the most are cut ("slow
+   * consumer"). Default 128 MiB.
+   */
+  maxBufferedOutputBytes?: number;
 }
 
 /** `createProtocolGateway({protocols, port})`. */

@@ -6,19 +6,22 @@
  * event sinks of extension-points.ts.
  */
 import type { Protocol } from '../core/request-context';
+import { assertSafeCors } from '../core/cors-policy';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../grpc/descriptor';
 import { isServiceDescriptor } from '../grpc/descriptor';
-import { PORT_HOST, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
+import { PORT_HOST, type HostedDrain, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
 import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
+import type { DrainTargets } from './graceful-shutdown';
 import type { GrpcGatewayConfig } from './grpc/method-table';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
+import type { OutputBudget } from './output-budget';
 import type { ServiceRegistry } from './registry';
 import type { StreamListener } from './stream-listener';
 import type { TcpTransport } from './tcp/transport';
@@ -34,8 +37,18 @@ import type { GatewayMetrics } from './monitoring/metrics-snapshot';
 const hostOnAppPort: PortHostFactory = (server, options) => (require('./app-hosting') as typeof import('./app-hosting')).hostOnAppPort(server, options);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
+/** The drain behind close(), loaded when a gateway first closes. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const gracefulShutdown = (): typeof import('./graceful-shutdown') => require('./graceful-shutdown') as typeof import('./graceful-shutdown');
+
 /** Minimal view of discovery's factory, loaded lazily. */
-type DiscoveryFactory = (config: unknown, options: { descriptorFor(service: string): ServiceDescriptor | undefined }) => RemoteServiceResolver;
+type DiscoveryFactory = (
+  config: unknown,
+  options: {
+    descriptorFor(service: string): ServiceDescriptor | undefined;
+    onEvent(event: { service: string; decision: string; instance: string | undefined; reason: string }): void;
+  },
+) => RemoteServiceResolver & { remoteServices(): Array<{ descriptor: ServiceDescriptor; handlers: Record<string, unknown> }> };
 
 /**
  * @example
@@ -62,6 +75,11 @@ export class ProtocolGateway {
   /** Transports built on first use (see the getters below). */
   readonly #transports: { http?: HttpTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
   #streamListener: StreamListener | undefined = undefined;
+  #closing: Promise<void> | undefined = undefined;
+  #hostedDrain: Promise<void> | undefined = undefined;
+  /** The gateway-wide cap on output for clients that do not read, built with the first WebSocket or TCP transport. */
+  #outputBudget: OutputBudget | undefined = undefined;
+  #lastCutWarning = 0;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
@@ -72,6 +90,12 @@ export class ProtocolGateway {
     this.#dispatcher = new (require('./dispatch') as typeof import('./dispatch')).Dispatcher(this.#registry);
     /* eslint-enable @typescript-eslint/no-require-imports */
     this.#httpConfig = { ...(options.http ?? {}) };
+    if (this.#httpConfig.enableCORS === true) assertSafeCors(this.#httpConfig.cors, 'ProtocolGateway http.cors');
+    // Limits that cannot be safe fail here, at start (modules load with the first gateway, not with `import 'fw'`).
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    if (options.grpc !== undefined) (require('../grpc/h2-limits') as typeof import('../grpc/h2-limits')).resolveHttp2Limits(options.grpc);
+    if (options.shutdownTimeout !== undefined) (require('./graceful-shutdown') as typeof import('./graceful-shutdown')).checkShutdownTimeout(options.shutdownTimeout);
+    /* eslint-enable @typescript-eslint/no-require-imports */
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
     this.#udpConfig = { ...(options.udp ?? {}) };
@@ -114,11 +138,27 @@ export class ProtocolGateway {
         const m = this.#monitoring;
         return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
       },
+      readiness: () => this.#dispatcher.resolver?.status?.(),
     }));
   }
 
   get #ws(): WebSocketTransport {
-    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig));
+    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig, this.#budget));
+  }
+
+  get #budget(): OutputBudget {
+    const build = (): OutputBudget => {
+      const { DEFAULT_MAX_BUFFERED_OUTPUT, OutputBudget } = require('./output-budget') as typeof import('./output-budget');
+      return new OutputBudget(this.#options.maxBufferedOutputBytes ?? DEFAULT_MAX_BUFFERED_OUTPUT, (output, bufferedBytes, totalBytes, limitBytes) => {
+        this.#emit({ type: 'slow-consumer-cut', protocol: output.protocol, connectionId: output.connectionId, bufferedBytes, totalBytes, limitBytes });
+        // One warning per burst of cuts, not one per connection.
+        if (Date.now() - this.#lastCutWarning > 10_000) {
+          this.#lastCutWarning = Date.now();
+          process.emitWarning(`gateway output buffers passed their ${limitBytes}-byte cap: cutting the slowest consumers (${output.connectionId} had ${bufferedBytes} bytes unread)`, 'FwSlowConsumerWarning');
+        }
+      });
+    };
+    return (this.#outputBudget ??= build());
   }
 
   get #grpc(): GrpcTransport {
@@ -134,7 +174,7 @@ export class ProtocolGateway {
   }
 
   get #tcp(): TcpTransport {
-    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}));
+    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}, this.#budget));
   }
   /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -201,6 +241,7 @@ export class ProtocolGateway {
 
   /** `configureHTTP({basePath, routes, transformRequest, transformResponse})`. */
   configureHTTP(config: HttpGatewayConfig): this {
+    if (config.enableCORS === true || (config.enableCORS === undefined && this.#httpConfig.enableCORS === true)) assertSafeCors(config.cors ?? this.#httpConfig.cors, 'configureHTTP()');
     this.#httpConfig = { ...this.#httpConfig, ...config };
     return this;
   }
@@ -227,7 +268,7 @@ export class ProtocolGateway {
     return this;
   }
 
-  /** `configureTCP({maxFrameSize, idleTimeout, highWaterMark, maxBufferedBytes, keepAlive, noDelay})`. */
+  /** `configureTCP({maxFrameSize, frameTimeout, maxTotalBufferedBytes, idleTimeout, highWaterMark, maxBufferedBytes, keepAlive, noDelay})`. */
   configureTCP(config: NonNullable<GatewayOptions['tcp']>): this {
     this.#options.tcp = { ...(this.#options.tcp ?? {}), ...config };
     return this;
@@ -272,11 +313,29 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createServiceDiscovery } = require('./discovery') as { createServiceDiscovery: DiscoveryFactory };
     const previous = this.#dispatcher.resolver;
-    this.#dispatcher.resolver = createServiceDiscovery(config, {
+    const discovery = createServiceDiscovery(config, {
       descriptorFor: (service) => this.#registry.service(service)?.descriptor,
+      onEvent: (event) => {
+        if (this.#core.observed) this.#emit({ type: 'discovery', ...event });
+      },
     });
+    this.#dispatcher.resolver = discovery;
+    // Services known by descriptor only: served here like generated services, each handler forwarding to an instance.
+    for (const remote of discovery.remoteServices()) this.addService(remote.descriptor, remote.handlers);
     if (previous !== undefined) void previous.close();
     return this;
+  }
+
+  /**
+   * Output now buffered for clients that do not read, gateway-wide, against
+   * its cap (`maxBufferedOutputBytes`), and how many connections were cut.
+   *
+   * @example
+   * const { totalBytes, limitBytes, cut } = gateway.bufferedOutput();
+   */
+  bufferedOutput(): { totalBytes: number; limitBytes: number; cut: number } {
+    const budget = this.#budget;
+    return { totalBytes: budget.totalBytes(), limitBytes: budget.maxBytes, cut: budget.cuts };
   }
 
   /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */
@@ -306,6 +365,7 @@ export class ProtocolGateway {
       path: this.#ws.path,
       maxPayload: this.#wsConfig.maxPayload ?? 1 << 20,
       handleUpgrade: (req, socket, head) => this.#ws.handleUpgrade(req, socket, head),
+      drain: this.#drainHosted,
     };
   }
 
@@ -318,6 +378,7 @@ export class ProtocolGateway {
       maxReceiveMessageLength: max,
       maxSendMessageLength: max,
       injectConnection: (socket) => this.#grpc.inject(socket),
+      drain: this.#drainHosted,
     };
   }
 
@@ -329,6 +390,7 @@ export class ProtocolGateway {
       maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507,
       bind: (port, host) => this.#udp.bind(port, host),
       close: () => this.#udp.close(),
+      drain: this.#drainHosted,
     };
   }
 
@@ -339,6 +401,7 @@ export class ProtocolGateway {
       [PORT_HOST]: hostOnAppPort,
       maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20,
       handleConnection: (socket) => this.#tcp.handle(socket),
+      drain: this.#drainHosted,
     };
   }
 
@@ -359,6 +422,8 @@ export class ProtocolGateway {
     const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');
     const udpOn = this.#enabled('udp');
     if (this.#enabled('grpc')) this.#grpc.sync();
+    // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
+    await this.#dispatcher.resolver?.ready?.();
     for (let attempt = 0; ; attempt++) {
       let tcpPort: number | undefined;
       if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);
@@ -374,9 +439,38 @@ export class ProtocolGateway {
     }
   }
 
-  /** Stops every protocol and closes all connections. */
-  async close(): Promise<void> {
+  /**
+   * Graceful shutdown of every protocol: stops accepting, refuses new calls
+   * (503 / UNAVAILABLE), lets the calls in flight finish — HTTP answers with
+   * `Connection: close`, WebSocket closes with 1001 after its calls, gRPC sends
+   * GOAWAY, TCP replies then FINs, UDP replies — and resolves. Past
+   * `timeoutMs` (default `shutdownTimeout`, 10 s) it cuts what is left, which
+   * aborts the remaining handlers' `signal`, and resolves once they have settled.
+   *
+   * @example
+   * process.once('SIGTERM', () => void gateway.close({ timeoutMs: 5000 }));
+   */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.#closing === undefined) {
+      const shutdown = gracefulShutdown();
+      const timeoutMs = shutdown.checkShutdownTimeout(options.timeoutMs) ?? this.#options.shutdownTimeout ?? shutdown.DEFAULT_SHUTDOWN_TIMEOUT;
+      this.#closing = this.#shutdown(timeoutMs).finally(() => {
+        this.#closing = undefined;
+      });
+    }
+    return this.#closing;
+  }
+
+  /** What a drain stops: the transports built so far, plus the gateway's own port when it listens itself. */
+  #drainTargets(ownPort: boolean): DrainTargets {
+    const { ws, tcp, grpc, udp } = this.#transports;
+    return { dispatcher: this.#dispatcher, listener: ownPort ? this.#streamListener : undefined, websocket: ws, tcp, grpc, udp };
+  }
+
+  async #shutdown(timeoutMs: number): Promise<void> {
+    const listening = this.#address !== undefined;
     this.#address = undefined;
+    if (listening) await gracefulShutdown().drainGateway(this.#drainTargets(true), timeoutMs);
     const { ws, tcp, grpc, udp } = this.#transports;
     ws?.close();
     tcp?.close();
@@ -384,9 +478,31 @@ export class ProtocolGateway {
     const closing = this.#streamListener?.close();
     await udp?.close();
     await closing;
+    this.#dispatcher.setDraining(false);
     await this.#monitoring?.close();
     await this.#dispatcher.resolver?.close();
   }
+
+  /**
+   * What a host app's `close()` calls (through the get*Config objects): the
+   * same drain as `gateway.close()` for the connections the app handed over,
+   * once however many configs carry it. The gateway serves again afterwards.
+   */
+  readonly #drainHosted: HostedDrain = (graceMs) => {
+    if (this.#hostedDrain === undefined) {
+      this.#hostedDrain = gracefulShutdown()
+        .drainGateway(this.#drainTargets(false), graceMs)
+        .finally(() => {
+          const { ws, tcp, grpc } = this.#transports;
+          ws?.close();
+          tcp?.close();
+          grpc?.close();
+          this.#dispatcher.setDraining(false);
+          this.#hostedDrain = undefined;
+        });
+    }
+    return this.#hostedDrain;
+  };
 }
 
 /**

@@ -30,6 +30,9 @@ export class StreamListener {
   readonly #deps: StreamListenerDeps;
   #mux: NetServer | undefined = undefined;
   #httpServer: http.Server | undefined = undefined;
+  /** Connections handed to the HTTP server (WebSocket upgrades leave it, but stay here until closed). */
+  readonly #httpSockets = new Set<Duplex>();
+  #muxClosed: Promise<void> = Promise.resolve();
 
   constructor(deps: StreamListenerDeps) {
     this.#deps = deps;
@@ -53,6 +56,8 @@ export class StreamListener {
     });
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      // The WebSocket transport owns (and drains) an upgraded connection.
+      this.#httpSockets.delete(socket);
       if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
       else socket.destroy();
     });
@@ -70,6 +75,8 @@ export class StreamListener {
     const mux = createMuxServer(
       {
         http: this.#deps.enabled('http') || this.#deps.enabled('websocket') ? (socket) => {
+          this.#httpSockets.add(socket);
+          socket.once('close', () => this.#httpSockets.delete(socket));
           httpServer.emit('connection', socket);
           socket.resume();
         } : undefined,
@@ -92,6 +99,29 @@ export class StreamListener {
     });
   }
 
+  /**
+   * Graceful stop of the port: no new connections; idle HTTP keep-alive
+   * connections close now and busy ones as soon as their response is out
+   * (responses meanwhile say `Connection: close`). Resolves when every HTTP
+   * connection that is not a WebSocket has closed.
+   */
+  drainHttp(): Promise<void> {
+    const mux = this.#mux;
+    if (mux !== undefined && mux.listening) this.#muxClosed = new Promise<void>((resolve) => mux.close(() => resolve()));
+    const server = this.#httpServer;
+    if (server === undefined) return Promise.resolve();
+    server.closeIdleConnections();
+    return new Promise<void>((resolve) => {
+      const sweep = setInterval(() => {
+        server.closeIdleConnections();
+        if ([...this.#httpSockets].every((s) => s.destroyed)) {
+          clearInterval(sweep);
+          resolve();
+        }
+      }, 25);
+    });
+  }
+
   /** Stops listening and closes every HTTP connection (other transports close their own). */
   async close(): Promise<void> {
     const mux = this.#mux;
@@ -99,6 +129,9 @@ export class StreamListener {
     this.#httpServer?.close();
     this.#httpServer?.closeAllConnections();
     this.#httpServer = undefined;
+    for (const socket of this.#httpSockets) socket.destroy();
+    this.#httpSockets.clear();
     if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
+    await this.#muxClosed;
   }
 }

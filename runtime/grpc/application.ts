@@ -12,6 +12,7 @@ import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
+import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
 import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
@@ -61,7 +62,11 @@ export interface GrpcApplication {
   use(middleware: GrpcMiddleware): GrpcApplication;
   /** Starts serving; the port argument wins over `withOptions({port})`; 0 picks a free port. */
   listen(port?: number, hostname?: string): Promise<GrpcListenAddress>;
-  /** Stops accepting calls, waits up to `timeoutMs` (default `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest. */
+  /**
+   * Stops accepting calls (GOAWAY), waits up to `timeoutMs` (default
+   * `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest
+   * (their `signal` aborts) and resolves once every handler has settled.
+   */
   close(options?: { timeoutMs?: number }): Promise<void>;
   /** Sets the health status of one service (full or short name), or of the whole server with `''`. */
   setServingStatus(service: string, status: ServingStatus): GrpcApplication;
@@ -89,6 +94,7 @@ class GrpcApplicationImpl implements GrpcApplication {
   #server: Server | undefined;
   #port: number | undefined;
   #listening = false;
+  #stopWatching: () => void = () => undefined;
 
   constructor() {
     const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
@@ -148,6 +154,7 @@ class GrpcApplicationImpl implements GrpcApplication {
       server.forceShutdown();
       throw error;
     }
+    this.#stopWatching = watchRequestTimeouts(server, resolveHttp2Limits(grpcOptions).requestTimeout);
     this.#listening = true;
     return { host, port: this.#port };
   }
@@ -159,6 +166,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
+        // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
         server.forceShutdown();
         resolve();
       }, timeoutMs);
@@ -167,6 +175,8 @@ class GrpcApplicationImpl implements GrpcApplication {
         resolve();
       });
     });
+    await this.#pipeline.idle();
+    this.#stopWatching();
     this.#server = undefined;
     this.#listening = false;
   }

@@ -11,6 +11,13 @@
 /** How a method streams, named as the spec's `streaming` values (spec 2.3). */
 export type StreamingMode = 'none' | 'server' | 'client' | 'bidirectional';
 
+/**
+ * A method's `option idempotency_level` (google.protobuf.MethodOptions):
+ * `no_side_effects` and `idempotent` calls may be sent again (retried,
+ * hedged) by a gateway forwarding them; `unknown` ones are sent once.
+ */
+export type IdempotencyLevel = 'unknown' | 'no_side_effects' | 'idempotent';
+
 /** Binary and JSON codec of one message type (ts-proto's `encode/decode/fromJSON/toJSON`, adapted). */
 export interface MessageCodec<T> {
   /** Protobuf binary encoding. */
@@ -45,6 +52,8 @@ export interface MethodDescriptor<Req = unknown, Res = unknown> {
   /** gRPC path: `/user.UserService/GetUser`. */
   path: string;
   streaming: StreamingMode;
+  /** From `option idempotency_level`; absent (hand-written descriptors) means `unknown`. */
+  idempotency?: IdempotencyLevel;
   /** Fully-qualified message type names: `user.GetUserRequest`. */
   requestType: string;
   responseType: string;

@@ -4,16 +4,23 @@
  * by convention. A payload that is not a JSON value fails decoding, which
  * grpc-js answers with INTERNAL without calling the handler.
  */
+import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../core/json-depth';
 
 /** Serializes one message; `undefined` becomes `{}` so a handler returning nothing still answers. */
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value === undefined ? {} : value), 'utf8');
 }
 
-/** Parses one message; an empty message is `{}`. Throws SyntaxError on malformed JSON. */
+/**
+ * Parses one message; an empty message is `{}`. Throws SyntaxError on malformed
+ * JSON; nesting past 100 levels returns a RejectedPayload, which the handler
+ * answers with INVALID_ARGUMENT (a thrown error would become INTERNAL).
+ */
 export function decodeJson(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
-  return JSON.parse(bytes.toString('utf8'), rejectPrototypeKeys);
+  const text = bytes.toString('utf8');
+  if (jsonTextTooDeep(text)) return new RejectedPayload(TOO_DEEP_MESSAGE);
+  return JSON.parse(text, rejectPrototypeKeys);
 }
 
 // Same guard as the HTTP body parser: payloads never reach handlers with prototype-polluting keys.

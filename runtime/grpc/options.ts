@@ -5,9 +5,10 @@
  * them) and docs/grpc.md says which ones are enforced.
  */
 import type { ChannelOptions } from '@grpc/grpc-js';
+import { http2ChannelOptions, resolveHttp2Limits, type Http2LimitOptions } from './h2-limits';
 
 /** `withOptions({grpc: {...}})` (spec 4.8, plus fw's own keys at the end). */
-export interface GrpcServerOptions {
+export interface GrpcServerOptions extends Http2LimitOptions {
   /** Largest request message accepted, in bytes (default 4 MiB). Larger → RESOURCE_EXHAUSTED. */
   maxReceiveMessageLength?: number;
   /** Largest response message sent, in bytes (default 4 MiB). */
@@ -18,7 +19,7 @@ export interface GrpcServerOptions {
   http2MaxPingsWithoutData?: number;
   http2MinTimeBetweenPingsMs?: number;
   http2MaxPingStrikes?: number;
-  /** Close a connection idle for this long (ms). */
+  /** Close (GOAWAY) a connection with no open stream for this long (ms); default 120000. */
   maxConnectionIdle?: number;
   /** Close a connection after this age (ms), letting calls finish within `maxConnectionAgeGrace`. */
   maxConnectionAge?: number;
@@ -87,6 +88,7 @@ export function toChannelOptions(options: GrpcServerOptions = {}): ChannelOption
   const out: ChannelOptions = {
     'grpc.max_receive_message_length': DEFAULT_MAX_MESSAGE_LENGTH,
     'grpc.max_send_message_length': DEFAULT_MAX_MESSAGE_LENGTH,
+    ...http2ChannelOptions(resolveHttp2Limits(options)),
   };
   for (const key of Object.keys(CHANNEL_OPTION_KEYS) as (keyof typeof CHANNEL_OPTION_KEYS)[]) {
     const value = options[key];

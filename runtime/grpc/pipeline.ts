@@ -27,6 +27,9 @@ export class CallPipeline {
   #composed = new Map<MethodBinding, (call: GrpcCall) => Promise<unknown>>();
   /** Where errors that became a generic INTERNAL are reported. */
   onUnexpected: UnexpectedErrorListener;
+  /** Calls whose handler has started and not yet settled (close() waits for them). */
+  #inflight = 0;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(onUnexpected: UnexpectedErrorListener) {
     this.onUnexpected = onUnexpected;
@@ -36,6 +39,23 @@ export class CallPipeline {
     if (typeof middleware !== 'function') throw new TypeError('app.use() expects a function (call, next) => result');
     this.#middleware.push(middleware);
     this.#composed = new Map();
+  }
+
+  /** A call's handler is about to run. */
+  enter(): void {
+    this.#inflight++;
+  }
+
+  /** That call's handler has settled (its result sent, or it failed or was cancelled). */
+  leave(): void {
+    this.#inflight--;
+    if (this.#inflight === 0) for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /** Resolves once no handler is running. */
+  idle(): Promise<void> {
+    if (this.#inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Runs `call` through the middleware into its handler; may throw synchronously. */

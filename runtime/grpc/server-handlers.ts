@@ -16,6 +16,7 @@ import type {
   ServerWritableStream,
   UntypedHandleCall,
 } from '@grpc/grpc-js';
+import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
 import { GrpcCall } from './call';
 import { GrpcError, toStatusObject } from './errors';
@@ -35,6 +36,10 @@ export function createHandler(binding: MethodBinding, pipeline: CallPipeline): U
 
 function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
   return (grpcCall, callback) => {
+    if (grpcCall.request instanceof RejectedPayload) {
+      callback(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+      return;
+    }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     respond(binding, pipeline, call, callback);
@@ -52,6 +57,10 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
 
 function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
   return (grpcCall) => {
+    if (grpcCall.request instanceof RejectedPayload) {
+      grpcCall.emit('error', toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+      return;
+    }
     const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     void streamOut(binding, pipeline, call, grpcCall);
@@ -70,21 +79,30 @@ function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBi
 type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown, trailer?: Metadata) => void;
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
+  pipeline.enter();
   let result: unknown;
   try {
     result = pipeline.run(binding, call);
   } catch (error) {
     fail(binding, pipeline, call, callback, error);
+    pipeline.leave();
     return;
   }
   if (isThenable(result)) {
     result.then(
-      (value) => succeed(call, callback, value),
-      (error: unknown) => fail(binding, pipeline, call, callback, error),
+      (value) => {
+        succeed(call, callback, value);
+        pipeline.leave();
+      },
+      (error: unknown) => {
+        fail(binding, pipeline, call, callback, error);
+        pipeline.leave();
+      },
     );
     return;
   }
   succeed(call, callback, result);
+  pipeline.leave();
 }
 
 function succeed(call: GrpcCall, callback: Callback, value: unknown): void {
@@ -117,6 +135,7 @@ async function streamOut(
     void Promise.resolve(iterator?.return?.()).catch(() => undefined);
   };
   stream.once('cancelled', stop);
+  pipeline.enter();
   try {
     const produced = await pipeline.run(binding, call);
     iterator = iteratorOf(produced, binding.path);
@@ -143,6 +162,7 @@ async function streamOut(
     stream.removeListener('cancelled', stop);
     if (call.cancelled) stop();
     call.finish();
+    pipeline.leave();
   }
 }
 
@@ -166,7 +186,19 @@ function drained(stream: NodeJS.EventEmitter): Promise<void> {
  * destroy a duplex (that would kill the response side too).
  */
 function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): AsyncIterable<unknown> {
-  return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+  return { [Symbol.asyncIterator]: () => refuseRejected(stream.iterator({ destroyOnReturn: false })) };
+}
+
+/** A request stream whose refused messages (RejectedPayload) end the iteration with INVALID_ARGUMENT. */
+function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> {
+  return {
+    next: async () => {
+      const next = await source.next();
+      if (next.done !== true && next.value instanceof RejectedPayload) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, next.value.message);
+      return next;
+    },
+    return: async (value?: unknown) => (source.return === undefined ? { done: true, value } : source.return(value)),
+  };
 }
 
 /**

@@ -33,7 +33,9 @@ function sendJson(res: FwResponse, status: number, body: unknown): void {
 /** Responds for an error no error handler dealt with. */
 export function sendError(req: FwRequest, res: FwResponse, error: unknown, logger: ErrorLogger): void {
   const status = errorStatus(error);
-  if (status === undefined || status >= 500) logger.error(`${req.method} ${req.originalUrl} failed`, error);
+  // A 5xx that declares itself safe to show (`expose`, e.g. a store outage, already reported once) is an expected refusal, not logged per request.
+  const expected = status !== undefined && (error as { expose?: unknown }).expose === true;
+  if ((status === undefined || status >= 500) && !expected) logger.error(`${req.method} ${req.originalUrl} failed`, error);
   if (res.headersSent) {
     // Too late for a status: cut the response so the client sees it failed.
     res.destroy();

@@ -21,7 +21,7 @@ export interface PortHost {
   address(): AddressInfo | null;
   /** True between a successful `listen` and `close`. */
   readonly listening: boolean;
-  /** Stops accepting, ends stream-protocol sockets, cuts HTTP connections still busy after `graceMs`. */
+  /** Stops accepting, drains the gateway's connections and HTTP, cuts what is still busy after `graceMs`. */
   close(graceMs: number): Promise<void>;
 }
 
@@ -31,9 +31,17 @@ export type PortHostFactory = <Req extends typeof IncomingMessage, Res extends t
   options: () => GatewayHostingOptions,
 ) => PortHost;
 
-/** Carried by each hosting option object: the gateway's listener factory. */
+/**
+ * Graceful stop of the connections handed to the gateway: lets their calls
+ * finish within `graceMs`, then cuts them and waits for the handlers; each
+ * `gateway.get*Config()` object carries it, and the app's `close()` calls it.
+ */
+export type HostedDrain = (graceMs: number) => Promise<void>;
+
+/** Carried by each hosting option object: the gateway's listener factory (and its drain). */
 export interface PortHostCarrier {
   readonly [PORT_HOST]: PortHostFactory;
+  drain?: HostedDrain;
 }
 
 /** `app.withOptions({ websocket })`: what `gateway.getWebSocketConfig()` returns. */

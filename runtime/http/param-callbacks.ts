@@ -11,12 +11,12 @@
  * failure also stops the name's callbacks for other values);
  * `next('route')` skips the layer, and later ones with the same value.
  */
-import type { FwRequest } from './request';
+import type { FwRequest, ParamCallback as AnyParamCallback } from './request';
 import type { FwResponse } from './response';
 import type { NextFunction } from './types';
 
-/** A `param()` callback: `value` is the captured (decoded) parameter, `name` its name. */
-export type ParamCallback = (req: FwRequest, res: FwResponse, next: NextFunction, value: string, name: string) => unknown;
+/** A `param()` callback of fw's routers: `res` is an `FwResponse`. */
+export type ParamCallback = AnyParamCallback<FwResponse>;
 
 /** What a router remembers of the callbacks already run for a name in one request. */
 interface ParamRun {

@@ -35,6 +35,13 @@ export interface SessionData {
 }
 
 /**
+ * A `param()` callback (docs/routing.md): `value` is the captured, decoded
+ * parameter, `name` its name. `Res` is the response type (`FwResponse` on fw's
+ * routers).
+ */
+export type ParamCallback<Res extends ServerResponse = ServerResponse> = (req: FwRequest, res: Res, next: (error?: unknown) => void, value: string, name: string) => unknown;
+
+/**
  * The application a request belongs to (`req.app`): the part of Express's
  * application that middleware reach through it.
  */
@@ -47,12 +54,8 @@ export interface RequestApplication {
   disabled(setting: string): boolean;
   enable(setting: string): unknown;
   disable(setting: string): unknown;
-  /**
-   * `app.param(name, callback)` (docs/routing.md). The callback is typed
-   * loosely here, as middleware that reach it through `req.app` see it:
-   * the precise `ParamCallback` lives beside the router, which imports this file.
-   */
-  param(name: string | string[], callback: (req: FwRequest, res: ServerResponse, next: (error?: unknown) => void, value: string, name: string) => unknown): unknown;
+  /** `app.param(name, callback)` (docs/routing.md). */
+  param(name: string | string[], callback: ParamCallback): unknown;
   /** Every setting by name. */
   readonly settings: Record<string, unknown>;
   /** Application-wide values (`settings` among them). */

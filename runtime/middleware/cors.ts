@@ -3,6 +3,7 @@
  * (`origin`, `methods`, `credentials`) and its other options passed through.
  */
 import corsPackage from 'cors';
+import { assertSafeCors } from '../core/cors-policy';
 import type { ConnectHandler } from './types';
 
 /** Options of {@link cors} (spec 4.2, 4.5). */
@@ -11,7 +12,7 @@ export interface CorsOptions {
   origin?: string | RegExp | ReadonlyArray<string | RegExp> | boolean;
   /** Methods a preflight allows. Default GET, HEAD, PUT, PATCH, POST, DELETE. */
   methods?: string | readonly string[];
-  /** Send `Access-Control-Allow-Credentials: true`. Needs an explicit origin. */
+  /** Send `Access-Control-Allow-Credentials: true`. Needs an explicit origin: with `'*'` (the default) cors() throws. */
   credentials?: boolean;
   /** Request headers a preflight allows; default: those the preflight asks for. */
   allowedHeaders?: string | readonly string[];
@@ -36,6 +37,7 @@ const mutable = <T>(value: T | readonly T[] | undefined): T | T[] | undefined =>
  * app.use(cors({ origin: ['https://app.example.com'], credentials: true }));
  */
 export function cors(options: CorsOptions = {}): ConnectHandler {
+  assertSafeCors(options, 'cors()');
   // cors merges options over its defaults with Object.assign: an explicit
   // undefined would erase a default, so only set keys are passed.
   const settings: corsPackage.CorsOptions = {};

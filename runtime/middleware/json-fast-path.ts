@@ -10,6 +10,7 @@
  * CPU as the rest of the request; the JSON-body scenario is measured against
  * Fastify's own parser. docs/middleware.md records the measurement.
  */
+import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../core/json-depth';
 import type { IncomingMessage } from 'node:http';
 import { MiddlewareError } from './middleware-error';
 import { assertNoPrototypeKeys } from './prototype-guard';
@@ -56,6 +57,7 @@ function parse(raw: Buffer, strict: boolean): unknown {
       throw new MiddlewareError(400, `Malformed JSON body: expected an object or array, got ${first === '' ? 'nothing' : JSON.stringify(first)}`, 'entity.parse.failed');
     }
   }
+  if (jsonTextTooDeep(text)) throw new MiddlewareError(400, TOO_DEEP_MESSAGE, 'entity.parse.failed');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,13 +1,15 @@
 /**
  * `json()`: body-parser's JSON parser with fw's safe defaults — a 1 MiB
- * limit (or the app's `maxRequestBodySize`) and `__proto__` /
- * `constructor.prototype` keys refused with 400.
+ * limit (or the app's `maxRequestBodySize`), `__proto__` /
+ * `constructor.prototype` keys and nesting past 100 levels refused with 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
+import { TOO_DEEP_MESSAGE, valueTooDeep } from '../core/json-depth';
 import { appBodyLimit, toBytes } from './body-limit';
 import { createBodyReader, type BodyOptions } from './body-reader';
 import { fastPathLength, readJson } from './json-fast-path';
+import { MiddlewareError } from './middleware-error';
 import { assertNoPrototypeKeys, mayHoldPrototypeKeys } from './prototype-guard';
 import type { ConnectHandler, NextFunction } from './types';
 
@@ -49,6 +51,7 @@ export function json(options: JsonOptions = {}): ConnectHandler {
       verify,
     }) as ConnectHandler;
   const general = createBodyReader('JSON', options.limit, factory, (req) => {
+    if (valueTooDeep((req as ParsedRequest).body)) throw new MiddlewareError(400, TOO_DEEP_MESSAGE, 'entity.parse.failed');
     if (!suspects.has(req)) return;
     suspects.delete(req);
     assertNoPrototypeKeys((req as ParsedRequest).body, 'JSON body');

@@ -20,6 +20,7 @@ export type MiddlewareErrorType =
   | 'upload.rejected'
   | 'upload.malformed'
   | 'rate.limited'
+  | 'store.unavailable'
   | 'path.forbidden'
   | 'path.malformed'
   | 'internal';
@@ -51,7 +52,8 @@ export class MiddlewareError extends Error {
     this.statusCode = statusCode;
     this.status = statusCode;
     this.type = type;
-    this.expose = statusCode < 500;
+    // A store outage is the client's to know: retry later.
+    this.expose = statusCode < 500 || type === 'store.unavailable';
   }
 }
 

@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ipKeyGenerator, rateLimit as expressRateLimit, type Options, type Store } from 'express-rate-limit';
 import { MiddlewareError } from './middleware-error';
+import { storeUnavailable } from './redis-guard';
+import { countStoreError } from './store-error-metric';
 import type { ConnectHandler, NextFunction } from './types';
 
 /** A hit counter shared by the requests a limiter sees (express-rate-limit's `Store`). */
@@ -30,6 +32,49 @@ export interface RateLimitOptions {
   standardHeaders?: 'draft-6' | 'draft-7' | 'draft-8' | false;
   /** Also send the older `X-RateLimit-*` headers. Default false. */
   legacyHeaders?: boolean;
+  /**
+   * When the store fails (Redis down or slow): `true` lets the request through
+   * uncounted, with a warning per outage and `fw_rate_limit_store_errors_total`
+   * counted; `false` refuses it with 503 `store.unavailable`. Default true.
+   */
+  failOpen?: boolean;
+  /** Called on every store failure (after the policy is applied), e.g. to log or count it your way. */
+  onStoreError?: (error: unknown, req: IncomingMessage) => void;
+}
+
+/** A failure of the store itself, told apart from refusals and handler errors on the way back through next(). */
+class StoreFailure extends Error {
+  override name = 'StoreFailure';
+}
+
+/** `store` with its failures marked, calling `recovered` after each success. */
+function watchedStore(store: RateLimitStore, recovered: () => void): RateLimitStore {
+  const mark = (error: unknown): never => {
+    throw new StoreFailure('rate-limit store failed', { cause: error });
+  };
+  const watched: RateLimitStore = {
+    ...(store.init === undefined ? {} : { init: (o) => store.init?.(o) }),
+    increment: async (key) => {
+      try {
+        const result = await store.increment(key);
+        recovered();
+        return result;
+      } catch (error) {
+        return mark(error);
+      }
+    },
+    decrement: async (key) => {
+      try {
+        await store.decrement(key);
+      } catch {
+        // Un-counting is best effort (skipFailedRequests); the next window corrects it.
+      }
+    },
+    resetKey: (key) => store.resetKey(key),
+  };
+  if (store.get !== undefined) watched.get = (key) => store.get?.(key);
+  if (store.prefix !== undefined) watched.prefix = store.prefix;
+  return watched;
 }
 
 interface PeerRequest extends IncomingMessage {
@@ -58,6 +103,20 @@ export function rateLimit(options: RateLimitOptions = {}): ConnectHandler {
   const message = options.message ?? `Too many requests: at most ${max} per ${seconds} s; retry after the time in Retry-After`;
   const keyGenerator = options.keyGenerator ?? clientAddress;
   const skip = options.skip;
+  const failOpen = options.failOpen ?? true;
+  const onStoreError = options.onStoreError;
+  /** One warning per outage: set on the first failure, cleared by the next success. */
+  let failing = false;
+  const storeFailed = (error: unknown, req: IncomingMessage): void => {
+    countStoreError(failOpen ? 'allowed' : 'refused');
+    if (!failing) {
+      failing = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      process.emitWarning(`rateLimit store failed (${reason}); requests are ${failOpen ? 'let through uncounted' : 'refused with 503'} until it recovers`, 'FwRateLimitWarning');
+    }
+    onStoreError?.(error, req);
+  };
+  const store = options.store === undefined ? undefined : watchedStore(options.store, () => (failing = false));
 
   const settings: Partial<Options> = {
     windowMs,
@@ -66,12 +125,26 @@ export function rateLimit(options: RateLimitOptions = {}): ConnectHandler {
     legacyHeaders: options.legacyHeaders ?? false,
     keyGenerator: (req) => keyGenerator(req),
     ...(skip === undefined ? {} : { skip: (req) => skip(req) }),
-    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(store === undefined ? {} : { store }),
+    // Store failures come back through next() marked (watchedStore), where the policy applies with the request known.
+    passOnStoreError: false,
     // Refuse through next() so the app's error handler writes `{ error }` like every other refusal.
     handler: (_req, _res, next) => next(new MiddlewareError(429, message, 'rate.limited')),
   };
-  const limiter = expressRateLimit(settings);
+  const limiter = expressRateLimit(settings) as unknown as (req: IncomingMessage, res: ServerResponse, next: NextFunction) => Promise<void>;
   return function fwRateLimit(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    void (limiter as unknown as (req: IncomingMessage, res: ServerResponse, next: NextFunction) => Promise<void>)(req, res, next);
+    if (store === undefined) {
+      void limiter(req, res, next);
+      return;
+    }
+    void limiter(req, res, (error?: unknown) => {
+      if (!(error instanceof StoreFailure)) {
+        next(error);
+        return;
+      }
+      storeFailed(error.cause, req);
+      if (failOpen) next();
+      else next(storeUnavailable('The rate-limit store', error.cause));
+    });
   };
 }

@@ -2,8 +2,10 @@
  * `session(options)`: express-session with safe cookie defaults (HttpOnly,
  * SameSite=Lax, no session stored until something is put in it). A cookie
  * whose signature does not verify is ignored: the request has no session.
+ * While the store fails, requests that need it are answered 503.
  */
 import expressSession from 'express-session';
+import { GuardedSessionStore } from './session-store-guard';
 import type { ConnectHandler } from './types';
 
 /** Where sessions live (express-session's `Store`); default in memory. */
@@ -61,7 +63,8 @@ export function session(options: SessionOptions): ConnectHandler {
     saveUninitialized: options.saveUninitialized ?? false,
     rolling: options.rolling ?? false,
     ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.store === undefined ? {} : { store: options.store }),
+    // A failing store (Redis down) answers 503 `store.unavailable` rather than a raw 500.
+    ...(options.store === undefined ? {} : { store: new GuardedSessionStore(options.store) }),
     cookie: {
       httpOnly: cookie.httpOnly ?? true,
       secure: cookie.secure ?? false,

@@ -38,7 +38,7 @@ export interface StaticFilesOptions {
 const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 const UP_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
-// fw's req.url is a full URL (spec 4.4); Node's and Express's are path-only.
+// In fw route handlers req.url is a full URL (spec 4.4); in use() middleware, as in Node and Express, a path: accept both.
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i;
 
 function pathnameOf(url: string): string {

@@ -4,9 +4,8 @@
  * (a block fenced ```ts esm or ```ts commonjs only in that one). Each block is
  * a file of its own in a project made by the real `fw-gen init` (whose own
  * sources, generated code and test are compiled alongside), with this
- * repository's generated user service (and the grpc.testing interop service,
- * `./generated/grpc/testing/`) added to `./generated/` and its example stub as
- * `./src/user.service.ts`; `fw/*` resolves to runtime/.
+ * repository's generated user service added to `./generated/` and its example
+ * stub as `./src/user.service.ts`; `fw/*` resolves to runtime/.
  * CommonJS has no top-level `await`, so there a block's statements run inside
  * an async function (imports, exports and declarations stay at the top), as
  * docs/getting-started.md tells CommonJS users to write them.
@@ -87,8 +86,6 @@ function projectDir(moduleSystem: 'esm' | 'commonjs'): string {
   const init = runCli(['init', dir, '--name', 'greeter', '--module', moduleSystem, '--fw', 'file:../../../..'], REPO_ROOT);
   if (init.status !== 0) throw new Error(`fw-gen init failed: ${init.stderr}`);
   for (const f of ['user.ts', 'user.fw.ts', 'google']) fs.symlinkSync(path.join(REPO_ROOT, 'generated', f), path.join(dir, 'generated', f));
-  // The grpc.testing interop service, for the blocks of docs/grpc.md that use it.
-  fs.symlinkSync(path.join(REPO_ROOT, 'test', 'interop', 'grpc', 'generated', 'src', 'proto', 'grpc'), path.join(dir, 'generated', 'grpc'));
   const stub = path.relative(path.join(dir, 'src'), path.join(REPO_ROOT, 'examples', 'user-service', 'user.service')).split(path.sep).join('/');
   fs.writeFileSync(path.join(dir, 'src', 'user.service.ts'), `export * from '${stub}${moduleSystem === 'esm' ? '.js' : ''}';\n`);
   return dir;

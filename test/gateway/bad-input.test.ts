@@ -130,20 +130,29 @@ describe('gateway bad input', () => {
   describe('UDP datagrams', () => {
     const code = async (bytes: Buffer): Promise<string> => ((await udpCall(port, bytes)).payload.error as { code: string }).code;
 
-    it('answers truncated, lying, oversized, non-JSON and wrong-type datagrams with error frames', async () => {
-      expect(await code(Buffer.from([1, 1, 0]))).toBe('MALFORMED_FRAME');
-      expect(await code(Buffer.concat([header(FrameType.Request, 50), Buffer.from('{}')]))).toBe('MALFORMED_FRAME');
-      expect(await code(header(FrameType.Request, 0xffffffff))).toBe('FRAME_TOO_LARGE');
-      const junk = Buffer.from('\u0000garbage');
-      expect(await code(Buffer.concat([header(FrameType.Request, junk.length), junk]))).toBe('MALFORMED_FRAME');
-      expect(await code(encodeFrame(FrameType.Response, { id: 1 }))).toBe('BAD_REQUEST');
-      expect(await code(Buffer.concat([encodeFrame(FrameType.Request, {}), Buffer.from('tail')]))).toBe('MALFORMED_FRAME');
+    it('answers truncated, lying, oversized, non-JSON and wrong-type datagrams with error frames no larger than themselves', async () => {
+      const pad = Buffer.alloc(200, 0x20);
+      const refused = async (bytes: Buffer): Promise<string> => {
+        const raw = await udpRaw(port, bytes);
+        expect(raw.length).toBeLessThanOrEqual(bytes.length);
+        return ((await udpCall(port, bytes)).payload.error as { code: string }).code;
+      };
+      expect(await refused(Buffer.concat([header(FrameType.Request, 500), pad]))).toBe('MALFORMED_FRAME');
+      expect(await refused(Buffer.concat([header(FrameType.Request, 0xffffffff), pad]))).toBe('FRAME_TOO_LARGE');
+      const junk = Buffer.concat([Buffer.from('\u0000garbage'), pad]);
+      expect(await refused(Buffer.concat([header(FrameType.Request, junk.length), junk]))).toBe('MALFORMED_FRAME');
+      expect(await refused(encodeFrame(FrameType.Response, { id: 1, pad: 'x'.repeat(200) }))).toBe('BAD_REQUEST');
+      expect(await refused(Buffer.concat([encodeFrame(FrameType.Request, {}), pad]))).toBe('MALFORMED_FRAME');
     });
 
-    it('replies with a version-1 frame', async () => {
-      const raw = await udpRaw(port, Buffer.from('hello'));
-      expect(raw[0]).toBe(1);
-      expect(raw[1]).toBe(FrameType.Error);
+    it('replies to a short malformed datagram with at most its own size: the bare code, else nothing', async () => {
+      const bare = await udpRaw(port, Buffer.alloc(60, 0x41));
+      expect(bare.length).toBeLessThanOrEqual(60);
+      expect(bare[0]).toBe(1);
+      expect(bare[1]).toBe(FrameType.Error);
+      for (const tiny of [Buffer.from([1, 1, 0]), Buffer.from([0]), Buffer.from('hello')]) {
+        await expect(udpRaw(port, tiny, 300)).rejects.toThrow('timed out');
+      }
     });
   });
 

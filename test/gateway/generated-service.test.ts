@@ -5,13 +5,12 @@
  * proto-loader client built from the .proto, not from our code), and
  * WebSocket/UDP/TCP by service + method name.
  */
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { ProtocolGateway } from 'fw';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 import { UserServiceImpl } from '../../examples/user-service/user.service';
 import { HOST, TcpFrameClient, udpCall, withTimeout, WsClient } from './support/clients';
+import { jsonRequester, userServiceGrpcClient } from './support/user-service-clients';
 import { encodeFrame, FrameType } from 'fw';
 
 type Json = Record<string, unknown>;
@@ -32,15 +31,7 @@ describe('generated user service through the gateway', () => {
     await gateway?.close();
   });
 
-  const req = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(5000),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
+  const req = (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => jsonRequester(base)(method, url, body);
 
   it('serves the google.api.http routes: create, get, update, delete', async () => {
     const created = await req('POST', '/users', { name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
@@ -73,17 +64,7 @@ describe('generated user service through the gateway', () => {
   });
 
   it('serves real protobuf gRPC to a client built from proto/user.proto', async () => {
-    const def = loadSync(path.resolve(__dirname, '../../proto/user.proto'), {
-      includeDirs: ['proto', 'cli/protos', 'node_modules/google-proto-files'].map((d) => path.resolve(__dirname, '../..', d)),
-      keepCase: false,
-      defaults: true,
-    });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { user: { UserService: grpc.ServiceClientConstructor } };
-    const client = new pkg.user.UserService(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as Record<string, (...a: unknown[]) => unknown> & grpc.Client;
-    const call = <T>(method: string, request: unknown): Promise<T> =>
-      withTimeout(new Promise<T>((resolve, reject) => {
-        client[method]?.(request, (err: grpc.ServiceError | null, value: T) => (err === null ? resolve(value) : reject(err)));
-      }), 5000, method);
+    const { client, call } = userServiceGrpcClient(HOST, port);
     const created = await call<Json>('CreateUser', { name: 'Grace', email: 'grace@example.com' });
     expect(created).toMatchObject({ name: 'Grace', email: 'grace@example.com' });
     const fetched = await call<Json>('GetUser', { id: created.id });

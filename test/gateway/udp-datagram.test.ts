@@ -97,11 +97,19 @@ describe('UDP datagram calls', () => {
     expect(seen?.metadata).toEqual({ messageId: 'm2', packetSize: expect.any(Number) });
   });
 
-  it('drops the reply of a call that finishes after close, without failing', async () => {
+  it('past the shutdown timeout, close() waits for a handler that ignores its signal, and its late reply is dropped', async () => {
     const g = new ProtocolGateway({ enableTCP: false });
     let release: () => void = () => undefined;
+    let aborted = false;
     const started = new Promise<void>((resolve) => {
-      g.addService('Slow', { wait: async () => { resolve(); await new Promise<void>((r) => { release = r; }); return 'late'; } });
+      g.addService('Slow', {
+        wait: async (_req: never, ctx: RequestContext) => {
+          ctx.signal.addEventListener('abort', () => { aborted = true; });
+          resolve();
+          await new Promise<void>((r) => { release = r; });
+          return 'late';
+        },
+      });
     });
     const port = await start(g);
     const socket = dgram.createSocket('udp4');
@@ -109,8 +117,13 @@ describe('UDP datagram calls', () => {
     socket.on('message', (m) => replies.push(m));
     socket.send(request({ id: 1, service: 'Slow', method: 'wait' }), port, HOST);
     await withTimeout(started, 3000, 'call started');
-    await g.close();
+    let closed = false;
+    const closing = g.close({ timeoutMs: 100 }).then(() => { closed = true; });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(aborted).toBe(true);
+    expect(closed).toBe(false);
     release();
+    await withTimeout(closing, 3000, 'close');
     await new Promise((r) => setTimeout(r, 50));
     socket.close();
     expect(replies).toEqual([]);

@@ -52,12 +52,20 @@ describe('gRPC options map (spec 4.8 → grpc-js)', () => {
       'grpc.max_connection_idle_ms': 60_000,
       'grpc.max_connection_age_ms': 3_600_000,
       'grpc.max_connection_age_grace_ms': 5000,
+      'grpc.max_concurrent_streams': 100,
+      'grpc-node.max_session_memory': 32,
     });
     expect(Object.keys(CHANNEL_OPTION_KEYS)).toHaveLength(11);
   });
 
-  it('defaults message limits to 4 MiB', () => {
-    expect(toChannelOptions({})).toEqual({ 'grpc.max_receive_message_length': 4194304, 'grpc.max_send_message_length': 4194304 });
+  it('defaults message limits to 4 MiB and bounds HTTP/2 (streams, session memory, idle connections)', () => {
+    expect(toChannelOptions({})).toEqual({
+      'grpc.max_receive_message_length': 4194304,
+      'grpc.max_send_message_length': 4194304,
+      'grpc.max_concurrent_streams': 100,
+      'grpc-node.max_session_memory': 32,
+      'grpc.max_connection_idle_ms': 120_000,
+    });
   });
 
   it('refuses bad values with a RangeError naming the option', () => {

@@ -15,8 +15,11 @@ interface EnvelopeSource {
   auth?: { token?: unknown; apiKey?: unknown };
 }
 
-function stripBearer(value: string): string {
-  return value.length > 7 && value.slice(0, 7).toLowerCase() === 'bearer ' ? value.slice(7).trim() : value.trim();
+/** The token of `Bearer <token>`; any other scheme (or none) carries no bearer token. */
+function stripBearer(value: string): string | undefined {
+  if (value.length <= 7 || value.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const token = value.slice(7).trim();
+  return token === '' ? undefined : token;
 }
 
 function header(source: CredentialSource, name: string): string | undefined {

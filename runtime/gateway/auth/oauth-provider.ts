@@ -8,6 +8,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Protocol } from '../../core/request-context';
 import { extractBearer } from './extract';
+import { assertIssuedInPast, claimOptions } from './jwt-claims';
 import type { AuthProvider, CredentialSource, OAuthProviderConfig } from './types';
 
 interface DiscoveryDocument {
@@ -44,13 +45,14 @@ export function createOAuthProvider(config: OAuthProviderConfig): AuthProvider {
     issuer: config.issuer,
     audience: config.audience,
     algorithms: config.algorithms ?? ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
-    clockTolerance: config.clockTolerance,
+    ...claimOptions(config),
   };
   return {
     name: 'oauth',
     extract: (protocol: Protocol, source: CredentialSource) => extractBearer(protocol, source, config.extractToken),
     async verify(token: string): Promise<Record<string, unknown>> {
       const { payload } = await jwtVerify(token, await keys(), options);
+      assertIssuedInPast(payload, options.clockTolerance);
       return payload as Record<string, unknown>;
     },
   };

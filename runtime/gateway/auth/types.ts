@@ -25,8 +25,10 @@ export interface JwtProviderConfig {
   algorithms?: string[];
   audience?: string | string[];
   issuer?: string | string[];
-  /** Allowed clock skew in seconds. */
+  /** Allowed clock skew in seconds (for `exp`, `nbf` and a future `iat`); default 0. */
   clockTolerance?: number;
+  /** Refuse tokens without an `exp` claim; default true. */
+  requireExpiration?: boolean;
   extractToken?: TokenExtractors;
 }
 
@@ -48,7 +50,10 @@ export interface OAuthProviderConfig {
   issuer: string;
   audience?: string | string[];
   algorithms?: string[];
+  /** Allowed clock skew in seconds (for `exp`, `nbf` and a future `iat`); default 0. */
   clockTolerance?: number;
+  /** Refuse tokens without an `exp` claim; default true. */
+  requireExpiration?: boolean;
   extractToken?: TokenExtractors;
 }
 

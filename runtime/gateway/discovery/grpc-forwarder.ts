@@ -1,13 +1,14 @@
 /**
  * Forwards one gateway call to an instance over gRPC (@grpc/grpc-js), in all
  * four streaming modes, picking the instance per call from the service's
- * pool. A call that fails UNAVAILABLE before any response header arrived
- * (connection refused, connection lost before the instance answered) is tried
- * on another instance, each instance at most once. A unary call whose whole
+ * pool among those whose circuit breaker and bulkhead admit it. Unary calls
+ * have a deadline (forwarding-policy.ts), streams the caller's only; unary: unary-forwarding.ts
+ * (retries, hedging). A server stream that fails UNAVAILABLE before any
+ * response header arrived is tried on another instance, each instance at
+ * most once; client and bidi streams are not retried: their request stream
+ * has already been consumed and cannot be replayed. A unary call whose whole
  * reply arrived before its connection dropped (status lost with it) returns
- * that reply: it is neither failed nor run again. Only unary and
- * server-streaming calls are retried: a client stream has already been
- * consumed and cannot be replayed.
+ * that reply: it is neither failed nor run again.
  */
 import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type CallOptions, type ServiceError } from '@grpc/grpc-js';
 import { once } from 'node:events';
@@ -16,9 +17,12 @@ import { onAbort } from './abort-fanout';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { RemoteMethod } from '../extension-points';
 import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
+import type { DiscoveryDecision } from './forwarding-events';
+import type { ForwardingPolicy } from './forwarding-policy';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
 import { callError, H2UnaryChannel } from './h2-unary-channel';
+import { beginAttempt, callerDeadline, forwardUnary, recordOutcome, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
 
 /** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
 export interface WireCodec {
@@ -40,13 +44,6 @@ export class ForwardingError extends Error {
   }
 }
 
-/** Marks errors of calls that never got a response header from the instance. */
-const unanswered = new WeakSet<object>();
-
-function isRetryable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as ServiceError).code === GrpcCode.UNAVAILABLE && unanswered.has(error);
-}
-
 export interface ForwarderSettings {
   service: string;
   /**
@@ -62,6 +59,10 @@ export interface ForwarderSettings {
   pool: InstancePool;
   router: CallRouter;
   forwarding: ForwardingOptions;
+  policy: ForwardingPolicy;
+  /** From the method's `idempotency_level` (or `idempotentMethods`): may be sent again. */
+  idempotent: boolean;
+  observe(decision: DiscoveryDecision, instance: ServiceInstance | undefined, reason: string): void;
 }
 
 /**
@@ -124,16 +125,30 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return md;
   }
 
-  function options(): CallOptions {
-    return s.forwarding.deadlineMs === undefined ? {} : { deadline: Date.now() + s.forwarding.deadlineMs };
+  /**
+   * Streams run as long as both ends keep them (a chat may last hours): only
+   * the caller's own deadline bounds them; a frozen instance is found by the
+   * liveness watchdog instead.
+   */
+  function options(context: RequestContext): CallOptions {
+    const deadline = callerDeadline(context);
+    return deadline === undefined ? {} : { deadline };
   }
 
+  const maxInFlight = s.policy.maxInFlight;
   function pick(context: RequestContext, tried: ServiceInstance[] | undefined, lastError: unknown): ServiceInstance {
     if (context.signal.aborted) throw new ForwardingError(GrpcCode.CANCELLED, 'the call was cancelled before it was forwarded');
-    const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried);
+    const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried, maxInFlight);
     if (instance !== undefined) return instance;
     if (lastError !== undefined) throw lastError;
-    throw new ForwardingError(GrpcCode.UNAVAILABLE, `no instance of service "${s.service}" is available`);
+    const why = s.pool.refusal(tried);
+    if (why === 'bulkhead') {
+      s.observe('bulkhead_full', undefined, `every instance has ${maxInFlight} calls in flight`);
+      throw new ForwardingError(GrpcCode.RESOURCE_EXHAUSTED, `every instance of service "${s.service}" already has ${maxInFlight} calls in flight; retry shortly`);
+    }
+    const message = why === 'circuit' ? `every instance of service "${s.service}" is failing (circuit open); retry shortly` : `no instance of service "${s.service}" is available`;
+    s.observe('no_instance', undefined, message);
+    throw new ForwardingError(GrpcCode.UNAVAILABLE, message);
   }
 
   const lean = usesLeanUnary(s.forwarding);
@@ -149,117 +164,64 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return headers;
   }
 
-  /**
-   * One forwarded unary call on the lean client: a single promise for the
-   * whole call, settled from the channel's callback, which also starts the
-   * retry on another instance or path (no async frame or promise per try).
-   */
-  function leanUnary(request: unknown, context: RequestContext): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      let bytes: Buffer;
-      try {
-        bytes = s.requestCodec.serialize(request);
-      } catch (error) {
-        reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
+  /** One unary attempt on the lean client (request bytes serialized once per call, by the caller). */
+  const leanAttempt = (bytes: Buffer, headers: Record<string, string>): AttemptStarter => (instance, path, deadline, done) => {
+    const call = h2ChannelOf(instance).unary(path, bytes, headers, deadline, (error, message, answered) => {
+      if (error !== null) {
+        done(error, undefined, answered);
         return;
       }
-      const headers = headersFor(context);
-      let tried: ServiceInstance[] | undefined;
-      let lastError: unknown;
-      const attempt = (): void => {
-        let instance: ServiceInstance;
-        try {
-          instance = pick(context, tried, lastError);
-        } catch (error) {
-          reject(error);
-          return;
-        }
-        instance.inFlight++;
-        const path = s.paths[pathIndex] as string;
-        let unwatch: (() => void) | undefined;
-        let settled = false;
-        const deadline = s.forwarding.deadlineMs === undefined ? undefined : Date.now() + s.forwarding.deadlineMs;
-        const call = h2ChannelOf(instance).unary(path, bytes, headers, deadline, (error, message, answered) => {
-          settled = true;
-          instance.inFlight--;
-          unwatch?.();
-          if (error === null) {
-            let response: unknown;
-            try {
-              response = s.responseCodec.deserialize(message as Buffer);
-            } catch (e) {
-              reject(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`));
-              return;
-            }
-            resolve(response);
-            return;
-          }
-          if (nextPath(path, error)) {
-            attempt();
-            return;
-          }
-          if (answered || error.code !== GrpcCode.UNAVAILABLE || context.signal.aborted) {
-            reject(error);
-            return;
-          }
-          (tried ??= []).push(instance);
-          lastError = error;
-          attempt();
-        });
-        if (!settled) unwatch = onAbort(context.signal, () => call.cancel());
-      };
-      attempt();
+      let response: unknown;
+      try {
+        response = s.responseCodec.deserialize(message as Buffer);
+      } catch (e) {
+        done(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`), undefined, true);
+        return;
+      }
+      done(null, response, true);
     });
-  }
+    return () => call.cancel();
+  };
 
   /**
-   * One unary call over grpc-js. The call decodes its reply through its own
+   * One unary attempt over grpc-js. The call decodes its reply through its own
    * deserializer, which keeps the message: when the connection then drops
    * before the status (UNAVAILABLE after a whole reply), that reply is the
    * call's result, as on the lean client.
    */
-  function unaryOnce(instance: ServiceInstance, path: string, request: unknown, context: RequestContext): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      let answered = false;
-      let reply: { message: unknown } | undefined;
-      const keepReply = (bytes: Buffer): unknown => {
-        const message = deserialize(bytes);
-        reply = { message };
-        return message;
-      };
-      let unwatch: (() => void) | undefined;
-      const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, keepReply, request, metadataFor(context), options(), (error, response) => {
-        unwatch?.();
-        if (error === null) resolve(response);
-        else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) resolve(reply.message);
-        else {
-          if (!answered) unanswered.add(error);
-          reject(error);
-        }
-      });
-      call.on('metadata', () => (answered = true));
-      unwatch = onAbort(context.signal, () => call.cancel());
+  const grpcAttempt = (request: unknown, metadata: Metadata): AttemptStarter => (instance, path, deadline, done) => {
+    let answered = false;
+    let reply: { message: unknown } | undefined;
+    const keepReply = (bytes: Buffer): unknown => {
+      const message = deserialize(bytes);
+      reply = { message };
+      return message;
+    };
+    const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, keepReply, request, metadata, { deadline }, (error, response) => {
+      if (error === null) done(null, response, true);
+      else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) done(null, reply.message, true);
+      else done(error, undefined, answered);
     });
+    call.on('metadata', () => (answered = true));
+    return () => call.cancel();
+  };
+
+  function forwarding(start: AttemptStarter): UnaryForwarding {
+    return {
+      service: s.service, idempotent: s.idempotent, policy: s.policy, pick,
+      path: () => s.paths[pathIndex] as string, nextPath, start, observe: s.observe,
+    };
   }
 
-  async function unary(request: unknown, context: RequestContext): Promise<unknown> {
-    let tried: ServiceInstance[] | undefined;
-    let lastError: unknown;
-    for (;;) {
-      const instance = pick(context, tried, lastError);
-      instance.inFlight++;
-      const path = s.paths[pathIndex] as string;
-      try {
-        return await unaryOnce(instance, path, request, context);
-      } catch (error) {
-        if (nextPath(path, error)) continue;
-        if (!isRetryable(error) || context.signal.aborted) throw error;
-        (tried ??= []).push(instance);
-        lastError = error;
-      } finally {
-        instance.inFlight--;
-      }
+  function unary(request: unknown, context: RequestContext): Promise<unknown> {
+    if (!lean) return forwardUnary(forwarding(grpcAttempt(request, metadataFor(context))), request, context);
+    let bytes: Buffer;
+    try {
+      bytes = s.requestCodec.serialize(request);
+    } catch (error) {
+      return Promise.reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
     }
+    return forwardUnary(forwarding(leanAttempt(bytes, headersFor(context))), request, context);
   }
 
   async function* serverStream(request: unknown, context: RequestContext): AsyncGenerator<unknown> {
@@ -267,9 +229,9 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     let lastError: unknown;
     for (;;) {
       const instance = pick(context, tried, lastError);
-      instance.inFlight++;
+      beginAttempt(instance);
       const path = s.paths[pathIndex] as string;
-      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(path, serialize, deserialize, request, metadataFor(context), options());
+      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(path, serialize, deserialize, request, metadataFor(context), options(context));
       let answered = false;
       call.on('metadata', () => (answered = true));
       const unwatch = onAbort(context.signal, () => call.cancel());
@@ -277,14 +239,18 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       try {
         for await (const message of call) {
           answered = true;
+          instance.lastProgressAt = Date.now();
           yield message;
         }
         ended = true;
+        recordOutcome(instance, null);
         return;
       } catch (error) {
         ended = true;
+        recordOutcome(instance, (error as ServiceError).code, answered, false);
         if (!answered && nextPath(path, error)) continue;
         if (answered || context.signal.aborted || (error as ServiceError).code !== GrpcCode.UNAVAILABLE) throw error;
+        s.observe('retry', instance, `${instance.key}: ${(error as Error).message}`);
         (tried ??= []).push(instance);
         lastError = error;
       } finally {
@@ -311,14 +277,15 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
 
   function clientStream(requests: unknown, context: RequestContext): Promise<unknown> {
     const instance = pick(context, undefined, undefined);
-    instance.inFlight++;
+    beginAttempt(instance);
     let finished = false;
     return new Promise<unknown>((resolve, reject) => {
       let unwatch: (() => void) | undefined;
       const path = s.paths[pathIndex] as string;
-      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(path, serialize, deserialize, metadataFor(context), options(), (error, response) => {
+      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(path, serialize, deserialize, metadataFor(context), options(context), (error, response) => {
         finished = true;
         instance.inFlight--;
+        recordOutcome(instance, error === null ? null : error.code, true, false);
         unwatch?.();
         // The request stream is spent: this call fails, the next one uses the other path.
         if (error !== null) nextPath(path, error);
@@ -332,15 +299,20 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
 
   async function* bidiStream(requests: unknown, context: RequestContext): AsyncGenerator<unknown> {
     const instance = pick(context, undefined, undefined);
-    instance.inFlight++;
+    beginAttempt(instance);
     const path = s.paths[pathIndex] as string;
-    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(path, serialize, deserialize, metadataFor(context), options());
+    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(path, serialize, deserialize, metadataFor(context), options(context));
     let finished = false;
     const unwatch = onAbort(context.signal, () => call.cancel());
     void pump(requests as AsyncIterable<unknown>, call, () => finished);
     try {
-      for await (const message of call) yield message;
+      for await (const message of call) {
+        instance.lastProgressAt = Date.now();
+        yield message;
+      }
+      recordOutcome(instance, null);
     } catch (error) {
+      recordOutcome(instance, (error as ServiceError).code, true, false);
       nextPath(path, error);
       throw error;
     } finally {
@@ -352,7 +324,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   }
 
   switch (s.streaming) {
-    case 'none': return { streaming: 'none', handler: lean ? leanUnary : unary };
+    case 'none': return { streaming: 'none', handler: unary };
     case 'server': return { streaming: 'server', handler: serverStream };
     case 'client': return { streaming: 'client', handler: clientStream };
     case 'bidirectional': return { streaming: 'bidirectional', handler: bidiStream };

@@ -135,6 +135,8 @@ export class H2UnaryChannel {
   readonly #authority: string;
   #session: http2.ClientHttp2Session | undefined = undefined;
   #closed = false;
+  /** The liveness probe's own connection (see ping()). */
+  #probe: http2.ClientHttp2Session | undefined = undefined;
   /** After a connection attempt failed, calls fail fast until then (epoch ms), as grpc-js's reconnect backoff does. */
   #retryAt = 0;
 
@@ -284,11 +286,73 @@ export class H2UnaryChannel {
     };
   }
 
+  /**
+   * Liveness: is the instance's process answering at all? Sent on a probe
+   * connection of its own, never on the calls' one: gRPC servers in Go and
+   * C++ count client pings against a policy and answer too many with GOAWAY
+   * (`too_many_pings`), which must not cut calls in flight. Anything the
+   * server sends proves it is alive: the PING ack, its SETTINGS on a fresh
+   * connection, even that GOAWAY. A frozen or unreachable process sends
+   * nothing. `done(true)` when something arrives within `timeoutMs`.
+   */
+  ping(timeoutMs: number, done: (alive: boolean) => void): void {
+    let settled = false;
+    let session: http2.ClientHttp2Session | undefined;
+    const finish = (alive: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      session?.off('remoteSettings', answered);
+      session?.off('goaway', answered);
+      done(alive);
+    };
+    const answered = (): void => finish(true);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    timer.unref();
+    if (this.#closed) {
+      finish(false);
+      return;
+    }
+    const current = this.#probe;
+    const fresh = current === undefined || current.closed || current.destroyed;
+    try {
+      session = fresh ? this.#openProbe() : current;
+    } catch {
+      finish(false);
+      return;
+    }
+    const s = session;
+    s.once('goaway', answered);
+    if (fresh) s.once('remoteSettings', answered);
+    const send = (): void => {
+      try {
+        if (!s.ping((error) => (error === null || error === undefined ? finish(true) : undefined))) finish(false);
+      } catch {
+        // The session is going away: its 'goaway' / the timeout decides.
+      }
+    };
+    if (s.connecting) s.once('connect', send);
+    else send();
+  }
+
+  #openProbe(): http2.ClientHttp2Session {
+    const session = http2.connect(this.#authority);
+    session.on('error', () => undefined);
+    session.once('close', () => {
+      if (this.#probe === session) this.#probe = undefined;
+    });
+    session.unref();
+    this.#probe = session;
+    return session;
+  }
+
   /** Closes the session; later calls fail UNAVAILABLE. */
   close(): void {
     this.#closed = true;
     const session = this.#session;
     this.#session = undefined;
     session?.close();
+    this.#probe?.destroy();
+    this.#probe = undefined;
   }
 }

@@ -3,7 +3,16 @@
  * services (static, DNS SRV, etcd, Consul), spread calls over them and
  * forward over gRPC. See docs/discovery.md.
  */
-export { createServiceDiscovery, type ServiceDiscovery, type ServiceDiscoveryOptions } from './create-service-discovery';
+export {
+  createServiceDiscovery,
+  type DiscoveredServiceStatus,
+  type DiscoveryStatus,
+  type RemoteDescriptorService,
+  type ServiceDiscovery,
+  type ServiceDiscoveryOptions,
+} from './create-service-discovery';
+export type { CircuitBreaker, CircuitBreakerKind, CircuitBreakerSetting, CircuitListener, CircuitState, ConsecutiveFailuresOptions } from './circuit-breakers';
+export type { DiscoveryDecision, DiscoveryEvent } from './forwarding-events';
 export {
   DiscoveryConfigError,
   type BalancingStrategy,

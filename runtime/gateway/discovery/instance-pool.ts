@@ -69,22 +69,26 @@ export class InstancePool {
 
   /**
    * The instance for the next call: the pinned one for `affinityKey` while it
-   * is healthy, else one chosen by `strategy` among healthy instances not in
-   * `exclude`. When health checks have taken every instance out, all of them
-   * are tried rather than failing every call (a health endpoint can be wrong).
+   * is healthy and admitted, else one chosen by `strategy` among healthy
+   * instances not in `exclude` whose circuit breaker admits calls and that
+   * have fewer than `maxInFlight` calls in flight (the bulkhead). When health
+   * checks have taken every instance out, all of them are tried rather than
+   * failing every call (a health endpoint can be wrong). Undefined: none can
+   * take the call ({@link InstancePool.refusal} says why).
    */
-  pick(strategy: BalancingStrategy, affinityKey: string | undefined, exclude: readonly ServiceInstance[] | undefined): ServiceInstance | undefined {
+  pick(strategy: BalancingStrategy, affinityKey: string | undefined, exclude: readonly ServiceInstance[] | undefined, maxInFlight = Infinity): ServiceInstance | undefined {
+    const admitted = (i: ServiceInstance): boolean => i.inFlight < maxInFlight && i.breaker.admits() && (exclude === undefined || !exclude.includes(i));
     if (affinityKey !== undefined) {
       const pinned = this.#affinity.get(affinityKey);
-      if (pinned !== undefined && pinned.healthy && !pinned.removed && (exclude === undefined || !exclude.includes(pinned))) {
+      if (pinned !== undefined && pinned.healthy && !pinned.removed && admitted(pinned)) {
         pinned.picked++;
         return pinned;
       }
     }
-    let candidates = this.#healthy.length > 0 ? this.#healthy : this.#instances;
-    if (exclude !== undefined && exclude.length > 0) {
-      candidates = candidates.filter((c) => !exclude.includes(c));
-      if (candidates.length === 0) candidates = this.#instances.filter((c) => !exclude.includes(c));
+    let candidates: readonly ServiceInstance[] = this.#healthy.length > 0 ? this.#healthy : this.#instances;
+    if (!candidates.every(admitted)) {
+      candidates = candidates.filter(admitted);
+      if (candidates.length === 0) candidates = this.#instances.filter(admitted);
     }
     if (candidates.length === 0) return undefined;
     const chosen = this.#balancer(strategy).pick(candidates);
@@ -97,6 +101,14 @@ export class InstancePool {
       this.#affinity.set(affinityKey, chosen);
     }
     return chosen;
+  }
+
+  /** Why {@link pick} found no instance (other than those in `exclude`): 'none', 'circuit' (all open) or 'bulkhead' (all full). */
+  refusal(exclude: readonly ServiceInstance[] | undefined): 'none' | 'circuit' | 'bulkhead' {
+    const left = this.#instances.filter((i) => exclude === undefined || !exclude.includes(i));
+    if (left.length === 0) return 'none';
+    // Some circuit admits calls, so what stopped them is the in-flight cap.
+    return left.some((i) => i.breaker.admits()) ? 'bulkhead' : 'circuit';
   }
 
   /** Removes every instance (discovery is closing). */

@@ -5,6 +5,7 @@
  */
 import type { Client } from '@grpc/grpc-js';
 import type { InstanceAddress } from './discovery-config';
+import { CLOSED_BREAKER, type CircuitBreaker, type CircuitState } from './circuit-breakers';
 import type { H2UnaryChannel } from './h2-unary-channel';
 
 export class ServiceInstance {
@@ -30,6 +31,14 @@ export class ServiceInstance {
   client: Client | undefined;
   /** The lean HTTP/2 channel for unary calls on plain channels, opened on first call. */
   h2: H2UnaryChannel | undefined;
+  /** Whether calls may go to it now (circuit-breakers/); discovery sets its own when the instance joins. */
+  breaker: CircuitBreaker;
+  /** When it last answered anything (or took its first call after an idle spell), ms epoch: the liveness watchdog's clock. */
+  lastProgressAt: number;
+  /** A liveness ping to it is in flight. */
+  probing: boolean;
+  /** Calls that want to know when it is found unresponsive (idempotent calls, to go elsewhere). */
+  readonly stallWaiters: Set<() => void>;
 
   constructor(address: InstanceAddress) {
     this.key = instanceKey(address);
@@ -46,6 +55,10 @@ export class ServiceInstance {
     this.removed = false;
     this.client = undefined;
     this.h2 = undefined;
+    this.breaker = CLOSED_BREAKER;
+    this.lastProgressAt = 0;
+    this.probing = false;
+    this.stallWaiters = new Set();
   }
 
   /** `host:port` for grpc-js, IPv6 literals bracketed. */
@@ -67,4 +80,6 @@ export interface InstanceInfo {
   healthy: boolean;
   inFlight: number;
   picked: number;
+  /** Its circuit breaker's state: `open` instances get no calls. */
+  circuit: CircuitState;
 }

@@ -22,8 +22,20 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
   return parsed;
 }
 
-/** Builds the RequestContext of one gRPC call. */
-export function grpcContext(peer: string, metadata: Metadata, path: string, tracing: TracingInfo, signal: AbortSignal, compressed: () => boolean): RequestContext {
+/**
+ * Builds the RequestContext of one gRPC call. `deadline` (epoch ms, the
+ * caller's `grpc-timeout`) lands in `context.metadata.deadline`, where the
+ * discovery forwarder reads it to pass it on.
+ */
+export function grpcContext(
+  peer: string,
+  metadata: Metadata,
+  path: string,
+  tracing: TracingInfo,
+  signal: AbortSignal,
+  compressed: () => boolean,
+  deadline?: number,
+): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
   const map = metadata.getMap();
@@ -35,7 +47,7 @@ export function grpcContext(peer: string, metadata: Metadata, path: string, trac
     'grpc',
     { id: peer, address, port, userAgent: headers['user-agent'], version: '2.0' },
     headers,
-    { path, grpc: metadata },
+    deadline === undefined ? { path, grpc: metadata } : { path, grpc: metadata, deadline },
     tracing,
     signal,
     () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),

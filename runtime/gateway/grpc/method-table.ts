@@ -6,6 +6,7 @@
  * `configureGRPC({protoFiles, services, methodMapping})` the proto-loader
  * codecs of those files, routed to the mapped gateway methods.
  */
+import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { StreamingMode } from '../../grpc/descriptor';
@@ -55,7 +56,12 @@ function streamsOf(mode: StreamingMode): { requestStream: boolean; responseStrea
 }
 
 const jsonSerialize = (value: unknown): Buffer => Buffer.from(JSON.stringify(value ?? {}));
-const jsonDeserialize = (bytes: Buffer): unknown => (bytes.length === 0 ? {} : JSON.parse(bytes.toString('utf8')));
+/** Too-deep JSON becomes a RejectedPayload (answered INVALID_ARGUMENT by the transport): grpc-js turns a throwing deserializer into INTERNAL. */
+const jsonDeserialize = (bytes: Buffer): unknown => {
+  if (bytes.length === 0) return {};
+  const text = bytes.toString('utf8');
+  return jsonTextTooDeep(text) ? new RejectedPayload(TOO_DEEP_MESSAGE) : JSON.parse(text);
+};
 
 /** Services from the registry. */
 export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {

@@ -9,7 +9,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
-import { GatewayErrors, grpcStatusOf, toServiceError, type ServiceError } from '../errors';
+import { http2ChannelOptions, resolveHttp2Limits, watchRequestTimeouts, type Http2LimitOptions } from '../../grpc/h2-limits';
+import { RejectedPayload } from '../../core/json-depth';
+import { GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ServiceRegistry } from '../registry';
@@ -24,7 +26,7 @@ import { reflectionEntry } from '../../grpc/reflection-entry';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
-export interface GrpcGatewayOptions {
+export interface GrpcGatewayOptions extends Http2LimitOptions {
   /** Serve grpc.reflection.v1(alpha) for every service with descriptors: generated ones and configureGRPC proto files. */
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
@@ -40,7 +42,14 @@ function firstString(md: grpc.Metadata, key: string): string | undefined {
 
 /** Reads a call's request stream without destroying the call at the end (a duplex must still write). */
 async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyOnReturn: boolean }): AsyncIterable<unknown> }, fn: (v: unknown) => unknown): AsyncIterable<unknown> {
-  for await (const item of call.iterator({ destroyOnReturn: false })) yield fn(item);
+  for await (const item of call.iterator({ destroyOnReturn: false })) {
+    if (item instanceof RejectedPayload) throw invalidArgument(item);
+    yield fn(item);
+  }
+}
+
+function invalidArgument(rejected: RejectedPayload): ServiceError {
+  return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
 }
 
 /** The gRPC transport: a grpc-js server fed by the mux, one dispatch per call. */
@@ -51,6 +60,7 @@ export class GrpcTransport {
   readonly #config: () => GrpcGatewayConfig;
   #server: grpc.Server | undefined = undefined;
   #injector: ReturnType<grpc.Server['createConnectionInjector']> | undefined = undefined;
+  #stopWatching: () => void = () => undefined;
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
@@ -69,10 +79,11 @@ export class GrpcTransport {
   /** The grpc-js server (created on first use). */
   get server(): grpc.Server {
     if (this.#server === undefined) {
-      const max = this.#options().maxMessageSize ?? 4 << 20;
+      const options = this.#options();
+      const max = options.maxMessageSize ?? 4 << 20;
       // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
       installFraming();
-      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, ...http2ChannelOptions(resolveHttp2Limits(options)) });
     }
     return this.#server;
   }
@@ -138,7 +149,10 @@ export class GrpcTransport {
   /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
-    if (this.#injector === undefined) this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    if (this.#injector === undefined) {
+      this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+      this.#stopWatching = watchRequestTimeouts(this.server, resolveHttp2Limits(this.#options()).requestTimeout);
+    }
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -162,7 +176,7 @@ export class GrpcTransport {
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call));
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
       const resolved = this.#core.dispatcher.resolve(route.service, route.method);
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
@@ -195,6 +209,10 @@ export class GrpcTransport {
         return (call, callback) => {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
+          if (c.request instanceof RejectedPayload) {
+            cb(this.#status(invalidArgument(c.request)));
+            return;
+          }
           const watch = watchCancel(c);
           const { promise, reply, context } = run(c, toGateway(c.request), watch.signal);
           const done = { call: c, reply, watch, context };
@@ -213,8 +231,13 @@ export class GrpcTransport {
         const clientStreams = route.streaming === 'bidirectional';
         return (call) => {
           const c = call as grpc.ServerDuplexStream<unknown, unknown>;
+          const single = (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
+          if (!clientStreams && single instanceof RejectedPayload) {
+            c.emit('error', this.#status(invalidArgument(single)));
+            return;
+          }
           const controller = watchCancel(c);
-          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway((c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
+          const request = clientStreams ? mapStream(c as never, toGateway) : toGateway(single);
           const { promise, reply, context } = run(c, request, controller.signal);
           let headersSent = false;
           const sendHeaders = (): void => {
@@ -261,8 +284,20 @@ export class GrpcTransport {
     return { code: custom?.code ?? grpcStatusOf(se), details: custom?.message ?? se.message, metadata: trailer };
   }
 
+  /**
+   * Graceful stop: GOAWAY on every connection, running calls finish, then
+   * resolves (grpc-js tryShutdown). New streams are refused.
+   */
+  drain(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  }
+
   /** Stops serving: finishes nothing, closes every session. */
   close(): void {
+    this.#stopWatching();
+    this.#stopWatching = () => undefined;
     const server = this.#server;
     this.#server = undefined;
     this.#injector = undefined;
@@ -323,4 +358,11 @@ function drained(stream: grpc.ServerDuplexStream<unknown, unknown>, signal: Abor
     stream.on('drain', done);
     signal.addEventListener('abort', done);
   });
+}
+
+/** The caller's deadline in epoch ms, if it set one (grpc-js gives Infinity otherwise). */
+function deadlineOf(call: AnyCall): number | undefined {
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return Number.isFinite(ms) ? ms : undefined;
 }

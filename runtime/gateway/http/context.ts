@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Socket } from 'node:net';
 import { CollectedCallMetadata, incomingFromHeaders, metadataText } from '../../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../../core/request-context';
+import { parseGrpcTimeout } from '../grpc-timeout';
 
 class HttpRequestContext implements RequestContext {
   readonly protocol: Protocol = 'http';
@@ -90,7 +91,12 @@ export function writeCallMetadata(res: ServerResponse, context: RequestContext):
   for (const [name, values] of call.trailers ?? []) res.setHeader(`grpc-trailer-${name}`, values.map(metadataText));
 }
 
-/** Builds the RequestContext of one HTTP call; `headers` is `req.headers`, already read by the caller. */
+/**
+ * Builds the RequestContext of one HTTP call; `headers` is `req.headers`,
+ * already read by the caller. A `grpc-timeout` header (as grpc-gateway takes
+ * it) becomes `metadata.deadline`, which bounds the call when it is forwarded
+ * to a discovered instance.
+ */
 export function httpContext(
   req: IncomingMessage,
   headers: IncomingHttpHeaders,
@@ -100,5 +106,8 @@ export function httpContext(
   params: Record<string, string>,
   tracing: TracingInfo,
 ): RequestContext {
-  return new HttpRequestContext(req, headers, res, { method: req.method ?? 'GET', path, query, params }, tracing);
+  const timeout = headers['grpc-timeout'];
+  const ms = typeof timeout === 'string' ? parseGrpcTimeout(timeout) : undefined;
+  const metadata = ms === undefined ? { method: req.method ?? 'GET', path, query, params } : { method: req.method ?? 'GET', path, query, params, deadline: Date.now() + ms };
+  return new HttpRequestContext(req, headers, res, metadata, tracing);
 }

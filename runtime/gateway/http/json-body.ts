@@ -8,6 +8,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { ServiceError } from '../errors';
 
 /** Parsed body, `undefined` for a request without one, or the error to answer with. */
@@ -96,8 +97,12 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
       finish({ ok: true, body: {}, suspect: false });
       return;
     }
+    const text = bytes.toString('utf8');
+    if (jsonTextTooDeep(text)) {
+      finish({ ok: false, error: new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400) });
+      return;
+    }
     try {
-      const text = bytes.toString('utf8');
       finish({ ok: true, body: JSON.parse(text) as unknown, suspect: textMightHavePrototypeKeys(text) });
     } catch (e) {
       finish({ ok: false, error: new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`, 400) });

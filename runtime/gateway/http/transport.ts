@@ -9,6 +9,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
@@ -52,6 +53,8 @@ export interface HttpTransportDeps {
   config: () => HttpGatewayConfig;
   /** Prometheus text when monitoring is on. */
   metrics: () => { text(): Promise<string>; contentType: string } | undefined;
+  /** Discovery's readiness detail, served at `GET /ready` when discovery is configured. */
+  readiness: () => { ready: boolean; services: Record<string, unknown> } | undefined;
 }
 
 type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string, string>; query?: unknown };
@@ -65,7 +68,8 @@ function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): v
 
 /** True when parsed JSON holds a `__proto__` key or `constructor.prototype` anywhere (bounded depth). */
 function hasPrototypeKeys(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value !== 'object' || depth > 64) return false;
+  // Depth is bounded: bodies nested past MAX_JSON_DEPTH are refused before this walk.
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return false;
   for (const key of Object.keys(value)) {
     if (key === '__proto__') return true;
     const child = (value as Record<string, unknown>)[key];
@@ -196,6 +200,16 @@ export class HttpTransport {
         return;
       }
     }
+    if (verb === 'GET' && path === '/ready') {
+      const readiness = this.#deps.readiness();
+      if (readiness !== undefined) {
+        // 503 until the first instance lists are in; a lost discovery backend is detail, not unreadiness (last-known instances serve).
+        res.statusCode = readiness.ready ? 200 : 503;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify(readiness));
+        return;
+      }
+    }
     const match = routes.match(verb, path);
     if (match === undefined) {
       if (next !== undefined) {
@@ -235,6 +249,10 @@ export class HttpTransport {
       if (err !== undefined) {
         const tracing = this.#tracing(req.headers);
         this.#fail(res, bodyError(err), tracing.traceId);
+        return;
+      }
+      if (valueTooDeep(req.body)) {
+        this.#fail(res, new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400), this.#tracing(req.headers).traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
@@ -305,7 +323,10 @@ export class HttpTransport {
     const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
     writeCallMetadata(res, context);
     // One writeHead with a flat header list: cheaper than three setHeader calls.
-    res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId]);
+    const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId];
+    // While close() drains, every answer ends its connection.
+    if (this.#deps.core.dispatcher.draining) head.push('Connection', 'close');
+    res.writeHead(200, head);
     res.end(json);
   }
 
@@ -364,6 +385,7 @@ export class HttpTransport {
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(json));
+    if (this.#deps.core.dispatcher.draining) res.setHeader('Connection', 'close');
     res.end(json);
   }
 }

@@ -149,6 +149,8 @@ export class MetricsSnapshot {
   }
 
   recordEvent(event: GatewayEvent): void {
+    // Discovery decisions are Prometheus counters only (prometheus-metrics.ts).
+    if (event.type === 'discovery') return;
     const s = this.#stats[event.protocol];
     switch (event.type) {
       case 'connection-open':

@@ -44,9 +44,23 @@ export class PrometheusMetrics {
   readonly #grpcLatency: Histogram<'service' | 'method'> | undefined;
   readonly #udpSize: Histogram<'direction'> | undefined;
   readonly #tcpBuffer: Histogram | undefined;
+  readonly #discovery: Counter<'service' | 'decision'>;
+  readonly #slowCuts: Counter<'protocol'>;
 
   constructor(config: NormalizedMonitoringConfig, snapshot: MetricsSnapshot) {
     const registers = [this.registry];
+    this.#discovery = new Counter({
+      name: `${PREFIX}discovery_events_total`,
+      help: 'Decisions of service discovery and forwarding: retry, hedge, bulkhead_full, deadline_exceeded, no_instance, circuit_open/half_open/closed, instance_unresponsive, backend_lost/restored',
+      labelNames: ['service', 'decision'],
+      registers,
+    });
+    this.#slowCuts = new Counter({
+      name: `${PREFIX}slow_consumers_cut_total`,
+      help: 'Connections cut because the gateway-wide cap on output buffered for clients that do not read was passed',
+      labelNames: ['protocol'],
+      registers,
+    });
     const c = config.collectors;
     const pm = config.protocolMetrics;
     const tuples = this.#tuples;
@@ -235,6 +249,12 @@ export class PrometheusMetrics {
         if (event.protocol === 'tcp' && event.limitBytes > 0) this.#tcpBuffer?.observe(event.bufferedBytes / event.limitBytes);
         break;
       case 'connection-open':
+        break;
+      case 'discovery':
+        this.#discovery.inc({ service: event.service, decision: event.decision });
+        break;
+      case 'slow-consumer-cut':
+        this.#slowCuts.inc({ protocol: event.protocol });
         break;
     }
   }

@@ -75,6 +75,9 @@ export class CallSession {
   /** One signal for every call of the connection: calls end when the connection does (there is no per-call cancel message). */
   readonly #controller: AbortController;
   #closed = false;
+  /** Calls dispatched and not yet answered (id-less ones included); drain waits for zero. */
+  #running = 0;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(core: GatewayCore, protocol: Protocol, sink: ReplySink, contextFor: ContextFactory, options: CallSessionOptions) {
     this.#core = core;
@@ -87,6 +90,17 @@ export class CallSession {
 
   get activeCalls(): number {
     return this.#active.size;
+  }
+
+  /** Resolves once no dispatched call is still running (at once when none is); used by half-close and drain. */
+  whenIdle(): Promise<void> {
+    if (this.#running === 0 || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #settled(): void {
+    this.#running--;
+    if (this.#running === 0) for (const w of this.#idleWaiters.splice(0)) w();
   }
 
   /** A request envelope arrived. Never throws: every problem becomes an error reply. */
@@ -138,6 +152,7 @@ export class CallSession {
     }
     const context = this.#contextFor(message, tracing, this.#controller.signal);
     call.context = context;
+    this.#running++;
     this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
       (result) => {
         if (!serverStreams) {
@@ -148,10 +163,14 @@ export class CallSession {
             // A result that cannot be encoded (toJSON threw, circular data) is the handler's failure.
             if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId);
           }
+          this.#settled();
           return;
         }
         this.#pump(id, call, result).then(
-          () => this.#finish(id, k, call),
+          () => {
+            this.#finish(id, k, call);
+            this.#settled();
+          },
           (error: unknown) => this.#failed(id, k, call, error),
         );
       },
@@ -162,6 +181,7 @@ export class CallSession {
   #failed(id: unknown, k: string, call: ActiveCall, error: unknown): void {
     this.#finish(id, k, call);
     if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId, envelopeMetadata(call.context, true));
+    this.#settled();
   }
 
   /** One client-stream message for call `id`. */
@@ -202,6 +222,7 @@ export class CallSession {
       call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
     }
     this.#active.clear();
+    for (const w of this.#idleWaiters.splice(0)) w();
   }
 
   #finish(id: unknown, k: string, call: ActiveCall): void {

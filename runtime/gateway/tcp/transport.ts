@@ -8,12 +8,21 @@
  * passes `highWaterMark`, reading pauses and stream producers wait for
  * `drain`; past `maxBufferedBytes` the connection is dropped. Silent
  * connections time out after `idleTimeout`.
+ *
+ * Slow senders: a frame once started must be complete within `frameTimeout`
+ * (a trickle of bytes no longer keeps a 4 MiB partial frame alive), and the
+ * partial frames of all connections together may hold at most
+ * `maxTotalBufferedBytes`. A client that half-closes (FIN) after its
+ * requests still gets every reply; the server ends its side once they are
+ * sent. `drain()` lets each connection's calls finish, then ends it.
  */
 import type { Socket } from 'node:net';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
+import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { CallSession } from '../session/call-session';
-import { BAD_HEADER, FrameReader } from '../wire/frame-codec';
+import { ServiceError } from '../errors';
+import { BAD_HEADER, encodeFrame, FrameReader, FrameType } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { tcpContexts } from './context';
 
@@ -30,17 +39,33 @@ export interface TcpGatewayConfig {
   /** Output bytes buffered before the connection is dropped; default 16 MiB. */
   maxBufferedBytes?: number;
   maxConcurrentCalls?: number;
+  /** A frame whose first byte has arrived must be complete within this many ms; default 30000. */
+  frameTimeout?: number;
+  /** Bytes of incomplete frames held across all connections before the connection adding more is dropped; default 64 MiB. */
+  maxTotalBufferedBytes?: number;
+}
+
+/** How a connection is told to finish: end its side once its calls are done. */
+interface TcpConnection {
+  readonly socket: Socket;
+  finishWhenIdle: () => void;
 }
 
 /** The TCP frame transport; `handle` serves one connection. */
 export class TcpTransport {
   readonly #core: GatewayCore;
   readonly #config: () => TcpGatewayConfig;
-  readonly #sockets = new Set<Socket>();
+  readonly #connections = new Set<TcpConnection>();
+  /** Bytes held in partial frames, all connections together. */
+  #partialBytes = 0;
+  #draining = false;
+  readonly #budget: OutputBudget | undefined;
 
-  constructor(core: GatewayCore, config: () => TcpGatewayConfig) {
+  /** `budget`: the gateway-wide cap on output buffered for clients that do not read (output-budget.ts). */
+  constructor(core: GatewayCore, config: () => TcpGatewayConfig, budget?: OutputBudget) {
     this.#core = core;
     this.#config = config;
+    this.#budget = budget;
   }
 
   /** Serves one connection (handed over by the mux, or from a dedicated net.Server). */
@@ -52,11 +77,25 @@ export class TcpTransport {
     const connectionId = nextConnectionId('tcp');
     const opened = Date.now();
     const reader = new FrameReader(config.maxFrameSize ?? 4 << 20);
-    this.#sockets.add(socket);
+    const frameTimeout = config.frameTimeout ?? 30_000;
+    const maxPartial = config.maxTotalBufferedBytes ?? 64 << 20;
+    // The reply side stays open after the client's FIN, so a half-closed client still gets its replies.
+    socket.allowHalfOpen = true;
     if (config.keepAlive !== false) socket.setKeepAlive(true);
     if (config.noDelay !== false) socket.setNoDelay(true);
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'tcp', connectionId });
 
+    const budget = this.#budget;
+    const output: BufferedOutput = {
+      protocol: 'tcp',
+      connectionId,
+      bufferedBytes: () => socket.writableLength,
+      cut: (reason) => {
+        // An error frame for a client that still reads; its buffers are freed within a second either way.
+        socket.end(encodeFrame(FrameType.Error, { id: null, error: { code: 'RESOURCE_EXHAUSTED', message: reason } }));
+        setTimeout(() => socket.destroy(), 1000).unref();
+      },
+    };
     let paused = false;
     let corked = false;
     const uncork = (): void => {
@@ -77,6 +116,7 @@ export class TcpTransport {
         core.emit({ type: 'message', protocol: 'tcp', direction: 'out', bytes: frame.length, connectionId });
         core.emit({ type: 'buffer', protocol: 'tcp', connectionId, bufferedBytes: buffered, limitBytes: maxBuffered });
       }
+      budget?.note(output, buffered);
       if (buffered > maxBuffered) {
         socket.destroy();
       } else if (buffered > highWater && !paused) {
@@ -109,29 +149,91 @@ export class TcpTransport {
       clientStreaming: true,
       serverStreaming: true,
     });
+    const connection: TcpConnection = { socket, finishWhenIdle: () => undefined };
+    this.#connections.add(connection);
     socket.setTimeout(config.idleTimeout ?? 120_000, () => socket.destroy());
+    let held = 0;
+    let frameTimer: NodeJS.Timeout | undefined;
+    // Our FIN, then the socket is gone once it is flushed: a peer that never closes its side holds nothing.
+    const finish = (): void => {
+      socket.end(() => socket.destroy());
+    };
+    const refuse = (error: ServiceError): void => {
+      clearTimeout(frameTimer);
+      // The peer is refused: the error frame is the last word.
+      sink.error(undefined, error, undefined);
+      finish();
+      socket.pause();
+    };
+    const account = (): void => {
+      this.#partialBytes += reader.buffered - held;
+      held = reader.buffered;
+    };
     socket.on('data', (chunk: Buffer) => {
       if (core.observed) core.emit({ type: 'message', protocol: 'tcp', direction: 'in', bytes: chunk.length, connectionId });
-      for (const frame of reader.push(chunk)) {
+      const frames = reader.push(chunk);
+      account();
+      for (const frame of frames) {
         handleFrame(frame, session, sink);
         if (frame.type === BAD_HEADER) {
           // Framing is lost: the error frame above is the last word.
-          socket.end();
+          finish();
           socket.pause();
           return;
         }
       }
+      if (this.#partialBytes > maxPartial) {
+        refuse(new ServiceError('RESOURCE_EXHAUSTED', `Incomplete frames of all connections exceed ${maxPartial} bytes`, 503, { limit: maxPartial }));
+        return;
+      }
+      if (held === 0 || frames.length > 0) {
+        clearTimeout(frameTimer);
+        frameTimer = undefined;
+      }
+      if (held > 0 && frameTimer === undefined && frameTimeout > 0) {
+        frameTimer = setTimeout(() => refuse(new ServiceError('FRAME_TIMEOUT', `A frame was not completed within ${frameTimeout} ms`, 408, { frameTimeout })), frameTimeout);
+      }
     });
+    const finishWhenIdle = (): void => {
+      void session.whenIdle().then(() => {
+        if (!socket.destroyed) finish();
+      });
+    };
+    connection.finishWhenIdle = finishWhenIdle;
+    // The client sent FIN: no more requests; end our side once every reply is out.
+    socket.on('end', finishWhenIdle);
+    if (this.#draining) finishWhenIdle();
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      this.#sockets.delete(socket);
+      clearTimeout(frameTimer);
+      this.#partialBytes -= held;
+      held = 0;
+      this.#connections.delete(connection);
+      budget?.forget(output);
       session.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'tcp', connectionId, durationMs: Date.now() - opened });
     });
   }
 
+  /**
+   * Graceful stop: every connection ends (FIN) once its running calls have
+   * replied; resolves when all are closed. New requests meanwhile are refused
+   * by the dispatcher (UNAVAILABLE).
+   */
+  drain(): Promise<void> {
+    this.#draining = true;
+    const closed: Promise<void>[] = [];
+    for (const { socket, finishWhenIdle } of this.#connections) {
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+      finishWhenIdle();
+    }
+    return Promise.all(closed).then(() => undefined);
+  }
+
+  /** Cuts every connection now. */
   close(): void {
-    for (const s of this.#sockets) s.destroy();
-    this.#sockets.clear();
+    for (const { socket } of this.#connections) socket.destroy();
+    this.#connections.clear();
+    this.#draining = false;
   }
 }

@@ -22,6 +22,8 @@ import { udpContext } from './context';
 export interface DatagramReplies {
   response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
   error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
+  /** Refuses input that is not a well-formed request with a reply of at most `limit` bytes, or none (no amplification). */
+  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void;
 }
 
 /** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */

@@ -4,7 +4,9 @@
  * until the UDP configuration changes, so a call allocates no reply closures.
  * Replies larger than `maxPacketSize` become a RESPONSE_TOO_LARGE error frame;
  * a reply that cannot be encoded becomes INTERNAL_ERROR; a send on a closed
- * socket is dropped. The replies objects never throw.
+ * socket is dropped. A refusal of input that is not a well-formed request
+ * (`refuse`) is never larger than that input: the full error frame, else the
+ * bare code, else nothing. The replies objects never throw.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
@@ -30,6 +32,13 @@ class DatagramOut {
     this.#socket = socket;
     this.#core = core;
     this.#maxPacket = maxPacket;
+  }
+
+  /** Sends `out` only when it is at most `limit` bytes; returns whether it was sent. */
+  sendWithin(peer: RemoteInfo, out: Buffer | Uint8Array, limit: number): boolean {
+    if (out.length > limit) return false;
+    this.send(peer, out);
+    return true;
   }
 
   send(peer: RemoteInfo, out: Buffer | Uint8Array): void {
@@ -87,6 +96,15 @@ class FrameReplies implements DatagramReplies {
     this.#out.send(peer, frame);
   }
 
+  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void {
+    try {
+      if (this.#out.sendWithin(peer, encodeFrame(FrameType.Error, errorPayload(this.#core, 'udp', undefined, error, undefined)), limit)) return;
+    } catch {
+      // Fall through to the bare code.
+    }
+    this.#out.sendWithin(peer, encodeFrame(FrameType.Error, { error: { code: error.code } }), limit);
+  }
+
   #fallback(peer: RemoteInfo, id: unknown, traceId: string | undefined): void {
     const safeId = typeof id === 'string' || typeof id === 'number' ? id : undefined;
     try {
@@ -122,6 +140,16 @@ class CustomReplies implements DatagramReplies {
       this.#safe(peer, errorPayload(this.#core, 'udp', id, error, traceId), 'error');
     } catch {
       this.#fallback(peer, id, traceId);
+    }
+  }
+
+  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void {
+    try {
+      const bytes: unknown = this.#format(errorPayload(this.#core, 'udp', undefined, error, undefined), 'error');
+      const out = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+      if (ArrayBuffer.isView(out)) this.#out.sendWithin(peer, out as Uint8Array, limit);
+    } catch {
+      // A formatResponse that fails on a refusal: stay silent rather than send something bigger.
     }
   }
 

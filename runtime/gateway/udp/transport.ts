@@ -3,11 +3,21 @@
  * (response or error). Streaming methods are refused with
  * STREAMING_NOT_SUPPORTED, since datagrams give no ordering or end-of-stream.
  * Replies larger than `maxPacketSize` become an error frame instead.
+ *
+ * Amplification (the source address of a datagram may be spoofed): input
+ * that is not a well-formed request is refused with a reply no larger than
+ * the datagram itself (or none), and well-formed requests are limited per
+ * source address (`rateLimit`, default 100 a second; past it, silence). So
+ * a spoofed sender gets at most `rateLimit.requests` replies of at most
+ * `maxPacketSize` bytes per window, and never more bytes than it sent for
+ * garbage. `drain()` lets running calls reply before the socket closes.
  * `configureUDP({protocol: {parseMessage, formatResponse}, routeMessage})`
  * replaces the frame codec for custom datagram formats.
  */
 import dgram, { type RemoteInfo, type Socket } from 'node:dgram';
 import { GatewayErrors, toServiceError } from '../errors';
+import { FixedWindowLimiter } from '../rate-limit';
+import type { RateLimitConfig } from '../types';
 import type { GatewayCore } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
@@ -28,7 +38,11 @@ export interface UdpGatewayConfig {
   };
   /** Maps a parsed message to `{service, method, data}`. */
   routeMessage?: (message: unknown) => Partial<EnvelopeRequest> | undefined;
+  /** Well-formed requests per source address; default `{requests: 100, window: 1000}`; false turns it off. Over the limit: no reply. */
+  rateLimit?: RateLimitConfig | false;
 }
+
+const DEFAULT_UDP_RATE: RateLimitConfig = { requests: 100, window: 1000 };
 
 /** The UDP transport: a datagram socket on the gateway's port number. */
 export class UdpTransport {
@@ -41,6 +55,8 @@ export class UdpTransport {
   #repliesConfig: UdpGatewayConfig | undefined = undefined;
   #repliesSocket: Socket | undefined = undefined;
   #repliesFormat: FormatResponse | undefined = undefined;
+  #limiter: FixedWindowLimiter | undefined = undefined;
+  #limiterConfig: RateLimitConfig | false | undefined = undefined;
 
   constructor(core: GatewayCore, config: () => UdpGatewayConfig) {
     this.#core = core;
@@ -88,7 +104,7 @@ export class UdpTransport {
     if (core.observed) core.emit({ type: 'message', protocol: 'udp', direction: 'in', bytes: msg.length });
     const replies = this.#repliesFor(socket, config, maxPacket);
     if (msg.length > maxPacket) {
-      replies.error(rinfo, undefined, GatewayErrors.tooLarge('Datagram', maxPacket), undefined);
+      replies.refuse(rinfo, GatewayErrors.tooLarge('Datagram', maxPacket), msg.length);
       return;
     }
     let message: unknown;
@@ -107,10 +123,31 @@ export class UdpTransport {
       }
       if (message === null || typeof message !== 'object') throw GatewayErrors.badRequest('A UDP message must decode to an object');
     } catch (e) {
-      replies.error(rinfo, undefined, toServiceError(e), undefined);
+      replies.refuse(rinfo, toServiceError(e), msg.length);
       return;
     }
+    const limiter = this.#limiterFor(config);
+    // Over the limit: silence (an error reply would still amplify toward a spoofed address).
+    if (limiter !== undefined && limiter.take(rinfo.address) > 0) return;
     startDatagramCall(core, replies, message as EnvelopeRequest, rinfo, this.#controller.signal);
+  }
+
+  #limiterFor(config: UdpGatewayConfig): FixedWindowLimiter | undefined {
+    const rule = config.rateLimit ?? DEFAULT_UDP_RATE;
+    if (rule !== this.#limiterConfig) {
+      this.#limiter = rule === false ? undefined : new FixedWindowLimiter(rule);
+      this.#limiterConfig = rule;
+    }
+    return this.#limiter;
+  }
+
+  /** Lets running calls send their replies (new ones are refused by the dispatcher), then closes the socket. */
+  async drain(settled: Promise<void>): Promise<void> {
+    await settled;
+    // A reply handed to socket.send() leaves after an address lookup on the next ticks.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.close();
   }
 
   close(): Promise<void> {

@@ -6,6 +6,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
+import { jsonTextTooDeep, TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import { GatewayErrors, ServiceError } from '../errors';
 
 /** `configureWebSocket({messageFormat})` values. */
@@ -24,11 +25,20 @@ function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
 export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayBuffer | Buffer[]): Record<string, unknown> {
   const bytes = toBuffer(data);
   let value: unknown;
+  let tooDeep = false;
   try {
-    value = format === 'json' ? JSON.parse(bytes.toString('utf8')) : msgpackDecode(bytes);
+    if (format === 'json') {
+      const text = bytes.toString('utf8');
+      tooDeep = jsonTextTooDeep(text);
+      if (!tooDeep) value = JSON.parse(text);
+    } else {
+      value = msgpackDecode(bytes);
+      tooDeep = valueTooDeep(value);
+    }
   } catch {
     throw new ServiceError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack', 400);
   }
+  if (tooDeep) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw GatewayErrors.badRequest('A message must be an object');
   return value as Record<string, unknown>;
 }

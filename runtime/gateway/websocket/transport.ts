@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
+import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { nextConnectionId } from '../gateway-core';
 import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
 import { decodeFrame } from '../wire/frame-codec';
@@ -52,12 +53,18 @@ const HIGH_WATER = 1 << 20;
 export class WebSocketTransport {
   readonly #core: GatewayCore;
   readonly #config: () => WebSocketGatewayConfig;
+  readonly #budget: OutputBudget | undefined;
   #wss: WebSocketServer | undefined = undefined;
   #wssKey = '';
+  /** Open connections' sessions, for drain. */
+  readonly #sessions = new Map<WebSocket, CallSession>();
+  #draining = false;
 
-  constructor(core: GatewayCore, config: () => WebSocketGatewayConfig) {
+  /** `budget`: the gateway-wide cap on output buffered for clients that do not read (output-budget.ts). */
+  constructor(core: GatewayCore, config: () => WebSocketGatewayConfig, budget?: OutputBudget) {
     this.#core = core;
     this.#config = config;
+    this.#budget = budget;
   }
 
   get path(): string {
@@ -93,6 +100,10 @@ export class WebSocketTransport {
   /** Takes over an HTTP upgrade (from the gateway's own server or a host app). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    if (this.#draining) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     this.#server().handleUpgrade(req, socket, head, (ws) => this.#connection(ws, req, socket));
   }
 
@@ -105,6 +116,17 @@ export class WebSocketTransport {
     const opened = Date.now();
     if (core.observed) core.emit({ type: 'connection-open', protocol: 'websocket', connectionId });
     const maxBuffered = config.maxBufferedBytes ?? 16 << 20;
+    const budget = this.#budget;
+    const output: BufferedOutput = {
+      protocol: 'websocket',
+      connectionId,
+      bufferedBytes: () => ws.bufferedAmount,
+      cut: (reason) => {
+        // 1008 with the reason, for a client that still reads; its buffers are freed within a second either way.
+        ws.close(1008, reason.slice(0, 120));
+        setTimeout(() => ws.terminate(), 1000).unref();
+      },
+    };
     let corked = false;
     const uncork = (): void => {
       corked = false;
@@ -122,6 +144,7 @@ export class WebSocketTransport {
       ws.send(data);
       // A peer that stops reading: stop reading its requests, and drop it past the hard limit.
       const buffered = ws.bufferedAmount;
+      budget?.note(output, buffered);
       if (buffered > maxBuffered) ws.terminate();
       else if (buffered > HIGH_WATER && !ws.isPaused) {
         ws.pause();
@@ -182,16 +205,36 @@ export class WebSocketTransport {
         sink.error(undefined, toServiceError(e), undefined);
       }
     });
+    this.#sessions.set(ws, session);
+    if (this.#draining) void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      this.#sessions.delete(ws);
+      budget?.forget(output);
       session.close();
       tap?.close();
       if (core.observed) core.emit({ type: 'connection-close', protocol: 'websocket', connectionId, durationMs: Date.now() - opened });
     });
   }
 
+  /**
+   * Graceful stop: each connection is closed with 1001 (going away) once its
+   * running calls have replied; resolves when all are closed. New calls
+   * meanwhile are refused by the dispatcher (UNAVAILABLE), new upgrades with 503.
+   */
+  drain(): Promise<void> {
+    this.#draining = true;
+    const closed: Promise<void>[] = [];
+    for (const [ws, session] of this.#sessions) {
+      closed.push(new Promise((resolve) => ws.once('close', () => resolve())));
+      void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
+    }
+    return Promise.all(closed).then(() => undefined);
+  }
+
   /** Closes every connection. */
   close(): void {
+    this.#draining = false;
     if (this.#wss === undefined) return;
     for (const client of this.#wss.clients) client.terminate();
     this.#wss.close();

@@ -6,6 +6,7 @@
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
+import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { ServiceError } from '../errors';
 
 /** The only frame version; replies carry it too. */
@@ -59,6 +60,7 @@ export function parsePayload(bytes: Buffer): Record<string, unknown> {
 }
 
 function parsePayloadText(text: string): Record<string, unknown> {
+  if (jsonTextTooDeep(text)) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
   let value: unknown;
   try {
     value = JSON.parse(text);

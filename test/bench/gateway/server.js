@@ -30,7 +30,8 @@ const parse = (b) => JSON.parse(b.toString('utf8'));
 const servers = {
   async gateway() {
     const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
-    const gateway = new ProtocolGateway({});
+    // One load generator is one source address: UDP's per-address rate limit (docs/security.md) would cap it at 100 calls/s.
+    const gateway = new ProtocolGateway({ udp: { rateLimit: false } });
     gateway.addService('Echo', { echo: async (request) => request });
     const { port } = await gateway.listen(0, HOST);
     return port;

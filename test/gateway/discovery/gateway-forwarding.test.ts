@@ -104,4 +104,16 @@ describe('gateway → discovered instances', () => {
     const unknown = await http.call('NoSuchService', 'echo', {});
     expect(unknown).toMatchObject({ ok: false, code: 'SERVICE_NOT_FOUND' });
   });
+
+  test("an HTTP caller's grpc-timeout header bounds the forwarded call (sooner than the 10 s default)", async () => {
+    const res = await fetch(`http://${HOST}:${port}/api/EchoService/hold`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'grpc-timeout': '300m' },
+      body: '{}',
+      // A guard: without the header the call would wait for the 10 s forwarding deadline.
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ error: 'DEADLINE_EXCEEDED' });
+  });
 });

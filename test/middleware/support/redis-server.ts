@@ -9,6 +9,10 @@ export interface RedisProcess {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILLs the server (an outage), waiting (at most 5 s) for it to be gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port after kill(). */
+  restart(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -38,13 +42,12 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-/** Spawns redis-server and waits (at most 10 s) until it answers PING. */
-export async function startRedis(): Promise<RedisProcess> {
-  const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+function spawnRedis(port: number): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+}
+
+/** Waits (at most 10 s) until `child` answers PING on `port`; kills it otherwise. */
+async function awaitPing(child: ChildProcess, port: number): Promise<void> {
   let ready = false;
   for (let attempt = 0; attempt < 100 && !ready && child.exitCode === null; attempt++) {
     ready = await answersPing(port);
@@ -54,14 +57,39 @@ export async function startRedis(): Promise<RedisProcess> {
     child.kill('SIGKILL');
     throw new Error(`redis-server did not start on port ${port}`);
   }
+}
+
+function exitOf(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Spawns redis-server and waits (at most 10 s) until it answers PING. */
+export async function startRedis(): Promise<RedisProcess> {
+  const port = await freePort();
+  let child = spawnRedis(port);
+  await awaitPing(child, port);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     stop: async () => {
       child.kill('SIGTERM');
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
-      await Promise.race([exited, timeout]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      await exitOf(child, 5000);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exitOf(child, 5000);
+    },
+    restart: async () => {
+      child = spawnRedis(port);
+      await awaitPing(child, port);
     },
   };
 }

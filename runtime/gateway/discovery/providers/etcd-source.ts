@@ -6,8 +6,12 @@
  * every put or delete re-reads it (one read at a time per service, coalescing
  * bursts). Malformed values are skipped and reported. When etcd cannot be
  * reached, start() still returns after `startTimeoutMs` (the service has no
- * instances meanwhile) and reads are retried with backoff until it answers.
+ * instances meanwhile) and reads are retried every `retryIntervalMs` until it
+ * answers. etcd3's own fault handling is set for fast recovery: no per-host
+ * circuit breaker (it kept reads failing for 5 s after etcd was back) and
+ * watch reconnects at most 1 s apart (its default backoff grows to 30 s).
  */
+import { ExponentialBackoff, noop, type IBackoff } from 'cockatiel';
 import { Etcd3, type Watcher } from 'etcd3';
 import { checkInstance, type EtcdOptions, type InstanceAddress } from '../discovery-config';
 import { DEFAULT_ETCD_PREFIX } from '../etcd-registration';
@@ -15,11 +19,13 @@ import type { InstanceSource, InstancesListener, ProblemListener } from './insta
 
 const CALL_TIMEOUT_MS = 5000;
 const START_TIMEOUT_MS = 5000;
+const RETRY_INTERVAL_MS = 500;
 
 export class EtcdSource implements InstanceSource {
   readonly #client: Etcd3;
   readonly #prefix: string;
   readonly #startTimeoutMs: number;
+  readonly #retryMs: number;
   readonly #watchers: Watcher[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
   #closed = false;
@@ -30,7 +36,11 @@ export class EtcdSource implements InstanceSource {
       dialTimeout: 3000,
       // Without a deadline a read waits for etcd forever; watches are streams and stay open.
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + CALL_TIMEOUT_MS }),
+      // Reads are retried here, on a short fixed interval; watches reconnect within a second of etcd's return.
+      // etcd3 types watchBackoff as a backoff but calls next() on it first, as on its own default, a factory: hence the cast.
+      faultHandling: { host: () => noop, global: noop, watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 1000 }) as unknown as IBackoff<unknown> },
     });
+    this.#retryMs = options.retryIntervalMs ?? RETRY_INTERVAL_MS;
     this.#prefix = options.prefix ?? DEFAULT_ETCD_PREFIX;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   }
@@ -53,7 +63,7 @@ export class EtcdSource implements InstanceSource {
     const prefix = `${this.#prefix}${service}/`;
     let running = false;
     let again = false;
-    let backoff = 1000;
+    let retrying = false;
     const relist = async (): Promise<boolean> => {
       if (running) {
         again = true;
@@ -75,13 +85,17 @@ export class EtcdSource implements InstanceSource {
           }
           onInstances(service, list);
         } while (again && !this.#closed);
-        backoff = 1000;
         return true;
       } catch (error) {
         if (this.#closed) return false;
         onProblem(service, error as Error);
-        this.#later(backoff, () => void relist());
-        backoff = Math.min(backoff * 2, 30_000);
+        if (!retrying) {
+          retrying = true;
+          this.#later(this.#retryMs, () => {
+            retrying = false;
+            void relist();
+          });
+        }
         return false;
       } finally {
         running = false;
@@ -114,6 +128,11 @@ export class EtcdSource implements InstanceSource {
     // On every (re)connect, re-read: changes may have happened while the watch was down.
     watcher.on('connected', () => void relist());
     watcher.on('error', (error: Error) => onProblem(service, error));
+    // The watch stream broke (etcd gone): report it, and read the list again until etcd answers.
+    watcher.on('disconnected', (error: Error) => {
+      onProblem(service, error);
+      void relist();
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,56 @@
+/**
+ * The drain behind `gateway.close()` and a host app's `close()`: refuse new
+ * calls (503 / UNAVAILABLE), let every transport finish what is in flight —
+ * HTTP with `Connection: close`, WebSocket close 1001 after its calls, gRPC
+ * GOAWAY, TCP replies then FIN, UDP replies — and, past the timeout, cut the
+ * connections (which aborts the handlers' signals) and still wait for the
+ * handlers to settle, so nothing runs on after close() resolved.
+ */
+import type { Dispatcher } from './dispatch';
+import type { GrpcTransport } from './grpc/transport';
+import type { StreamListener } from './stream-listener';
+import type { TcpTransport } from './tcp/transport';
+import type { UdpTransport } from './udp/transport';
+import type { WebSocketTransport } from './websocket/transport';
+
+/** `close()` lets calls finish for this long (ms) by default. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+
+/** Everything one drain stops: the transports built so far; `listener` only when the gateway owns its port. */
+export interface DrainTargets {
+  dispatcher: Dispatcher;
+  listener: StreamListener | undefined;
+  websocket: WebSocketTransport | undefined;
+  tcp: TcpTransport | undefined;
+  grpc: GrpcTransport | undefined;
+  udp: UdpTransport | undefined;
+}
+
+/** Throws a RangeError for a timeout that is not a non-negative number of ms. */
+export function checkShutdownTimeout(value: number | undefined): number | undefined {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) throw new RangeError(`shutdownTimeout must be a non-negative number of ms, got ${String(value)}`);
+  return value;
+}
+
+/** Drains every target; past `timeoutMs` cuts every connection and waits for the handlers. */
+export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<void> {
+  t.dispatcher.setDraining(true);
+  const settled = t.dispatcher.settled();
+  const drained = Promise.all([t.listener?.drainHttp(), t.websocket?.drain(), t.tcp?.drain(), t.grpc?.drain(), t.udp?.drain(settled), settled]);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    drained.then(() => false),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!timedOut) return;
+  // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
+  t.websocket?.close();
+  t.tcp?.close();
+  t.grpc?.close();
+  void t.listener?.close();
+  await t.udp?.close();
+  await t.dispatcher.settled();
+}
