@@ -13,6 +13,7 @@
 import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { metadataText, type CollectedCallMetadata, type MetadataValue } from '../../core/call-metadata';
+import { drainOrClose } from '../drain-or-close';
 import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope';
 import type { WebRpcRequest } from './protocol';
 import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
@@ -47,16 +48,7 @@ function gone(res: ServerResponse): boolean {
 }
 
 function drained(res: ServerResponse): Promise<void> {
-  if (gone(res)) return RESOLVED;
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+  return gone(res) ? RESOLVED : drainOrClose(res);
 }
 
 /** Shared by the enveloped protocols: headers on first write, then frames. */

@@ -19,6 +19,7 @@
 import type { Socket } from 'node:net';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
+import { drainOrClose } from '../drain-or-close';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { CallSession } from '../session/call-session';
 import { ServiceError } from '../errors';
@@ -132,15 +133,7 @@ export class TcpTransport {
     });
     const writable = (): Promise<void> | undefined => {
       if (socket.writableLength <= highWater || socket.destroyed) return undefined;
-      return new Promise((resolve) => {
-        const done = (): void => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          resolve();
-        };
-        socket.on('drain', done);
-        socket.on('close', done);
-      });
+      return drainOrClose(socket);
     };
     const sink = frameReplySink(core, 'tcp', send, writable);
     const session = new CallSession(core, 'tcp', sink, tcpContexts(socket, connectionId), {

@@ -14,6 +14,7 @@ import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { nextConnectionId } from '../gateway-core';
+import { drainOrClose } from '../drain-or-close';
 import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
 import { decodeFrame } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
@@ -153,15 +154,7 @@ export class WebSocketTransport {
     };
     const writable = (): Promise<void> | undefined => {
       if (ws.bufferedAmount <= HIGH_WATER || ws.readyState !== ws.OPEN) return undefined;
-      return new Promise((resolve) => {
-        const done = (): void => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          resolve();
-        };
-        socket.on('drain', done);
-        socket.on('close', done);
-      });
+      return drainOrClose(socket);
     };
     const hooks = streamingHooks(config.handleStreaming);
     const baseSink: ReplySink =

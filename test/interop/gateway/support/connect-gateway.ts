@@ -68,10 +68,10 @@ export async function startConnectGateway(configure?: (g: ProtocolGateway) => vo
       for (let i = 1; i <= req.limit; i++) yield user(`u${i}`, `User ${i}`);
       if (req.page === 99) throw new ServiceError('PAGE_GONE', 'Page 99 is gone', 409);
     },
-    async createMultipleUsers(reqs: AsyncIterable<CreateUserRequest>): Promise<{ count: number; users: User[] }> {
+    async createMultipleUsers(reqs: AsyncIterable<CreateUserRequest>): Promise<{ count: number; users: User[]; errors: string[] }> {
       const users: User[] = [];
       for await (const r of reqs) users.push(user(`b${users.length + 1}`, r.name, r.email));
-      return { count: users.length, users };
+      return { count: users.length, users, errors: [] };
     },
     async *chatWithUsers(reqs: AsyncIterable<ChatMessage>): AsyncIterable<ChatMessage> {
       for await (const m of reqs) yield { userId: 'echo', message: `${m.userId}: ${m.message}`, timestamp: undefined };
