@@ -21,8 +21,10 @@ const repo = path.resolve(__dirname, '..', '..', '..');
 const fwRoot = path.resolve(process.env.BENCH_FW_ROOT ?? repo);
 const runs = Math.max(3, Math.min(500, Number(process.env.BENCH_RUNS ?? 40)));
 
-// The package entry is dist/: build it once if it is not there.
-if (!fs.existsSync(path.join(fwRoot, 'dist', 'runtime', 'index.js'))) {
+// The package entry is dist/: build this checkout's first (a stale dist/ times old code),
+// unless BENCH_SKIP_BUILD=1; another BENCH_FW_ROOT is built only when it has no dist/.
+const skipBuild = process.env.BENCH_SKIP_BUILD === '1' || (fwRoot !== repo && fs.existsSync(path.join(fwRoot, 'dist', 'runtime', 'index.js')));
+if (!skipBuild) {
   process.stdout.write('building dist/ (npm run build)\n');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: fwRoot, stdio: 'inherit' });
 }
