@@ -41,6 +41,7 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
     paramValue: undefined,
     invalidItems: 'fail',
     direct: true,
+    passThrough: undefined,
   };
 }
 
@@ -84,6 +85,14 @@ export class Dispatcher {
   setInterceptors(interceptors: readonly DispatchInterceptor[]): void {
     for (const i of interceptors) if (typeof i !== 'function') throw new TypeError('interceptor must be a function (call, next) => result');
     this.#chain = interceptors.length === 0 ? undefined : compose([...interceptors], (call) => this.#run(call as GatewayCall));
+  }
+
+  /**
+   * The byte-forwarding twin of `resolved` (pass-through.ts) when no
+   * interceptor is installed, as they all see `call.request`; else undefined.
+   */
+  passThrough(resolved: ResolvedMethod | undefined): ResolvedMethod | undefined {
+    return this.#chain === undefined ? resolved?.passThrough : undefined;
   }
 
   /** Local method, else a discovered remote one, else undefined. */
