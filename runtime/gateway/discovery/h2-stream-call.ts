@@ -111,6 +111,11 @@ export class H2StreamCall {
     this.#fail(callError(GrpcCode.CANCELLED, 'Cancelled on client'));
   }
 
+  /** Ends the call with `code` (its stream reset CANCEL): the instance was found unresponsive. */
+  abort(code: number, details: string): void {
+    this.#fail(callError(code, details));
+  }
+
   #fail(error: H2CallError): void {
     this.#failure ??= error;
     const s = this.#stream;

@@ -1,12 +1,12 @@
 /**
- * A lean gRPC unary client over one plain-h2c HTTP/2 session per instance,
- * used by the forwarder instead of a grpc-js Client when the channel is plain
- * (no credentials, no channel options). A forwarded call is already decoded,
- * checked and routed by the gateway; grpc-js's client stack (resolver,
- * retry, load-balancing and subchannel call layers, interceptors, per-call
- * Metadata objects) roughly doubled the gateway's CPU per forwarded call.
- * The wire format is the gRPC-over-HTTP/2 one: length-prefixed messages,
- * `grpc-timeout`, status in trailers (or trailers-only headers).
+ * The lean gRPC client the forwarder uses instead of a grpc-js Client when
+ * the channel is plain (no credentials, no channel options): one h2c HTTP/2
+ * session per instance, unary calls here, server, client and bidi streams
+ * in h2-stream-call.ts, the wire in h2-grpc-wire.ts. A forwarded call is
+ * already decoded (or passed through as bytes) and routed by the gateway;
+ * grpc-js's client stack (resolver, retry, load-balancing and subchannel
+ * call layers, interceptors, per-call Metadata objects) roughly doubled the
+ * gateway's CPU per forwarded call.
  */
 import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';

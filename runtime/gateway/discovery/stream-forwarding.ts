@@ -25,6 +25,8 @@ export interface ForwardCall {
   drained(): Promise<void>;
   end(): void;
   cancel(): void;
+  /** Fails the call with `code` (the instance was found unresponsive). */
+  abort(code: number, details: string): void;
   /** Response messages; ends on OK, throws the call's error otherwise. */
   messages(): AsyncIterable<Buffer>;
   /** The instance sent response headers. */
@@ -76,10 +78,26 @@ export function grpcJsCall(client: Client, path: string, metadata: Metadata, dea
     }),
     end: () => call.end(),
     cancel: () => call.cancel(),
+    abort: () => call.cancel(),
     messages: () => call as AsyncIterable<Buffer>,
     get answered() { return answered; },
     get responseHeaders() { return headers; },
     get trailers() { return trailers; },
+  };
+}
+
+/**
+ * Cancels the call when the caller goes away, and fails it UNAVAILABLE when
+ * the watchdog finds its instance frozen (no PING ack) instead of waiting on
+ * it for as long as the stream may last. Returns the unwatch.
+ */
+function watchCall(context: RequestContext, instance: ServiceInstance, call: ForwardCall): () => void {
+  const unwatchCaller = onAbort(context.signal, () => call.cancel());
+  const stalled = (): void => call.abort(GrpcCode.UNAVAILABLE, `instance ${instance.key} is unresponsive (no HTTP/2 PING ack)`);
+  instance.stallWaiters.add(stalled);
+  return () => {
+    unwatchCaller();
+    instance.stallWaiters.delete(stalled);
   };
 }
 
@@ -122,7 +140,7 @@ export async function* forwardServerStream(f: StreamForwarding, request: unknown
     const call = f.open(instance, path, context);
     call.write(bytes);
     call.end();
-    const unwatch = onAbort(context.signal, () => call.cancel());
+    const unwatch = watchCall(context, instance, call);
     let ended = false;
     let relayed = false;
     try {
@@ -176,7 +194,7 @@ export async function forwardClientStream(f: StreamForwarding, requests: unknown
   const path = f.path();
   const call = f.open(instance, path, context);
   let finished = false;
-  const unwatch = onAbort(context.signal, () => call.cancel());
+  const unwatch = watchCall(context, instance, call);
   void pump(f, requests as AsyncIterable<unknown>, call, () => finished);
   try {
     let reply: Buffer | undefined;
@@ -209,7 +227,7 @@ export async function* forwardBidiStream(f: StreamForwarding, requests: unknown,
   const path = f.path();
   const call = f.open(instance, path, context);
   let finished = false;
-  const unwatch = onAbort(context.signal, () => call.cancel());
+  const unwatch = watchCall(context, instance, call);
   void pump(f, requests as AsyncIterable<unknown>, call, () => finished);
   let relayed = false;
   try {

@@ -2,7 +2,8 @@
  * Drives one gRPC method with the same pre-framed request for `ms`,
  * `connections` × `streams` calls in flight: with h2load (nghttp2-client)
  * when `useH2load`, else with a small Node HTTP/2 client. Resolves to
- * { rps, calls, errors }. Shared by bench:grpc and the gateway forwarding bench.
+ * { rps, calls, errors, dataBytesPerSecond } (response DATA bytes, which
+ * counts streamed messages of calls still running when the time is up). Shared by bench:grpc and the gateway forwarding bench.
  */
 'use strict';
 const fs = require('node:fs');
@@ -20,7 +21,8 @@ function viaH2load({ port, path, file, ms, connections, streams }) {
       if (!done || !finished) return reject(new Error(`unexpected h2load output:\n${stdout}`));
       const seconds = Number(finished[1]) / (finished[2] === 'ms' ? 1000 : 1);
       const calls = Number(done[2]);
-      resolve({ rps: calls / seconds, calls, errors: Number(done[3]) + Number(done[4]) });
+      const traffic = /traffic: .*\((\d+)\) data/.exec(stdout);
+      resolve({ rps: calls / seconds, calls, errors: Number(done[3]) + Number(done[4]), dataBytesPerSecond: traffic ? Number(traffic[1]) / seconds : NaN });
     });
   });
 }
@@ -32,6 +34,7 @@ async function viaNode({ port, path, file, ms, connections, streams }) {
   await Promise.all(sessions.map((s) => new Promise((resolve, reject) => s.once('connect', resolve).once('error', reject))));
   let calls = 0;
   let errors = 0;
+  let dataBytes = 0;
   const started = Date.now();
   const end = started + ms;
   const one = (session) => new Promise((resolve) => {
@@ -39,7 +42,7 @@ async function viaNode({ port, path, file, ms, connections, streams }) {
     let ok = false;
     stream.on('response', (h) => (ok = h[':status'] === 200 && (h['grpc-status'] === undefined || h['grpc-status'] === '0')));
     stream.on('trailers', (t) => (ok = ok && t['grpc-status'] === '0'));
-    stream.on('data', () => undefined);
+    stream.on('data', (chunk) => (dataBytes += chunk.length));
     stream.on('error', () => undefined);
     stream.on('close', () => {
       if (ok) calls += 1;
@@ -54,7 +57,7 @@ async function viaNode({ port, path, file, ms, connections, streams }) {
   await Promise.all(sessions.flatMap((s) => Array.from({ length: streams }, () => loop(s))));
   const seconds = (Date.now() - started) / 1000;
   for (const s of sessions) s.close();
-  return { rps: calls / seconds, calls, errors };
+  return { rps: calls / seconds, calls, errors, dataBytesPerSecond: dataBytes / seconds };
 }
 
 function h2Load(options) {
