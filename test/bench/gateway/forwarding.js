@@ -73,6 +73,8 @@ async function runGateway(instancePort, mode) {
   // An interceptor sees call.request, so every call is decoded and re-encoded.
   if (mode === 'decoding') gateway.use((call, next) => next());
   const address = await gateway.listen(0, '127.0.0.1');
+  // A clean exit on SIGINT lets `node --cpu-prof` write the gateway's profile.
+  process.once('SIGINT', () => process.exit(0));
   process.send({ port: address.port });
 }
 
