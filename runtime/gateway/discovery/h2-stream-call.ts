@@ -9,6 +9,7 @@
 import type * as http2 from 'node:http2';
 import { constants } from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
+import { drainOrClose } from '../drain-or-close';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, frame, MessageReader, statusError, type H2CallError } from './h2-grpc-wire';
 
 const { NGHTTP2_CANCEL } = constants;
@@ -88,16 +89,7 @@ export class H2StreamCall {
   /** Resolves when the stream takes more writes (or has ended). */
   drained(): Promise<void> {
     const s = this.#stream;
-    if (s === undefined || s.destroyed || !s.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        s.off('drain', done);
-        s.off('close', done);
-        resolve();
-      };
-      s.on('drain', done);
-      s.on('close', done);
-    });
+    return s === undefined || s.destroyed || !s.writableNeedDrain ? Promise.resolve() : drainOrClose(s);
   }
 
   /** Half-closes the request side: no more request messages. */

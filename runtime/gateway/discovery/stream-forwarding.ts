@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import { type Client, type Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
+import { drainOrClose } from '../drain-or-close';
 import { onAbort } from './abort-fanout';
 import type { DiscoveryDecision } from './forwarding-events';
 import { callError } from './h2-grpc-wire';
@@ -67,15 +68,7 @@ export function grpcJsCall(client: Client, path: string, metadata: Metadata, dea
   });
   return {
     write: (message) => call.write(message),
-    drained: () => new Promise((resolve) => {
-      const done = (): void => {
-        call.off('drain', done);
-        call.off('close', done);
-        resolve();
-      };
-      call.on('drain', done);
-      call.on('close', done);
-    }),
+    drained: () => drainOrClose(call),
     end: () => call.end(),
     cancel: () => call.cancel(),
     abort: () => call.cancel(),
@@ -129,6 +122,23 @@ function encode(f: StreamForwarding, value: unknown): Buffer {
   }
 }
 
+/**
+ * The call's response messages, decoded, each marking progress on its
+ * instance; the instance's response headers go back before the first one,
+ * its trailers once the call ended OK.
+ */
+async function* relayed(f: StreamForwarding, call: ForwardCall, instance: ServiceInstance, context: RequestContext): AsyncGenerator<unknown> {
+  let headersSent = false;
+  for await (const message of call.messages()) {
+    instance.lastProgressAt = Date.now();
+    if (!headersSent) relayHeaders(context, call.responseHeaders);
+    headersSent = true;
+    yield decode(f, message);
+  }
+  if (!headersSent) relayHeaders(context, call.responseHeaders);
+  relayTrailers(context, call.trailers);
+}
+
 export async function* forwardServerStream(f: StreamForwarding, request: unknown, context: RequestContext): AsyncGenerator<unknown> {
   const bytes = encode(f, request);
   let tried: ServiceInstance[] | undefined;
@@ -142,17 +152,9 @@ export async function* forwardServerStream(f: StreamForwarding, request: unknown
     call.end();
     const unwatch = watchCall(context, instance, call);
     let ended = false;
-    let relayed = false;
     try {
-      for await (const message of call.messages()) {
-        instance.lastProgressAt = Date.now();
-        if (!relayed) relayHeaders(context, call.responseHeaders);
-        relayed = true;
-        yield decode(f, message);
-      }
+      yield* relayed(f, call, instance, context);
       ended = true;
-      if (!relayed) relayHeaders(context, call.responseHeaders);
-      relayTrailers(context, call.trailers);
       recordOutcome(instance, null);
       return;
     } catch (error) {
@@ -229,16 +231,8 @@ export async function* forwardBidiStream(f: StreamForwarding, requests: unknown,
   let finished = false;
   const unwatch = watchCall(context, instance, call);
   void pump(f, requests as AsyncIterable<unknown>, call, () => finished);
-  let relayed = false;
   try {
-    for await (const message of call.messages()) {
-      instance.lastProgressAt = Date.now();
-      if (!relayed) relayHeaders(context, call.responseHeaders);
-      relayed = true;
-      yield decode(f, message);
-    }
-    if (!relayed) relayHeaders(context, call.responseHeaders);
-    relayTrailers(context, call.trailers);
+    yield* relayed(f, call, instance, context);
     recordOutcome(instance, null);
   } catch (error) {
     recordOutcome(instance, codeOf(error) ?? GrpcCode.UNKNOWN, true, false);

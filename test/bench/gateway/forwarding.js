@@ -31,13 +31,14 @@
  * bench runner; forwarding-run.js is the command-line entry.
  */
 'use strict';
-const { fork, execFileSync } = require('node:child_process');
+const { fork } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
-const { h2Load } = require('../grpc/h2-load');
+const { h2Load, hasH2load } = require('../grpc/h2-load');
+const { cpuSeconds } = require('../support/process-cpu');
 
 const ROOT = path.resolve(__dirname, '../../..');
 const METHOD = '/plainuser.UserService/CreateUser';
@@ -90,27 +91,6 @@ function start(args) {
     });
     child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; undefined off Linux. */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-function hasH2load() {
-  if (process.env.BENCH_LOADGEN === 'node') return false;
-  try {
-    execFileSync('h2load', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The request, framed, in a file (h2load posts a file). */

@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('node:fs');
 const http2 = require('node:http2');
-const { execFile } = require('node:child_process');
+const { execFile, execFileSync } = require('node:child_process');
 
 function viaH2load({ port, path, file, ms, connections, streams }) {
   const args = ['-c', String(connections), '-m', String(streams), '-D', `${Math.max(1, Math.round(ms))}ms`, '-d', file,
@@ -60,8 +60,19 @@ async function viaNode({ port, path, file, ms, connections, streams }) {
   return { rps: calls / seconds, calls, errors, dataBytesPerSecond: dataBytes / seconds };
 }
 
+/** True when h2load can be run (and BENCH_LOADGEN=node does not ask for the Node generator). */
+function hasH2load() {
+  if (process.env.BENCH_LOADGEN === 'node') return false;
+  try {
+    execFileSync('h2load', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function h2Load(options) {
   return options.useH2load ? viaH2load(options) : viaNode(options);
 }
 
-module.exports = { h2Load };
+module.exports = { h2Load, hasH2load };

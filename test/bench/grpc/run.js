@@ -24,14 +24,15 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const grpc = require('@grpc/grpc-js');
 const loader = require('@grpc/proto-loader');
 const protobuf = require('protobufjs');
 const { pinLoadGenerator, serverCommand, describePinning } = require('../support/cpu-pin');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
-const { h2Load } = require('./h2-load');
+const { h2Load, hasH2load } = require('./h2-load');
+const { cpuSeconds } = require('../support/process-cpu');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 6));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 2) * 1000;
@@ -46,16 +47,6 @@ const SUBJECTS = [
   { name: 'node:http2', kind: 'h2' },
   { name: 'connect-node', kind: 'connect' },
 ];
-
-function hasH2load() {
-  if (process.env.BENCH_LOADGEN === 'node') return false;
-  try {
-    execFileSync('h2load', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
@@ -99,17 +90,6 @@ async function check(name, port) {
     if (count !== 5) throw new Error(`${name}: Stream sent ${count} messages, not 5`);
   } finally {
     client.close();
-  }
-}
-
-/** CPU seconds (user + system) used so far by process `pid` (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
   }
 }
 
