@@ -190,7 +190,16 @@ async function pump(f: StreamForwarding, requests: AsyncIterable<unknown>, call:
   }
 }
 
-export async function forwardClientStream(f: StreamForwarding, requests: unknown, context: RequestContext): Promise<unknown> {
+/** A client or bidi stream under way: its instance, path and call, the request pump started. */
+interface StreamingUpload {
+  instance: ServiceInstance;
+  path: string;
+  call: ForwardCall;
+  /** Stops the pump and the watches, and frees the instance's slot. */
+  finish(): void;
+}
+
+function startUpload(f: StreamForwarding, requests: unknown, context: RequestContext): StreamingUpload {
   const instance = f.pick(context, undefined, undefined);
   beginAttempt(instance);
   const path = f.path();
@@ -198,6 +207,27 @@ export async function forwardClientStream(f: StreamForwarding, requests: unknown
   let finished = false;
   const unwatch = watchCall(context, instance, call);
   void pump(f, requests as AsyncIterable<unknown>, call, () => finished);
+  return {
+    instance, path, call,
+    finish: () => {
+      if (!finished) call.cancel();
+      finished = true;
+      instance.inFlight--;
+      unwatch();
+    },
+  };
+}
+
+/** A client or bidi stream failed: no retry (its requests are spent); the next call may use the other path. */
+function uploadFailed(f: StreamForwarding, upload: StreamingUpload, context: RequestContext, error: unknown): void {
+  recordOutcome(upload.instance, codeOf(error) ?? GrpcCode.UNKNOWN, true, false);
+  f.nextPath(upload.path, error);
+  relayError(context, upload.call, error);
+}
+
+export async function forwardClientStream(f: StreamForwarding, requests: unknown, context: RequestContext): Promise<unknown> {
+  const upload = startUpload(f, requests, context);
+  const { call } = upload;
   try {
     let reply: Buffer | undefined;
     let count = 0;
@@ -208,41 +238,25 @@ export async function forwardClientStream(f: StreamForwarding, requests: unknown
     if (count !== 1 || reply === undefined) throw callError(GrpcCode.INTERNAL, 'Expected exactly one response message');
     relayHeaders(context, call.responseHeaders);
     relayTrailers(context, call.trailers);
-    recordOutcome(instance, null, true, false);
+    recordOutcome(upload.instance, null, true, false);
     return decode(f, reply);
   } catch (error) {
-    recordOutcome(instance, codeOf(error) ?? GrpcCode.UNKNOWN, true, false);
-    // The request stream is spent: this call fails, the next one uses the other path.
-    f.nextPath(path, error);
-    relayError(context, call, error);
+    uploadFailed(f, upload, context, error);
     throw error;
   } finally {
-    finished = true;
-    instance.inFlight--;
-    unwatch();
+    upload.finish();
   }
 }
 
 export async function* forwardBidiStream(f: StreamForwarding, requests: unknown, context: RequestContext): AsyncGenerator<unknown> {
-  const instance = f.pick(context, undefined, undefined);
-  beginAttempt(instance);
-  const path = f.path();
-  const call = f.open(instance, path, context);
-  let finished = false;
-  const unwatch = watchCall(context, instance, call);
-  void pump(f, requests as AsyncIterable<unknown>, call, () => finished);
+  const upload = startUpload(f, requests, context);
   try {
-    yield* relayed(f, call, instance, context);
-    recordOutcome(instance, null);
+    yield* relayed(f, upload.call, upload.instance, context);
+    recordOutcome(upload.instance, null);
   } catch (error) {
-    recordOutcome(instance, codeOf(error) ?? GrpcCode.UNKNOWN, true, false);
-    f.nextPath(path, error);
-    relayError(context, call, error);
+    uploadFailed(f, upload, context, error);
     throw error;
   } finally {
-    if (!finished) call.cancel();
-    finished = true;
-    instance.inFlight--;
-    unwatch();
+    upload.finish();
   }
 }
