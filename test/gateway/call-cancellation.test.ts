@@ -148,7 +148,7 @@ describe('gateway per-call cancel and deadline', () => {
     it.each([[0], [-5], [1.5], ['100'], [2 ** 31]])('a malformed timeout (%p) is refused with BAD_REQUEST', async (timeout) => {
       const reply = await ws.call('m', 'Slow', 'echo', {}, { timeout });
       expect(reply[0]).toMatchObject({ type: 'error', error: { code: 'BAD_REQUEST' } });
-      expect(reply[0]?.error?.message).toMatch(/timeout/);
+      expect((reply[0] as Msg | undefined)?.error?.message).toMatch(/timeout/);
     });
   });
 
