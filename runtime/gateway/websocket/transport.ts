@@ -194,7 +194,10 @@ export class WebSocketTransport {
         } else if (message.type === 'stream_end') {
           tap?.end(message.id);
           session.end(message.id);
-        } else if (message.type === 'cancel') session.cancel(message.id);
+        } else if (message.type === 'cancel') {
+          tap?.cancel(message.id);
+          session.cancel(message.id);
+        }
         else session.start(message as EnvelopeRequest);
       } catch (e) {
         sink.error(undefined, toServiceError(e), undefined);
