@@ -5,19 +5,12 @@
  * `rpc()`, which is marked pure so bundlers drop the RPCs a page never uses.
  */
 
+import type { PartialMessage } from '../core/partial-message';
+
+export type { PartialMessage };
+
 /** The four call kinds. */
 export type CallKind = 'unary' | 'server' | 'client' | 'bidi';
-
-/** A message with every field optional; unset fields take their proto3 defaults when sent. */
-export type PartialMessage<T> = T extends Date | Uint8Array | string | number | boolean | undefined
-  ? T
-  : T extends ReadonlyArray<infer U>
-    ? ReadonlyArray<PartialMessage<U>>
-    : T extends { $case: string }
-      ? { [K in keyof Omit<T, '$case'>]?: PartialMessage<T[K]> } & { $case: T['$case'] }
-      : T extends object
-        ? { [K in keyof T]?: PartialMessage<T[K]> }
-        : T;
 
 /** The JSON half of a ts-proto message object. */
 export interface JsonMessage<T> {

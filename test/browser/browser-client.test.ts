@@ -94,7 +94,7 @@ describe('generated browser client against a real gateway', () => {
         })(),
       );
       expect(seen).toEqual(['u1', 'u2']);
-      expect(streamError).toMatchObject({ code: 'PAGE_GONE', details: { page: 99 } });
+      expect(streamError).toMatchObject({ code: 'PAGE_GONE', message: 'Page 99 is gone' });
     });
 
     it('sends metadata to the handler', async () => {

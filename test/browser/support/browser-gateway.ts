@@ -2,14 +2,16 @@
  * The gateway the browser-client tests call (Node and headless Chromium):
  * the generated user service (proto/user.proto) with handlers that show
  * what reached the server — a `slow` GetUser that reports whether its
- * signal aborted, a missing user with details, a stream that fails midway,
- * metadata seen — and a JWT rule on DeleteUser. HTTP
- * CORS is on for the page's origin, so fetch calls from a page work.
+ * signal aborted, a missing user with details, metadata seen — the Connect
+ * tests' other handlers (streams, a stream that fails midway), and a JWT rule
+ * on DeleteUser. HTTP CORS is on for the page's origin when given, so fetch
+ * calls from a page work.
  */
 import { SignJWT } from 'jose';
 import { ProtocolGateway, ServiceError, type RequestContext } from 'fw';
-import type { ChatMessage, CreateUserRequest, GetUserRequest, ListUsersRequest, User } from '../../../generated/user';
+import type { GetUserRequest, User } from '../../../generated/user';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
+import { otherUserHandlers, user } from '../../interop/gateway/support/connect-gateway';
 
 const JWT_SECRET = 'browser-client-test-secret';
 
@@ -18,7 +20,6 @@ export function mintToken(subject = 'ada'): Promise<string> {
   return new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setExpirationTime('10m').sign(new TextEncoder().encode(JWT_SECRET));
 }
 
-const user = (id: string, name: string, email = `${id}@example.com`): User => ({ id, name, email, phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });
 
 /** What the test can ask about slow calls: each `slow` call's fate, in arrival order. */
 export interface SlowCalls {
@@ -52,24 +53,7 @@ export async function startBrowserGateway(options: { port?: number; corsOrigin?:
       }
       return user(req.id, 'Ada');
     },
-    async createUser(req: CreateUserRequest): Promise<User> {
-      return user('new', req.name, req.email);
-    },
-    async deleteUser(_req: unknown, ctx: RequestContext): Promise<{ success: boolean }> {
-      return { success: ctx.authentication?.user !== undefined };
-    },
-    async *listUsers(req: ListUsersRequest): AsyncIterable<User> {
-      for (let i = 1; i <= req.limit; i++) yield user(`u${i}`, `User ${i}`);
-      if (req.page === 99) throw new ServiceError('PAGE_GONE', 'Page 99 is gone', 409, { page: 99 });
-    },
-    async createMultipleUsers(reqs: AsyncIterable<CreateUserRequest>): Promise<{ count: number; users: User[]; errors: string[] }> {
-      const users: User[] = [];
-      for await (const r of reqs) users.push(user(`b${users.length + 1}`, r.name, r.email));
-      return { count: users.length, users, errors: [] };
-    },
-    async *chatWithUsers(reqs: AsyncIterable<ChatMessage>): AsyncIterable<ChatMessage> {
-      for await (const m of reqs) yield { userId: 'echo', message: `${m.userId}: ${m.message}`, timestamp: undefined };
-    },
+    ...otherUserHandlers,
   };
   const gateway = new ProtocolGateway({ enableUDP: false });
   gateway.addService(UserServiceDescriptor, handlers, { methods: { deleteUser: { authentication: true } } });
