@@ -15,6 +15,7 @@ import { decodeFailure, GatewayErrors, ServiceError, toServiceError } from '../e
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
+import { CallCancellation } from './call-cancellation';
 
 /** A decoded request envelope (WebSocket message, TCP/UDP frame payload). */
 export interface EnvelopeRequest {
@@ -40,8 +41,8 @@ export interface ReplySink {
   writable(): Promise<void> | undefined;
 }
 
-/** Builds the per-call context from the envelope. */
-export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext;
+/** Builds the per-call context from the envelope; `signal` is a function when the call's own signal is made on first read. */
+export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal | (() => AbortSignal)) => RequestContext;
 
 /** Limits and capabilities of one connection's session. */
 export interface CallSessionOptions {
@@ -72,7 +73,7 @@ interface ActiveCall {
   /** Set once the call's context exists: what the handler set through `context.call` rides on the replies. */
   context: RequestContext | undefined;
   /** This call's own cancellation (perCallSignals), else undefined: the session's signal serves. */
-  readonly controller: AbortController | undefined;
+  readonly cancellation: CallCancellation | undefined;
   /** Cancelled or past its deadline: nothing more is sent for it. */
   over: boolean;
   deadline: ReturnType<typeof setTimeout> | undefined;
@@ -90,6 +91,8 @@ export class CallSession {
   readonly #contextFor: ContextFactory;
   readonly #options: CallSessionOptions;
   readonly #active = new Map<string, ActiveCall>();
+  /** Running calls without an id that have their own cancellation: close() must reach them too. */
+  readonly #anonymous = new Set<ActiveCall>();
   /** The connection's signal: every call ends when the connection does. */
   readonly #controller: AbortController;
   #closed = false;
@@ -163,8 +166,8 @@ export class CallSession {
       return;
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
-    const controller = this.#options.perCallSignals === true && (id !== undefined || timeout !== undefined) ? new AbortController() : undefined;
-    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, controller, over: false, deadline: undefined };
+    const cancellation = this.#options.perCallSignals === true ? new CallCancellation(this.#controller.signal) : undefined;
+    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, cancellation, over: false, deadline: undefined };
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -174,9 +177,8 @@ export class CallSession {
       this.#sink.error(id, decodeFailure(error), tracing.traceId);
       return;
     }
-    // An id-less call is not in #active, so close() cannot reach its controller: it listens to the session's too.
-    const signal = controller === undefined ? this.#controller.signal : id === undefined ? AbortSignal.any([this.#controller.signal, controller.signal]) : controller.signal;
-    const context = this.#contextFor(message, tracing, signal);
+    if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);
+    const context = this.#contextFor(message, tracing, cancellation === undefined ? this.#controller.signal : () => cancellation.signal);
     call.context = context;
     if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
     this.#running++;
@@ -197,7 +199,7 @@ export class CallSession {
           this.#settled();
           return;
         }
-        this.#pump(id, call, result, signal).then(
+        this.#pump(id, call, result).then(
           () => {
             this.#finish(id, k, call);
             this.#settled();
@@ -268,8 +270,9 @@ export class CallSession {
     call.over = true;
     clearTimeout(call.deadline);
     if (this.#active.get(k) === call) this.#active.delete(k);
+    this.#anonymous.delete(call);
     call.queue?.fail(reason);
-    call.controller?.abort(reason);
+    call.cancellation?.abort(reason);
   }
 
   /** The connection is gone: cancel every call. */
@@ -277,18 +280,20 @@ export class CallSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#controller.abort();
-    for (const call of this.#active.values()) {
+    for (const call of [...this.#active.values(), ...this.#anonymous]) {
       clearTimeout(call.deadline);
-      call.controller?.abort();
+      call.cancellation?.abort();
       call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
     }
     this.#active.clear();
+    this.#anonymous.clear();
     for (const w of this.#idleWaiters.splice(0)) w();
   }
 
   #finish(id: unknown, k: string, call: ActiveCall): void {
     clearTimeout(call.deadline);
-    if (id !== undefined && this.#active.get(k) === call) this.#active.delete(k);
+    if (id === undefined) this.#anonymous.delete(call);
+    else if (this.#active.get(k) === call) this.#active.delete(k);
   }
 
   #reply(id: unknown, call: ActiveCall, method: string, result: unknown): void {
@@ -297,11 +302,12 @@ export class CallSession {
     this.#sink.response(id, method, toJSON === undefined ? result : toJSON(result), call.traceId, envelopeMetadata(call.context, true));
   }
 
-  async #pump(id: unknown, call: ActiveCall, result: unknown, signal: AbortSignal): Promise<void> {
+  async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
     if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
       throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
     }
     const toJSON = call.resolved?.toJSON;
+    const signal = call.cancellation ?? this.#controller.signal;
     for await (const item of result as AsyncIterable<unknown>) {
       if (signal.aborted || call.over) return;
       const wait = this.#sink.writable();
