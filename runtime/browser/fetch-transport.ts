@@ -9,7 +9,7 @@
  */
 import type { Method } from './method';
 import { RpcError } from './rpc-error';
-import { guardCall, type CallOptions, type TokenProvider, type Transport } from './transport';
+import { guardCall, tokenFrom, type CallOptions, type TokenProvider, type Transport } from './transport';
 
 /** Options of `createFetchTransport`. */
 export interface FetchTransportOptions {
@@ -57,7 +57,7 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
       controller.abort();
     });
     try {
-      const token = await options.token?.();
+      const token = await tokenFrom(options.token);
       const headers: Record<string, string> = { ...callOptions.metadata, 'content-type': 'application/json' };
       if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
       if (callOptions.timeoutMs !== undefined) headers['grpc-timeout'] = `${Math.ceil(callOptions.timeoutMs)}m`;

@@ -25,6 +25,15 @@ export interface Transport {
   call(method: Method, input: unknown, options: CallOptions): AsyncIterable<unknown>;
 }
 
+/** The provider's token; a provider that fails fails the call with UNAUTHENTICATED. */
+export async function tokenFrom(provider: TokenProvider | undefined): Promise<string | undefined> {
+  try {
+    return await provider?.();
+  } catch (error) {
+    throw new RpcError('UNAUTHENTICATED', `The token provider failed: ${String(error)}`);
+  }
+}
+
 /**
  * Arms the call's local deadline and its abort signal: `end` gets
  * DEADLINE_EXCEEDED or CANCELLED when either fires first. Returns the disarm

@@ -11,7 +11,7 @@
 import type { Method } from './method';
 import { Inbox } from './inbox';
 import { RpcError, wireError } from './rpc-error';
-import { guardCall, type CallOptions, type TokenProvider, type Transport } from './transport';
+import { guardCall, tokenFrom, type CallOptions, type TokenProvider, type Transport } from './transport';
 
 /** Options of `createWebSocketTransport`. */
 export interface WebSocketTransportOptions {
@@ -129,7 +129,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     const disarm = guardCall(callOptions, (error) => inbox.fail(error));
     try {
       // Cancelling or a deadline also ends the wait for the socket and the token.
-      const [opened, token] = await Promise.race([Promise.all([connect(), authToken()]), inbox.failure()]);
+      const [opened, token] = await Promise.race([Promise.all([connect(), tokenFrom(options.token)]), inbox.failure()]);
       ws = opened;
       calls.set(id, inbox);
       const streams = method.kind === 'client' || method.kind === 'bidi';
@@ -161,14 +161,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
       inbox.fail(new RpcError('CANCELLED', 'The call is over'));
     }
   }
-
-  const authToken = async (): Promise<string | undefined> => {
-    try {
-      return await options.token?.();
-    } catch (error) {
-      throw new RpcError('UNAUTHENTICATED', `The token provider failed: ${String(error)}`);
-    }
-  };
 
   /** Sends a client stream's messages then its end; a failing source cancels the call. */
   async function sendStream(source: AsyncIterable<unknown>, id: string, ws: WebSocket, inbox: Inbox<Reply>): Promise<void> {
