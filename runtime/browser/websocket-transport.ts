@@ -162,17 +162,27 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     }
   }
 
-  /** Sends a client stream's messages then its end; a failing source cancels the call. */
+  /**
+   * Sends a client stream's messages then its end; a failing source cancels
+   * the call. When the call ends first, the source is told (`return()`) and
+   * no longer awaited, so a request queue the page never ends holds nothing.
+   */
   async function sendStream(source: AsyncIterable<unknown>, id: string, ws: WebSocket, inbox: Inbox<Reply>): Promise<void> {
+    const iterator = source[Symbol.asyncIterator]();
+    const over = inbox.failure();
     try {
-      for await (const data of source) {
-        if (inbox.failed || ws.readyState !== 1) return;
-        ws.send(JSON.stringify({ id, type: 'stream', data }));
+      for (;;) {
+        const next = await Promise.race([iterator.next(), over]);
+        if (next.done === true) break;
+        if (ws.readyState !== 1) return;
+        ws.send(JSON.stringify({ id, type: 'stream', data: next.value }));
         while (ws.bufferedAmount > HIGH_WATER && !inbox.failed && ws.readyState === 1) await new Promise((r) => setTimeout(r, 10));
       }
       if (!inbox.failed && ws.readyState === 1) ws.send(JSON.stringify({ id, type: 'stream_end' }));
     } catch (error) {
       inbox.fail(error instanceof RpcError ? error : new RpcError('CANCELLED', `The request stream failed: ${String(error)}`));
+    } finally {
+      if (inbox.failed) void iterator.return?.()?.catch(() => undefined);
     }
   }
 
