@@ -5,7 +5,7 @@
  * `timeout` (ms) ends the call with DEADLINE_EXCEEDED and aborts its signal;
  * other calls on the same connection go on.
  */
-import { FrameType, ProtocolGateway, type RequestContext } from 'fw';
+import { encodeFrame, FrameType, ProtocolGateway, type RequestContext } from 'fw';
 import { HOST, TcpFrameClient, withTimeout, WsClient } from './support/clients';
 
 interface Msg {
@@ -150,6 +150,23 @@ describe('gateway per-call cancel and deadline', () => {
       expect(reply[0]).toMatchObject({ type: 'error', error: { code: 'BAD_REQUEST' } });
       expect((reply[0] as Msg | undefined)?.error?.message).toMatch(/timeout/);
     });
+  });
+
+  it('WebSocket binary (frames): a type-8 frame aborts one call', async () => {
+    const decode = (data: Buffer): unknown => ({ type: data[1], payload: JSON.parse(data.subarray(6).toString('utf8')) as Record<string, unknown> });
+    const bin = await WsClient.connect(`ws://${HOST}:${port}/ws`, { protocol: 'fw.binary', decode });
+    try {
+      const running = startedPromise('ws-binary');
+      bin.send(encodeFrame(FrameType.Request, { id: 'a', service: 'Slow', method: 'wait', data: { name: 'ws-binary' } }));
+      await withTimeout(running, 5000, 'handler start');
+      bin.send(encodeFrame(FrameType.Cancel, { id: 'a' }));
+      await expect(outcomes.get('ws-binary')).resolves.toBe(true);
+      bin.send(encodeFrame(FrameType.Request, { id: 'b', service: 'Slow', method: 'echo', data: { y: 1 } }));
+      const replies = (await bin.until((ms) => ms.length >= 1)) as { type: number; payload: { id?: unknown } }[];
+      expect(replies).toEqual([{ type: FrameType.Response, payload: expect.objectContaining({ id: 'b', data: { y: 1 } }) }]);
+    } finally {
+      bin.close();
+    }
   });
 
   describe('TCP frames', () => {
