@@ -9,8 +9,9 @@
  *   not validated (`validateResponses`, an output schema);
  * - no service middleware and no `authorize` callback (both receive the
  *   request); rate limits and authentication still run, they never read it;
- * - no dispatch interceptor is installed (`gateway.use`, monitoring): they
- *   see `call.request`;
+ * - no dispatch interceptor that may read `call.request` is installed
+ *   (`gateway.use`); fw's monitoring interceptor never reads it and is
+ *   marked so (`markMessageBlind`);
  * - the message came as binary protobuf, not gRPC+JSON (those are decoded
  *   and re-encoded, as JSON must be).
  *
@@ -41,4 +42,17 @@ export const PASS_THROUGH: unique symbol = Symbol('fw.passThrough');
 /** The PassThroughSpec carried by `handlers`, if any. */
 export function passThroughSpec(handlers: object): PassThroughSpec | undefined {
   return (handlers as { [PASS_THROUGH]?: PassThroughSpec })[PASS_THROUGH];
+}
+
+const messageBlind = new WeakSet<object>();
+
+/** Marks a dispatch interceptor that never reads `call.request`: calls may still pass bytes through it. */
+export function markMessageBlind<T extends object>(interceptor: T): T {
+  messageBlind.add(interceptor);
+  return interceptor;
+}
+
+/** True when `interceptor` was marked as never reading `call.request`. */
+export function isMessageBlind(interceptor: object): boolean {
+  return messageBlind.has(interceptor);
 }

@@ -293,6 +293,7 @@ describe('gRPC forwarding passes message bytes through', () => {
 describe('when the gateway needs the decoded message, or leaves validation to the instance', () => {
   let raw: RawInstance;
   const gateways: ProtocolGateway[] = [];
+  const gatewayPorts: number[] = [];
   const clients: grpc.Client[] = [];
 
   async function gatewayWith(setup: (g: ProtocolGateway) => void, validation?: 'instance'): Promise<grpc.Client> {
@@ -307,6 +308,7 @@ describe('when the gateway needs the decoded message, or leaves validation to th
     setup(g);
     gateways.push(g);
     const { port } = await g.listen(0, HOST);
+    gatewayPorts.push(port as number);
     const c = new grpc.Client(`${HOST}:${port as number}`, grpc.credentials.createInsecure());
     clients.push(c);
     return c;
@@ -335,6 +337,16 @@ describe('when the gateway needs the decoded message, or leaves validation to th
     await unary(client, `${TEST}/UnaryCall`, NON_CANONICAL);
     expect(seen[0]).toMatchObject({ responseSize: 7 });
     expect(raw.calls[0]?.messages).toEqual([Buffer.from([0x10, 0x07])]);
+  });
+
+  it('monitoring never reads the message: with it configured, bytes still pass through and the call is counted', async () => {
+    const client = await gatewayWith((g) => g.configureMonitoring({ metrics: { enabled: true } }));
+    const { value } = await unary(client, `${TEST}/UnaryCall`, NON_CANONICAL);
+    expect(raw.calls[0]?.messages).toEqual([NON_CANONICAL]);
+    expect(value).toEqual(NON_CANONICAL);
+    const port = gatewayPorts[gatewayPorts.length - 1] as number;
+    const metrics = await (await fetch(`http://${HOST}:${port}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    expect(metrics).toMatch(/protocol="grpc"/);
   });
 
   it("validation: 'instance' passes bytes of ruled messages through, for gRPC callers", async () => {
