@@ -1,6 +1,6 @@
 /**
  * One streaming gRPC call (server, client or bidirectional) on the lean
- * forwarding client's HTTP/2 session (h2-unary-channel.ts): request messages
+ * forwarding client's HTTP/2 connections (h2-unary-channel.ts): request messages
  * are framed onto the stream with HTTP/2's own flow control as backpressure,
  * response messages are cut out of the body as it arrives and read with
  * `messages()`, which ends with the call's status: OK returns, anything else
@@ -10,13 +10,14 @@ import type * as http2 from 'node:http2';
 import { constants } from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { drainOrClose } from '../drain-or-close';
+import type { H2Connection } from './h2-session-pool';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, frame, MessageReader, statusError, type H2CallError } from './h2-grpc-wire';
 
 const { NGHTTP2_CANCEL } = constants;
 
 export class H2StreamCall {
   readonly #stream: http2.ClientHttp2Stream | undefined;
-  readonly #session: http2.ClientHttp2Session | undefined;
+  readonly #connection: H2Connection | undefined;
   /** Why the call failed on this side (cancelled, deadline, unreadable answer), decided before the stream closed. */
   #failure: H2CallError | undefined;
   #answered = false;
@@ -31,15 +32,20 @@ export class H2StreamCall {
     return new H2StreamCall(undefined, undefined, undefined, error);
   }
 
-  constructor(stream: http2.ClientHttp2Stream | undefined, session: http2.ClientHttp2Session | undefined, deadline: number | undefined, failure?: H2CallError) {
+  constructor(stream: http2.ClientHttp2Stream | undefined, connection: H2Connection | undefined, deadline: number | undefined, failure?: H2CallError) {
     this.#stream = stream;
-    this.#session = session;
+    this.#connection = connection;
     this.#failure = failure;
     if (stream === undefined) {
       this.#closed = Promise.resolve();
       return;
     }
-    this.#closed = new Promise((resolve) => stream.once('close', () => resolve()));
+    this.#closed = new Promise((resolve) =>
+      stream.once('close', () => {
+        connection?.release();
+        resolve();
+      }),
+    );
     stream.on('response', (h) => {
       // A trailers-only answer carries no response headers of its own: like grpc-js, not "answered".
       if (h['grpc-status'] !== undefined) {
@@ -148,7 +154,7 @@ export class H2StreamCall {
     const trailers = this.#trailers;
     const s = this.#stream as http2.ClientHttp2Stream;
     if (trailers === undefined) {
-      const session = this.#session;
+      const session = this.#connection?.session;
       const gone = session === undefined || session.closed || session.destroyed;
       return endedWithoutStatus(s.rstCode ?? 0, gone, this.#answered, this.#streamError);
     }

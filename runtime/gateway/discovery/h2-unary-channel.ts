@@ -1,7 +1,8 @@
 /**
  * The lean gRPC client the forwarder uses instead of a grpc-js Client when
- * the channel is plain (no credentials, no channel options): one h2c HTTP/2
- * session per instance, unary calls here, server, client and bidi streams
+ * the channel is plain (no credentials, no channel options): h2c HTTP/2
+ * connections per instance (as many as its stream limit asks for,
+ * h2-session-pool.ts), unary calls here, server, client and bidi streams
  * in h2-stream-call.ts, the wire in h2-grpc-wire.ts. A forwarded call is
  * already decoded (or passed through as bytes) and routed by the gateway;
  * grpc-js's client stack (resolver, retry, load-balancing and subchannel
@@ -12,10 +13,14 @@ import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, MAX_RESPONSE_BYTES, onlyMessage, frame, statusError, type H2CallError } from './h2-grpc-wire';
 import { H2StreamCall } from './h2-stream-call';
+import { H2SessionPool, type H2Connection } from './h2-session-pool';
 
 export { callError, type H2CallError } from './h2-grpc-wire';
 
-const { NGHTTP2_CANCEL } = http2.constants;
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+
+/** How often one unary call is sent again after its stream was refused unprocessed. */
+const MAX_REFUSALS = 3;
 
 /**
  * How a call ended: `error` null on OK with the response message bytes;
@@ -39,68 +44,54 @@ export interface H2UnaryCall {
 /** Extra request headers of a call: lower-case names, text values (`-bin` ones base64). */
 export type H2RequestMetadata = Record<string, string | string[]>;
 
-/** How long calls fail fast after a failed connection attempt (grpc-js's initial reconnect backoff). */
-const RECONNECT_BACKOFF_MS = 1000;
-
-/** One HTTP/2 session to one instance, reopened after it closes; unary and streaming calls. */
+/** One HTTP/2 connection pool per instance (h2-session-pool.ts); unary and streaming calls. */
 export class H2UnaryChannel {
   readonly #authority: string;
-  #session: http2.ClientHttp2Session | undefined = undefined;
+  readonly #pool: H2SessionPool;
   #closed = false;
   /** The liveness probe's own connection (see ping()). */
   #probe: http2.ClientHttp2Session | undefined = undefined;
-  /** After a connection attempt failed, calls fail fast until then (epoch ms), as grpc-js's reconnect backoff does. */
-  #retryAt = 0;
+  /** #open for the calls in flight (a unary call sends again through it after REFUSED_STREAM). */
+  readonly #opener: Opener;
 
   /** `target` is `host:port` (IPv6 bracketed), as ServiceInstance.target gives it. */
   constructor(target: string) {
     this.#authority = `http://${target}`;
+    this.#pool = new H2SessionPool(this.#authority);
+    this.#opener = (headers) => this.#open(headers);
   }
 
-  #open(): http2.ClientHttp2Session {
-    const current = this.#session;
-    if (current !== undefined && !current.closed && !current.destroyed) return current;
-    const session = http2.connect(this.#authority);
-    // Failures surface on each stream; this keeps an unhandled 'error' from throwing.
-    session.on('error', () => undefined);
-    const forget = (): void => {
-      if (this.#session === session) this.#session = undefined;
-    };
-    let connected = false;
-    session.once('close', () => {
-      forget();
-      if (!connected) this.#retryAt = Date.now() + RECONNECT_BACKOFF_MS;
-    });
-    session.once('goaway', forget);
-    session.once('connect', (_session: http2.ClientHttp2Session, socket: { setNoDelay?: (on: boolean) => unknown }) => {
-      connected = true;
-      // Small request/response frames: do not let Nagle hold them back.
-      socket.setNoDelay?.(true);
-    });
-    // Like grpc-js channels, an idle connection does not keep the process alive.
-    session.unref();
-    this.#session = session;
-    return session;
+  /** Connections open to the instance now (more than one once calls outnumber its stream limit). */
+  get connections(): number {
+    return this.#pool.size;
   }
 
   /**
    * Opens one call's stream: request headers with `metadata` and the
    * deadline as `grpc-timeout` (`deadline` epoch ms, or undefined for none).
-   * Returns the error the call fails with instead when it cannot start.
+   * Returns the error the call fails with instead when it cannot start. The
+   * stream's connection is released by whoever sees the stream close.
    */
-  #request(path: string, metadata: H2RequestMetadata, deadline: number | undefined): { stream: http2.ClientHttp2Stream; session: http2.ClientHttp2Session } | H2CallError {
+  #request(path: string, metadata: H2RequestMetadata, deadline: number | undefined): Opened | H2CallError {
+    return this.#cannotStart() ?? this.#open(requestHeaders(path, metadata, deadline));
+  }
+
+  /** Why no call can start now, if so. */
+  #cannotStart(): H2CallError | undefined {
     if (this.#closed) return callError(GrpcCode.UNAVAILABLE, 'Channel has been shut down');
     // The last connection attempt failed moments ago: fail now (the forwarder tries another instance).
-    if (this.#retryAt > Date.now()) return callError(GrpcCode.UNAVAILABLE, `No connection to ${this.#authority} (the last attempt failed)`);
-    const headers: http2.OutgoingHttpHeaders = {
-      ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers',
-    };
-    for (const key of Object.keys(metadata)) headers[key] = metadata[key];
-    if (deadline !== undefined) headers['grpc-timeout'] = `${Math.max(1, Math.ceil(deadline - Date.now()))}m`;
+    if (this.#pool.backingOff()) return callError(GrpcCode.UNAVAILABLE, `No connection to ${this.#authority} (the last attempt failed)`);
+    return undefined;
+  }
+
+  /** A stream with `headers` on a connection with room for it; the caller releases the connection once the stream closed. */
+  #open(headers: http2.OutgoingHttpHeaders): Opened | H2CallError {
+    if (this.#closed) return callError(GrpcCode.UNAVAILABLE, 'Channel has been shut down');
+    const connection = this.#pool.acquire();
     try {
-      const session = this.#open();
-      return { stream: session.request(headers), session };
+      return { stream: connection.session.request(headers), connection };
     } catch (error) {
+      connection.release();
       // The session was just checked to be open: this is a request we could not build (bad metadata).
       return callError(GrpcCode.INTERNAL, (error as Error).message);
     }
@@ -111,96 +102,15 @@ export class H2UnaryChannel {
    * names, text values); `deadline` is epoch ms or undefined for none.
    */
   unary(path: string, message: Buffer, metadata: H2RequestMetadata, deadline: number | undefined, callback: H2UnaryCallback): H2UnaryCall {
-    let finished = false;
-    let answered = false;
-    let timer: NodeJS.Timeout | undefined;
-    const reply: H2Reply = { headers: undefined, trailers: undefined };
-    const finish = (error: H2CallError | null, body: Buffer | undefined): void => {
-      if (finished) return;
-      finished = true;
-      if (timer !== undefined) clearTimeout(timer);
-      callback(error, body, answered, reply);
-    };
-    const opened = this.#request(path, metadata, deadline);
-    if (!('stream' in opened)) {
-      finish(opened, undefined);
-      return { cancel: () => undefined };
+    const refused = this.#cannotStart();
+    if (refused !== undefined) {
+      callback(refused, undefined, false, { headers: undefined, trailers: undefined });
+      return NOT_STARTED;
     }
-    const { stream: s, session } = opened;
-    if (deadline !== undefined) {
-      timer = setTimeout(() => {
-        finish(callError(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), undefined);
-        s.close(NGHTTP2_CANCEL);
-      }, Math.max(1, Math.ceil(deadline - Date.now())));
-    }
-    let chunks: Buffer[] | undefined;
-    let size = 0;
-    s.on('response', (h) => {
-      const httpStatus = h[':status'];
-      // A trailers-only answer carries no response headers of its own: like grpc-js, not "answered".
-      if (h['grpc-status'] !== undefined) {
-        reply.trailers = h;
-        return;
-      }
-      answered = true;
-      reply.headers = h;
-      if (httpStatus !== 200) {
-        finish(callError(codeOfHttpStatus(Number(httpStatus)), `Received HTTP status code ${String(httpStatus)}`), undefined);
-        s.close(NGHTTP2_CANCEL);
-      }
-    });
-    s.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES + 5) {
-        finish(callError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${MAX_RESPONSE_BYTES})`), undefined);
-        s.close(NGHTTP2_CANCEL);
-        return;
-      }
-      (chunks ??= []).push(chunk);
-    });
-    s.on('trailers', (t) => {
-      reply.trailers = t;
-    });
-    let streamError: Error | undefined;
-    s.on('error', (error: Error) => {
-      // The 'close' that follows decides the status, from the reset code and the connection's state.
-      streamError = error;
-    });
-    s.on('close', () => {
-      if (finished) return;
-      const body = (): Buffer => (chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-      const trailers = reply.trailers;
-      if (trailers === undefined) {
-        const connectionGone = session.closed || session.destroyed;
-        // The instance's handler finished and its whole reply arrived; only the status was lost with the
-        // connection (an instance killed between its writes). Servers send a unary reply only on success,
-        // so this is that success: failing would lose it, retrying would run the call twice.
-        const whole = answered && connectionGone ? onlyMessage(body()) : undefined;
-        if (whole !== undefined) finish(null, whole);
-        else finish(endedWithoutStatus(s.rstCode ?? 0, connectionGone, answered, streamError), undefined);
-        return;
-      }
-      const code = codeOf(trailers);
-      if (code !== GrpcCode.OK) {
-        finish(statusError(code, trailers), undefined);
-        return;
-      }
-      const all = body();
-      const one = onlyMessage(all);
-      if (one === undefined) {
-        finish(callError(GrpcCode.INTERNAL, all.length >= 5 && all[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
-        return;
-      }
-      finish(null, one);
-    });
-    s.end(frame(message));
-    return {
-      cancel: () => {
-        if (finished) return;
-        finish(callError(GrpcCode.CANCELLED, 'Cancelled on client'), undefined);
-        s.close(NGHTTP2_CANCEL);
-      },
-    };
+    const call = new PendingUnary(this.#opener, requestHeaders(path, metadata, deadline), frame(message), callback);
+    if (deadline !== undefined) call.timer = setTimeout(onDeadline, Math.max(1, Math.ceil(deadline - Date.now())), call);
+    send(call);
+    return call;
   }
 
   /**
@@ -210,7 +120,7 @@ export class H2UnaryChannel {
    */
   stream(path: string, metadata: H2RequestMetadata, deadline: number | undefined): H2StreamCall {
     const opened = this.#request(path, metadata, deadline);
-    return 'stream' in opened ? new H2StreamCall(opened.stream, opened.session, deadline) : H2StreamCall.failed(opened);
+    return 'stream' in opened ? new H2StreamCall(opened.stream, opened.connection, deadline) : H2StreamCall.failed(opened);
   }
 
   /**
@@ -276,10 +186,170 @@ export class H2UnaryChannel {
   /** Closes the session; later calls fail UNAVAILABLE. */
   close(): void {
     this.#closed = true;
-    const session = this.#session;
-    this.#session = undefined;
-    session?.close();
+    this.#pool.close();
     this.#probe?.destroy();
     this.#probe = undefined;
   }
+}
+
+const NOT_STARTED: H2UnaryCall = { cancel: () => undefined };
+
+/** A call's stream and the connection it counts against. */
+interface Opened {
+  stream: http2.ClientHttp2Stream;
+  connection: H2Connection;
+}
+type Opener = (headers: http2.OutgoingHttpHeaders) => Opened | H2CallError;
+
+/** Sends (or, after REFUSED_STREAM, sends again) a unary call's request on a stream of its own. */
+function send(call: PendingUnary): void {
+  const opened = call.open(call.requestHeaders);
+  if (!('stream' in opened)) {
+    call.finish(opened, undefined);
+    return;
+  }
+  const s = opened.stream as TaggedStream;
+  call.stream = s;
+  call.connection = opened.connection;
+  s[CALL] = call;
+  // Listeners shared by every call (`this` is the stream): no closures per call.
+  s.on('response', onResponse);
+  s.on('data', onData);
+  s.on('trailers', onTrailers);
+  s.on('error', onError);
+  s.on('close', onClose);
+  s.end(call.framed);
+}
+
+/** A call's request headers: `metadata` and the deadline as `grpc-timeout` (`deadline` epoch ms, or undefined for none). */
+function requestHeaders(path: string, metadata: H2RequestMetadata, deadline: number | undefined): http2.OutgoingHttpHeaders {
+  const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' };
+  for (const key in metadata) headers[key] = metadata[key];
+  if (deadline !== undefined) headers['grpc-timeout'] = `${Math.max(1, Math.ceil(deadline - Date.now()))}m`;
+  return headers;
+}
+
+/** Where a unary call's stream carries its call, for the shared listeners. */
+const CALL: unique symbol = Symbol('fw.h2UnaryCall');
+type TaggedStream = http2.ClientHttp2Stream & { [CALL]: PendingUnary };
+
+/** One unary call in flight: what has arrived so far, and how it ends (once). */
+class PendingUnary implements H2UnaryCall, H2Reply {
+  headers: http2.IncomingHttpHeaders | undefined = undefined;
+  trailers: http2.IncomingHttpHeaders | undefined = undefined;
+  /** The instance sent response headers (not a trailers-only answer). */
+  answered = false;
+  finished = false;
+  timer: NodeJS.Timeout | undefined = undefined;
+  /** The response body: its one chunk, or all of them once there are more. */
+  body: Buffer | Buffer[] | undefined = undefined;
+  size = 0;
+  streamError: Error | undefined = undefined;
+  /** The current attempt's stream and its connection (set by send()). */
+  stream: http2.ClientHttp2Stream | undefined = undefined;
+  connection: H2Connection | undefined = undefined;
+  /** Times the instance refused the stream unprocessed (REFUSED_STREAM) and it was sent again. */
+  refusals = 0;
+
+  constructor(readonly open: Opener, readonly requestHeaders: http2.OutgoingHttpHeaders, readonly framed: Buffer, readonly callback: H2UnaryCallback) {}
+
+  finish(error: H2CallError | null, message: Buffer | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.callback(error, message, this.answered, this);
+  }
+
+  /** Ends the call with `error` now and resets its stream. */
+  fail(error: H2CallError): void {
+    this.finish(error, undefined);
+    this.stream?.close(NGHTTP2_CANCEL);
+  }
+
+  cancel(): void {
+    if (!this.finished) this.fail(callError(GrpcCode.CANCELLED, 'Cancelled on client'));
+  }
+
+  wholeBody(): Buffer {
+    const b = this.body;
+    return b === undefined ? Buffer.alloc(0) : Array.isArray(b) ? Buffer.concat(b) : b;
+  }
+}
+
+function onDeadline(call: PendingUnary): void {
+  call.timer = undefined;
+  call.fail(callError(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'));
+}
+
+function onResponse(this: TaggedStream, h: http2.IncomingHttpHeaders): void {
+  const call = this[CALL];
+  // A trailers-only answer carries no response headers of its own: like grpc-js, not "answered".
+  if (h['grpc-status'] !== undefined) {
+    call.trailers = h;
+    return;
+  }
+  call.answered = true;
+  call.headers = h;
+  const httpStatus = h[':status'];
+  if (Number(httpStatus) !== 200) call.fail(callError(codeOfHttpStatus(Number(httpStatus)), `Received HTTP status code ${String(httpStatus)}`));
+}
+
+function onData(this: TaggedStream, chunk: Buffer): void {
+  const call = this[CALL];
+  call.size += chunk.length;
+  if (call.size > MAX_RESPONSE_BYTES + 5) {
+    if (!call.finished) call.fail(callError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${call.size} vs ${MAX_RESPONSE_BYTES})`));
+    return;
+  }
+  const b = call.body;
+  call.body = b === undefined ? chunk : Array.isArray(b) ? (b.push(chunk), b) : [b, chunk];
+}
+
+function onTrailers(this: TaggedStream, t: http2.IncomingHttpHeaders): void {
+  this[CALL].trailers = t;
+}
+
+function onError(this: TaggedStream, error: Error): void {
+  // The 'close' that follows decides the status, from the reset code and the connection's state.
+  this[CALL].streamError = error;
+}
+
+function onClose(this: TaggedStream): void {
+  const call = this[CALL];
+  const connection = call.connection as H2Connection;
+  connection.release();
+  if (call.finished) return;
+  const trailers = call.trailers;
+  if (trailers === undefined) {
+    // Refused unprocessed (more streams than the instance allows, sent before its SETTINGS said so): safe to send again.
+    if (this.rstCode === NGHTTP2_REFUSED_STREAM && !call.answered && call.refusals < MAX_REFUSALS) {
+      call.refusals++;
+      call.body = undefined;
+      call.size = 0;
+      call.streamError = undefined;
+      send(call);
+      return;
+    }
+    const session = connection.session;
+    const connectionGone = session.closed || session.destroyed;
+    // The instance's handler finished and its whole reply arrived; only the status was lost with the
+    // connection (an instance killed between its writes). Servers send a unary reply only on success,
+    // so this is that success: failing would lose it, retrying would run the call twice.
+    const whole = call.answered && connectionGone ? onlyMessage(call.wholeBody()) : undefined;
+    if (whole !== undefined) call.finish(null, whole);
+    else call.finish(endedWithoutStatus(this.rstCode ?? 0, connectionGone, call.answered, call.streamError), undefined);
+    return;
+  }
+  const code = codeOf(trailers);
+  if (code !== GrpcCode.OK) {
+    call.finish(statusError(code, trailers), undefined);
+    return;
+  }
+  const all = call.wholeBody();
+  const one = onlyMessage(all);
+  if (one === undefined) {
+    call.finish(callError(GrpcCode.INTERNAL, all.length >= 5 && all[0] === 1 ? 'Compressed response not supported' : 'Expected exactly one response message'), undefined);
+    return;
+  }
+  call.finish(null, one);
 }

@@ -23,7 +23,8 @@ type Outcome = { error: H2CallError | null; message: Buffer | undefined; answere
 function call(channel: H2UnaryChannel, p: string, body: Buffer, md: Record<string, string> = {}, deadline?: number): { done: Promise<Outcome>; cancel(): void } {
   let cancel = (): void => undefined;
   const done = new Promise<Outcome>((resolve) => {
-    cancel = channel.unary(p, body, md, deadline, (error, message, answered) => resolve({ error, message, answered })).cancel;
+    const started = channel.unary(p, body, md, deadline, (error, message, answered) => resolve({ error, message, answered }));
+    cancel = () => started.cancel();
   });
   return { done, cancel: () => cancel() };
 }

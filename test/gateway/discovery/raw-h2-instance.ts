@@ -63,8 +63,9 @@ export const echoAll: RawHandler = async (stream, _call, messages) => {
   reply(stream, all);
 };
 
-export async function startRawInstance(): Promise<RawInstance> {
-  const server = http2.createServer();
+/** `settings` are the instance's HTTP/2 SETTINGS (a low `maxConcurrentStreams`, say). */
+export async function startRawInstance(settings?: http2.Settings): Promise<RawInstance> {
+  const server = http2.createServer(settings === undefined ? {} : { settings });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
