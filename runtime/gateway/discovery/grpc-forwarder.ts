@@ -201,9 +201,9 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     return () => call.cancel();
   };
 
-  const unaryForwarding = (start: AttemptStarter): UnaryForwarding => ({
-    service: s.service, idempotent: s.idempotent, policy: s.policy, pick, path, nextPath, start, observe: s.observe,
-  });
+  const unaryForwarding: UnaryForwarding = {
+    service: s.service, idempotent: s.idempotent, policy: s.policy, pick, path, nextPath, observe: s.observe,
+  };
 
   /** The handler for one message codec. */
   function handler(codec: MessageCodec): (request: unknown, context: RequestContext) => unknown {
@@ -226,7 +226,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
           }
           const headers = forwardedMetadata(context, forwardHeaders);
           const start = lean ? leanAttempt(codec, bytes, headers) : grpcAttempt(codec, bytes, toGrpcMetadata(headers));
-          return forwardUnary(unaryForwarding(start), context);
+          return forwardUnary(unaryForwarding, start, context);
         };
       case 'server': return (request, context) => forwardServerStream(streams, request, context);
       case 'client': return (requests, context) => forwardClientStream(streams, requests, context);

@@ -43,7 +43,6 @@ export interface UnaryForwarding {
   path(): string;
   /** After UNIMPLEMENTED on `tried`: true when another candidate path should be tried. */
   nextPath(tried: string, error: unknown): boolean;
-  start: AttemptStarter;
   observe(decision: DiscoveryDecision, instance: ServiceInstance | undefined, reason: string): void;
 }
 
@@ -74,13 +73,6 @@ export function callerDeadline(context: RequestContext): number | undefined {
   return typeof callers === 'number' ? callers : undefined;
 }
 
-/** A unary call's deadline: the forwarding default (`own`), or the caller's when it is sooner. */
-export function unaryDeadline(context: RequestContext, policy: ForwardingPolicy): { at: number; own: boolean } {
-  const own = Date.now() + policy.deadlineMs;
-  const callers = callerDeadline(context);
-  return callers !== undefined && callers < own ? { at: callers, own: false } : { at: own, own: true };
-}
-
 interface Attempt {
   readonly instance: ServiceInstance;
   cancel: (() => void) | undefined;
@@ -88,9 +80,14 @@ interface Attempt {
   readonly onStall: (() => void) | undefined;
 }
 
-export function forwardUnary(f: UnaryForwarding, context: RequestContext): Promise<unknown> {
+/** Forwards one unary call of method `f` (fixed per method), each attempt sent by `start`. */
+export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context: RequestContext): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const { at: deadline, own: ownDeadline } = unaryDeadline(context, f.policy);
+    // The forwarding default, or the caller's deadline when it is sooner.
+    const ownAt = Date.now() + f.policy.deadlineMs;
+    const callers = callerDeadline(context);
+    const ownDeadline = callers === undefined || callers >= ownAt;
+    const deadline = ownDeadline ? ownAt : callers;
     const tried: ServiceInstance[] = [];
     const live: Attempt[] = [];
     let lastError: unknown;
@@ -105,7 +102,7 @@ export function forwardUnary(f: UnaryForwarding, context: RequestContext): Promi
       if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
       unwatch?.();
       // A copy: cancelling runs the attempt's callback, which takes it out of `live`.
-      for (const a of [...live]) if (!a.done) a.cancel?.();
+      if (live.length > 0) for (const a of [...live]) if (!a.done) a.cancel?.();
       if (error === null) {
         if (reply !== undefined) {
           relayHeaders(context, reply.headers);
@@ -146,7 +143,7 @@ export function forwardUnary(f: UnaryForwarding, context: RequestContext): Promi
       };
       if (attempt.onStall !== undefined) instance.stallWaiters.add(attempt.onStall);
       live.push(attempt);
-      attempt.cancel = f.start(instance, path, deadline, (error, response, answered, reply) => {
+      attempt.cancel = start(instance, path, deadline, (error, response, answered, reply) => {
         attempt.done = true;
         instance.inFlight--;
         if (attempt.onStall !== undefined) instance.stallWaiters.delete(attempt.onStall);

@@ -18,7 +18,8 @@ async function main() {
   console.log('|---|---:|---:|---:|');
   for (const row of r.rows) console.log(`| ${row.scenario} | ${Math.round(row.rps)} | ${us(row.instanceCpu)} | ${us(row.gatewayCpu)} |`);
   console.log(`gateway CPU per forwarded call ÷ instance CPU per call: ${us(r.cpuRatio)}× (target ≤ ${target}×) ${r.cpuRatio <= target ? 'MET' : 'NOT MET'}; with an interceptor (decoding): ${us(r.decodingCpuRatio)}×`);
-  console.log(`calls/s through the gateway ÷ direct: ${r.ratio.toFixed(2)}× (decoding: ${r.decodingRatio.toFixed(2)}×)`);
+  console.log(`bare node:http2 proxy's CPU per call ÷ instance CPU per call: ${us(r.floorCpuRatio)}×; gateway's ÷ bare proxy's: ${us(r.overFloor)}×`);
+  console.log(`calls/s through the gateway ÷ direct: ${r.ratio.toFixed(2)}× (decoding: ${r.decodingRatio.toFixed(2)}×; bare proxy: ${r.bareRatio.toFixed(2)}×)`);
   if (r.errors > 0) console.log(`failed calls during the run: ${r.errors}`);
 }
 

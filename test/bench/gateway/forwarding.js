@@ -12,7 +12,10 @@
  * The figures that matter:
  * - the gateway's CPU per forwarded call against the instance's CPU per call
  *   (from /proc/<pid>/stat utime+stime over each slice; target ≤ 1×);
- * - calls/s through the gateway against direct (reported).
+ * - calls/s through the gateway against direct (reported);
+ * - a bare node:http2 proxy (./bare-proxy.js) in front of the same instance:
+ *   the CPU any gateway on node:http2 pays for a server and a client stream
+ *   per call, before doing anything. The gateway against it is what fw adds.
  *
  * Load: h2load (nghttp2-client) when installed, else a Node HTTP/2 load
  * generator (../grpc/h2-load.js), the same pre-framed request each call,
@@ -81,8 +84,8 @@ async function runGateway(instancePort, mode) {
 
 /* ---------- parent ---------- */
 
-function start(args) {
-  const child = fork(__filename, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function start(args, file = __filename) {
+  const child = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 30 s`)), 30_000);
     child.once('message', (m) => {
@@ -132,7 +135,9 @@ async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32
     children.push(passing.child);
     const decoding = await start(['gateway', String(instance.port), 'decoding']);
     children.push(decoding.child);
-    for (const p of [instance.port, passing.port, decoding.port]) await check(p);
+    const bare = await start([String(instance.port)], path.join(__dirname, 'bare-proxy.js'));
+    children.push(bare.child);
+    for (const p of [instance.port, passing.port, decoding.port, bare.port]) await check(p);
 
     const subject = (name, port, gatewayPid) => ({
       name,
@@ -146,7 +151,7 @@ async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32
         return { rps: r.rps, errors: r.errors, instanceCpu: per(i1 - i0), gatewayCpu: gatewayPid === undefined ? NaN : per(g1 - g0) };
       },
     });
-    const subjects = [subject('direct', instance.port), subject('gateway', passing.port, passing.child.pid), subject('gateway-decoding', decoding.port, decoding.child.pid)];
+    const subjects = [subject('direct', instance.port), subject('gateway', passing.port, passing.child.pid), subject('gateway-decoding', decoding.port, decoding.child.pid), subject('bare-proxy', bare.port, bare.child.pid)];
     for (const s of subjects) await s.measure(2000); // warm-up: JIT, connections
     const samples = await interleave(subjects, {
       passes,
@@ -161,6 +166,9 @@ async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32
     };
     samples.set('gateway', withRatio('gateway'));
     samples.set('gateway-decoding', withRatio('gateway-decoding'));
+    samples.set('bare-proxy', withRatio('bare-proxy'));
+    // The gateway's CPU per call against the bare proxy's in the same pass: what fw adds to the node:http2 floor.
+    samples.set('gateway', samples.get('gateway').map((x, i) => ({ ...x, overFloor: x.gatewayCpu / samples.get('bare-proxy')[i].gatewayCpu })));
     const row = (scenario, name) => ({
       scenario,
       rps: medianOf(samples, name),
@@ -174,10 +182,14 @@ async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32
       decodingRatio: pairedRatio(samples, 'gateway-decoding', 'direct'),
       cpuRatio: medianOf(samples, 'gateway', 'cpuRatio'),
       decodingCpuRatio: medianOf(samples, 'gateway-decoding', 'cpuRatio'),
+      floorCpuRatio: medianOf(samples, 'bare-proxy', 'cpuRatio'),
+      overFloor: medianOf(samples, 'gateway', 'overFloor'),
+      bareRatio: pairedRatio(samples, 'bare-proxy', 'direct'),
       rows: [
         row('gRPC client → fw instance (direct)', 'direct'),
         row('gRPC client → gateway → discovered fw instance (bytes passed through)', 'gateway'),
         row('same, one interceptor installed (decoded and re-encoded)', 'gateway-decoding'),
+        row('reference: gRPC client → bare node:http2 proxy (bare-proxy.js) → fw instance', 'bare-proxy'),
       ],
     };
   } finally {
