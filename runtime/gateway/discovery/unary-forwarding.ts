@@ -13,7 +13,7 @@
  */
 import { status as GrpcCode } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
-import { onAbort } from './abort-fanout';
+import { unwatchAbort, watchAbort } from './abort-fanout';
 import type { DiscoveryDecision } from './forwarding-events';
 import type { ForwardingPolicy } from './forwarding-policy';
 import type { IncomingHttpHeaders } from 'node:http2';
@@ -94,13 +94,13 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
     let settled = false;
     let extra = 0;
     let hedgeTimer: NodeJS.Timeout | undefined;
-    let unwatch: (() => void) | undefined;
+    let watching = false;
 
     const settle = (error: unknown, value?: unknown, reply?: AttemptReply): void => {
       if (settled) return;
       settled = true;
       if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
-      unwatch?.();
+      if (watching) unwatchAbort(context.signal, cancelledByCaller);
       // A copy: cancelling runs the attempt's callback, which takes it out of `live`.
       if (live.length > 0) for (const a of [...live]) if (!a.done) a.cancel?.();
       if (error === null) {
@@ -117,6 +117,8 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
       relayTrailers(context, trailers);
       reject(error);
     };
+
+    const cancelledByCaller = (): void => settle(callError(GrpcCode.CANCELLED, 'Cancelled by the caller'));
 
     /** An idempotent call may send one more attempt (retry, hedge, unresponsive instance). */
     const mayRepeat = (): boolean => f.idempotent && tried.length < f.policy.maxAttempts && Date.now() < deadline && !context.signal.aborted;
@@ -178,7 +180,10 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
       return;
     }
     if (!launch(undefined, '')) return;
-    unwatch = onAbort(context.signal, () => settle(callError(GrpcCode.CANCELLED, 'Cancelled by the caller')));
+    if (!settled) {
+      watchAbort(context.signal, cancelledByCaller);
+      watching = true;
+    }
     const hedgeDelay = f.policy.hedgeDelayMs;
     if (f.idempotent && hedgeDelay !== undefined && !settled) {
       const hedge = (): void => {
