@@ -8,34 +8,46 @@
  * listener is shared by all signals.
  */
 const WATCHERS: unique symbol = Symbol('fw.abortWatchers');
+/** The signal has runWatchers as its 'abort' listener. */
+const LISTENING: unique symbol = Symbol('fw.abortListening');
 
-type Watched = AbortSignal & { [WATCHERS]?: Set<() => void> };
+/** A signal's watchers: one function (the usual case: a signal per call), or a set of them. */
+type Watched = AbortSignal & { [WATCHERS]?: (() => void) | Set<() => void> };
 
 const ONCE = { once: true } as const;
 
 function runWatchers(this: unknown, event: Event): void {
   const signal = event.currentTarget as Watched;
-  const set = signal[WATCHERS];
-  if (set === undefined) return;
+  const watchers = signal[WATCHERS];
   signal[WATCHERS] = undefined;
-  for (const fn of set) fn();
+  if (typeof watchers === 'function') watchers();
+  else if (watchers !== undefined) for (const fn of watchers) fn();
 }
 
 /** Runs `cancel` when `signal` aborts, until `unwatchAbort(signal, cancel)`. */
 export function watchAbort(signal: AbortSignal, cancel: () => void): void {
   const watched = signal as Watched;
-  let set = watched[WATCHERS];
-  if (set === undefined) {
-    set = new Set();
-    watched[WATCHERS] = set;
-    signal.addEventListener('abort', runWatchers, ONCE);
+  const watchers = watched[WATCHERS];
+  if (watchers === undefined) {
+    watched[WATCHERS] = cancel;
+    // Registered once per signal; it stays (once: true) when the watchers leave before an abort.
+    if (!(signal as { [LISTENING]?: true })[LISTENING]) {
+      (signal as { [LISTENING]?: true })[LISTENING] = true;
+      signal.addEventListener('abort', runWatchers, ONCE);
+    }
+  } else if (typeof watchers === 'function') {
+    watched[WATCHERS] = new Set([watchers, cancel]);
+  } else {
+    watchers.add(cancel);
   }
-  set.add(cancel);
 }
 
 /** Stops running `cancel` when `signal` aborts. */
 export function unwatchAbort(signal: AbortSignal, cancel: () => void): void {
-  (signal as Watched)[WATCHERS]?.delete(cancel);
+  const watched = signal as Watched;
+  const watchers = watched[WATCHERS];
+  if (watchers === cancel) watched[WATCHERS] = undefined;
+  else if (typeof watchers === 'object') watchers.delete(cancel);
 }
 
 /** Runs `cancel` when `signal` aborts; returns the function that stops watching. */
