@@ -13,7 +13,8 @@ import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
 import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
-import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
+import { H2GrpcServer } from './h2/server';
+import { serverEngine, toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcServerOptions, type GrpcTlsOptions } from './options';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import type { DescriptorOptions } from './request-checks';
@@ -92,10 +93,9 @@ class GrpcApplicationImpl implements GrpcApplication {
   readonly #pipeline = new CallPipeline(defaultUnexpected);
   readonly #services = new Map<string, HostedService>();
   readonly #health = new HealthState();
-  #server: Server | undefined;
+  #server: ServerHandle | undefined;
   #port: number | undefined;
   #listening = false;
-  #stopWatching: () => void = () => undefined;
 
   constructor() {
     const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
@@ -107,6 +107,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const merged: GrpcApplicationOptions = { ...this.#options, ...options, grpc: { ...this.#options.grpc, ...options.grpc } };
     toChannelOptions(merged.grpc);
     toCompressionSettings(merged.grpc);
+    serverEngine(merged.grpc);
     this.#options = merged;
     return this;
   }
@@ -139,23 +140,18 @@ class GrpcApplicationImpl implements GrpcApplication {
     const requested = port ?? this.#options.port ?? 0;
     if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
     const compression = toCompressionSettings(grpcOptions);
-    installFraming();
-    const server = new Server(toChannelOptions(grpcOptions));
-    for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
-    this.#server = server;
+    const engine = serverEngine(grpcOptions) === 'grpc-js' ? new GrpcJsHandle(grpcOptions) : new H2Handle(grpcOptions);
+    for (const entry of this.#services.values()) addToServer(engine.services, entry.service, this.#pipeline, compression);
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine.services as Server);
+    this.#server = engine;
     this.#health.restart();
-    const target = host.includes(':') ? `[${host}]:${requested}` : `${host}:${requested}`;
     try {
-      this.#port = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(target, serverCredentials(grpcOptions.tls), (error, bound) => (error ? reject(error) : resolve(bound)));
-      });
+      this.#port = await engine.bind(host, requested, grpcOptions);
     } catch (error) {
       this.#server = undefined;
-      server.forceShutdown();
+      engine.forceShutdown();
       throw error;
     }
-    this.#stopWatching = watchRequestTimeouts(server, resolveHttp2Limits(grpcOptions).requestTimeout);
     this.#listening = true;
     return { host, port: this.#port };
   }
@@ -165,19 +161,20 @@ class GrpcApplicationImpl implements GrpcApplication {
     if (server === undefined) return;
     this.#health.shutdown();
     const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
-        server.forceShutdown();
-        resolve();
-      }, timeoutMs);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      server.shutdown(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
+          server.forceShutdown();
+          resolve();
+        }, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.#pipeline.idle();
-    this.#stopWatching();
+    server.forceShutdown();
     this.#server = undefined;
     this.#listening = false;
   }
@@ -210,7 +207,71 @@ class GrpcApplicationImpl implements GrpcApplication {
   }
 }
 
-function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
+/** What `addToServer` and @grpc/reflection register services on: either engine's server. */
+interface ServiceSink {
+  addService(definition: Record<string, unknown>, implementation: UntypedServiceImplementation): void;
+}
+
+/** One engine behind `listen()`/`close()`. */
+interface ServerHandle {
+  readonly services: ServiceSink;
+  bind(host: string, port: number, options: GrpcServerOptions): Promise<number>;
+  /** GOAWAY; resolves once running calls are done. */
+  shutdown(): Promise<void>;
+  /** Cancels whatever still runs and closes every connection (idempotent). */
+  forceShutdown(): void;
+}
+
+/** fw's server on node:http2 (the default). */
+class H2Handle implements ServerHandle {
+  readonly #server: H2GrpcServer;
+  constructor(options: GrpcServerOptions) {
+    this.#server = new H2GrpcServer(options);
+  }
+  get services(): ServiceSink {
+    return this.#server as unknown as ServiceSink;
+  }
+  bind(host: string, port: number, options: GrpcServerOptions): Promise<number> {
+    return this.#server.listen(host, port, options.tls);
+  }
+  shutdown(): Promise<void> {
+    return this.#server.shutdown();
+  }
+  forceShutdown(): void {
+    this.#server.forceShutdown();
+  }
+}
+
+/** grpc-js's Server (`grpc.engine: 'grpc-js'`), with fw's framing hooks and request-timeout watch. */
+class GrpcJsHandle implements ServerHandle {
+  readonly #server: Server;
+  #stopWatching: () => void = () => undefined;
+  constructor(options: GrpcServerOptions) {
+    installFraming();
+    this.#server = new Server(toChannelOptions(options));
+  }
+  get services(): ServiceSink {
+    return this.#server as unknown as ServiceSink;
+  }
+  async bind(host: string, port: number, options: GrpcServerOptions): Promise<number> {
+    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const bound = await new Promise<number>((resolve, reject) => {
+      this.#server.bindAsync(target, serverCredentials(options.tls), (error, value) => (error ? reject(error) : resolve(value)));
+    });
+    this.#stopWatching = watchRequestTimeouts(this.#server, resolveHttp2Limits(options).requestTimeout);
+    return bound;
+  }
+  shutdown(): Promise<void> {
+    return new Promise((resolve) => this.#server.tryShutdown(() => resolve()));
+  }
+  forceShutdown(): void {
+    this.#stopWatching();
+    this.#stopWatching = () => undefined;
+    this.#server.forceShutdown();
+  }
+}
+
+function addToServer(server: ServiceSink, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
   const definition: Record<string, unknown> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -226,7 +287,7 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
     };
     implementation[method.method] = createHandler(method, pipeline);
   }
-  server.addService(definition as Parameters<Server['addService']>[0], implementation);
+  server.addService(definition, implementation);
 }
 
 function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {
