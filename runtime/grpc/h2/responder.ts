@@ -60,6 +60,8 @@ export const ACCEPT_ENCODING = 'identity,gzip';
 function sendPendingTrailers(this: CallStream): void {
   const call = this[CALL];
   this.sendTrailers(call?.trailers ?? OK_TRAILERS);
+  // The response is complete while the request is not: RST_STREAM NO_ERROR tells the client to stop sending (RFC 9113 8.1).
+  if (!this.readableEnded) this.close(http2.constants.NGHTTP2_NO_ERROR);
 }
 
 function writable(stream: ServerHttp2Stream): boolean {
@@ -74,7 +76,7 @@ export function sendHeaders(call: Responder, metadata: Metadata | undefined): vo
   if (!writable(stream) || stream.headersSent) return;
   const headers: OutgoingHttpHeaders = { ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-accept-encoding': ACCEPT_ENCODING };
   const state = call[STATE];
-  if (state !== undefined && decideAdvertised(state, call.served.serialize)) headers['grpc-encoding'] = 'gzip';
+  headers['grpc-encoding'] = state !== undefined && decideAdvertised(state, call.served.serialize) ? 'gzip' : 'identity';
   addMetadataHeaders(headers, metadata);
   stream.on('wantTrailers', sendPendingTrailers);
   stream.respond(headers, WAIT_FOR_TRAILERS);
@@ -123,11 +125,11 @@ export function sendStatus(call: Responder, code: number, details: string, metad
     trailers[':status'] = 200;
     trailers['content-type'] = CONTENT_TYPE;
     stream.respond(trailers, END_STREAM);
+    if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
   } else {
     call.trailers = trailers;
     stream.end();
   }
-  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
 }
 
 function stopDeadline(call: Responder): void {
