@@ -1,7 +1,8 @@
 /**
- * The gRPC transport: a grpc-js Server whose services are built from the
- * registry (and configureGRPC proto files), fed connections by the mux
- * through `createConnectionInjector` so gRPC shares the gateway's one port.
+ * The gRPC transport: a gRPC server (fw's node:http2 one, or grpc-js's as
+ * the fallback; engine.ts) whose services are built from the registry (and
+ * configureGRPC proto files), fed connections by the mux so gRPC shares the
+ * gateway's one port.
  * Each call becomes one dispatch; errors leave as gRPC statuses with the
  * gateway's string code in the `x-error-code` trailer, the trace id in the
  * `x-trace-id` response header.
@@ -9,7 +10,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
-import { http2ChannelOptions, resolveHttp2Limits, watchRequestTimeouts, type Http2LimitOptions } from '../../grpc/h2-limits';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';
@@ -19,22 +19,20 @@ import { nextConnectionId } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
-import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
+import { chooseCompression, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata } from '../../grpc/errors';
 import type { RequestContext } from '../../core/request-context';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
-import { routeForeignStreams, type ForeignStreamHandler } from './foreign-streams';
+import { createGatewayGrpcServer, type ForeignStreamHandler, type GatewayEngineOptions, type GatewayGrpcServer } from './engine';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
-export interface GrpcGatewayOptions extends Http2LimitOptions {
+export interface GrpcGatewayOptions extends GatewayEngineOptions {
   /** Serve grpc.reflection.v1(alpha) for every service with descriptors: generated ones and configureGRPC proto files. */
   reflection?: boolean;
-  /** Largest message in either direction; default 4 MiB. */
-  maxMessageSize?: number;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -56,15 +54,13 @@ function invalidArgument(rejected: RejectedPayload): ServiceError {
   return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
 }
 
-/** The gRPC transport: a grpc-js server fed by the mux, one dispatch per call. */
+/** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
 export class GrpcTransport {
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #options: () => GrpcGatewayOptions;
   readonly #config: () => GrpcGatewayConfig;
-  #server: grpc.Server | undefined = undefined;
-  #injector: ReturnType<grpc.Server['createConnectionInjector']> | undefined = undefined;
-  #stopWatching: () => void = () => undefined;
+  #server: GatewayGrpcServer | undefined = undefined;
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
@@ -81,20 +77,13 @@ export class GrpcTransport {
     this.#config = config;
   }
 
-  /** The grpc-js server (created on first use). */
-  get server(): grpc.Server {
-    if (this.#server === undefined) {
-      const options = this.#options();
-      const max = options.maxMessageSize ?? 4 << 20;
-      // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
-      installFraming();
-      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, ...http2ChannelOptions(resolveHttp2Limits(options)) });
-      routeForeignStreams(this.#server, () => this.#foreign);
-    }
+  /** The gRPC server (created on first use, with the engine the options choose). */
+  get server(): GatewayGrpcServer {
+    if (this.#server === undefined) this.#server = createGatewayGrpcServer(this.#options(), () => this.#foreign);
     return this.#server;
   }
 
-  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before grpc-js would refuse them (foreign-streams.ts). */
+  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before the gRPC server would refuse them. */
   handleForeignStreams(handler: ForeignStreamHandler | undefined): void {
     this.#foreign = handler;
   }
@@ -130,7 +119,7 @@ export class GrpcTransport {
    * @grpc/reflection indexes its files once, so the reflection methods are
    * registered once and call whichever index the latest sync built.
    */
-  #syncReflection(server: grpc.Server): void {
+  #syncReflection(server: GatewayGrpcServer): void {
     const packages: PackageDefinition = { ...this.#protoPackages };
     for (const service of this.#registry.services()) {
       const entry = service.descriptor === undefined ? undefined : reflectionEntry(service.descriptor);
@@ -157,13 +146,9 @@ export class GrpcTransport {
     }
   }
 
-  /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
+  /** Hands an h2c connection (already sniffed by the mux) to the gRPC server. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
-    if (this.#injector === undefined) {
-      this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-      this.#stopWatching = watchRequestTimeouts(this.server, resolveHttp2Limits(this.#options()).requestTimeout);
-    }
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -171,7 +156,7 @@ export class GrpcTransport {
       core.emit({ type: 'connection-open', protocol: 'grpc', connectionId });
       socket.once('close', () => core.emit({ type: 'connection-close', protocol: 'grpc', connectionId, durationMs: Date.now() - opened }));
     }
-    this.#injector.injectConnection(socket);
+    this.server.inject(socket);
   }
 
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
@@ -325,26 +310,21 @@ export class GrpcTransport {
 
   /**
    * Graceful stop: GOAWAY on every connection, running calls finish, then
-   * resolves (grpc-js tryShutdown). New streams are refused.
+   * resolves. New streams are refused.
    */
   drain(): Promise<void> {
-    const server = this.#server;
-    if (server === undefined) return Promise.resolve();
-    return new Promise((resolve) => server.tryShutdown(() => resolve()));
+    return this.#server === undefined ? Promise.resolve() : this.#server.drain();
   }
 
   /** Stops serving: finishes nothing, closes every session. */
   close(): void {
-    this.#stopWatching();
-    this.#stopWatching = () => undefined;
     const server = this.#server;
     this.#server = undefined;
-    this.#injector = undefined;
     this.#registered.clear();
     this.#version = -1;
     this.#configRef = undefined;
     this.#reflection = undefined;
-    server?.forceShutdown();
+    server?.close();
   }
 }
 
