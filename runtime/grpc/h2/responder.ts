@@ -5,7 +5,7 @@
  * was sent before it. Functions over the call's fields rather than a second
  * object per call; both call classes (calls.ts) carry these fields.
  */
-import http2, { type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Metadata } from '@grpc/grpc-js';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
@@ -60,8 +60,6 @@ export const ACCEPT_ENCODING = 'identity,gzip';
 function sendPendingTrailers(this: CallStream): void {
   const call = this[CALL];
   this.sendTrailers(call?.trailers ?? OK_TRAILERS);
-  // The response is complete while the request is not: RST_STREAM NO_ERROR tells the client to stop sending (RFC 9113 8.1).
-  if (!this.readableEnded) this.close(http2.constants.NGHTTP2_NO_ERROR);
 }
 
 function writable(stream: ServerHttp2Stream): boolean {
@@ -110,8 +108,9 @@ export function sendLast(call: Responder, frame: Buffer, trailers: Metadata | un
 
 /**
  * Sends the status (once). Before any header it is a Trailers-Only
- * response; a request still being sent is then reset with NO_ERROR, which
- * tells the client to stop without failing the call.
+ * response. A request still being sent is not reset: the status ends the
+ * call for the client (gRPC clients reset on their side; grpcio reads an
+ * early RST_STREAM NO_ERROR as a failed call).
  */
 export function sendStatus(call: Responder, code: number, details: string, metadata: Metadata | undefined): void {
   if (call.done) return;
@@ -125,7 +124,6 @@ export function sendStatus(call: Responder, code: number, details: string, metad
     trailers[':status'] = 200;
     trailers['content-type'] = CONTENT_TYPE;
     stream.respond(trailers, END_STREAM);
-    if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
   } else {
     call.trailers = trailers;
     stream.end();
@@ -146,5 +144,4 @@ export function refuseStream(stream: ServerHttp2Stream, code: number, details: s
   headers['content-type'] = CONTENT_TYPE;
   headers['grpc-accept-encoding'] = ACCEPT_ENCODING;
   stream.respond(headers, END_STREAM);
-  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
 }
