@@ -105,6 +105,7 @@ function onSingleData(this: CallStream, chunk: Buffer): void {
 
 function onSingleEnd(this: CallStream): void {
   const call = this[CALL] as SingleRequest;
+  call.limits.pendingRequests?.release(this);
   if (call.done) return;
   try {
     const envelope = call.reader.next();

@@ -26,10 +26,12 @@ export interface ServedMethod {
   readonly handler: (...args: never[]) => void;
 }
 
-/** Message size limits of one server. */
+/** Message size limits of one server, and its watch over requests that never complete. */
 export interface MessageLimits {
   readonly maxReceive: number;
   readonly maxSend: number;
+  /** Unary and server-streaming requests must complete in time (released when their END_STREAM arrives). */
+  readonly pendingRequests: { release(stream: ServerHttp2Stream): void } | undefined;
 }
 
 /** The fields of a call the response functions use. */
@@ -51,8 +53,9 @@ export const CALL = Symbol('fw.grpc.call');
 /** An HTTP/2 stream carrying its call. */
 export type CallStream = ServerHttp2Stream & { [CALL]?: Responder };
 
-const WAIT_FOR_TRAILERS = { waitForTrailers: true } as const;
-const END_STREAM = { endStream: true } as const;
+// gRPC needs no Date header: one header less to build and encode per response.
+const WAIT_FOR_TRAILERS = { waitForTrailers: true, sendDate: false } as const;
+const END_STREAM = { endStream: true, sendDate: false } as const;
 const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
 export const CONTENT_TYPE = 'application/grpc+proto';
 export const ACCEPT_ENCODING = 'identity,gzip';

@@ -68,8 +68,6 @@ export class H2GrpcServer {
   readonly #limits: MessageLimits;
   readonly #sessions: SessionTracker;
   readonly #sweep: RequestTimeoutSweep | undefined;
-  /** One listener per server (not per call) that drops a closed stream from the request-timeout sweep. */
-  readonly #releaseSweep: (this: ServerHttp2Stream) => void;
   #h2: http2.Http2Server | http2.Http2SecureServer | undefined = undefined;
   /** Streams that are not gRPC (Connect, gRPC-Web on the gateway's port); read per stream. */
   foreignStreams: ForeignStreamHandler | undefined = undefined;
@@ -80,13 +78,10 @@ export class H2GrpcServer {
     this.#limits = {
       maxReceive: options.maxReceiveMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
       maxSend: options.maxSendMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
+      pendingRequests: limits.requestTimeout === 0 ? undefined : new RequestTimeoutSweep(limits.requestTimeout),
     };
+    this.#sweep = this.#limits.pendingRequests as RequestTimeoutSweep | undefined;
     this.#sessions = new SessionTracker(sessionPolicy(options));
-    const sweep = limits.requestTimeout === 0 ? undefined : new RequestTimeoutSweep(limits.requestTimeout);
-    this.#sweep = sweep;
-    this.#releaseSweep = function (this: ServerHttp2Stream) {
-      sweep?.release(this);
-    };
   }
 
   /** Registers a service given as grpc-js does (definition + implementation keyed by method name). */
@@ -206,11 +201,8 @@ export class H2GrpcServer {
         ? new H2UnaryCall(stream, served, this.#limits, headers, deadline, compression)
         : new H2StreamCall(stream, served, this.#limits, headers, deadline, compression);
     if (deadline !== Infinity) call.deadlineTimer = setTimeout(expireDeadline, Math.max(0, deadline - Date.now()), call);
-    // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM.
-    if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) {
-      this.#sweep.watch(stream);
-      stream.on('close', this.#releaseSweep);
-    }
+    // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM (the call releases them then).
+    if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(stream);
   }
 
   #foreign(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): void {

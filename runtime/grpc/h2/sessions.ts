@@ -22,6 +22,8 @@ export interface SessionPolicy {
 class SessionState {
   readonly idleMs: number;
   open = 0;
+  /** When the last stream closed (ms); the one idle timer re-checks it rather than being re-armed per stream. */
+  idleSince = Date.now();
   idleTimer: NodeJS.Timeout | undefined = undefined;
   timers: NodeJS.Timeout[] = [];
   lastPing = 0;
@@ -34,12 +36,20 @@ class SessionState {
 const STATE = Symbol('fw.grpc.session');
 type TrackedSession = ServerHttp2Session & { [STATE]?: SessionState };
 
-function closeIdle(session: TrackedSession): void {
-  if (!session.closed && !session.destroyed) session.close();
+function checkIdle(session: TrackedSession, state: SessionState): void {
+  state.idleTimer = undefined;
+  if (session.closed || session.destroyed) return;
+  if (state.open > 0) {
+    armIdle(session, state, state.idleMs);
+    return;
+  }
+  const idleFor = Date.now() - state.idleSince;
+  if (idleFor >= state.idleMs) session.close();
+  else armIdle(session, state, state.idleMs - idleFor);
 }
 
 function armIdle(session: TrackedSession, state: SessionState, ms: number): void {
-  state.idleTimer = setTimeout(closeIdle, ms, session);
+  state.idleTimer = setTimeout(checkIdle, ms, session, state);
   state.idleTimer.unref();
 }
 
@@ -132,18 +142,13 @@ export function streamOpened(session: TrackedSession): void {
   if (state === undefined) return;
   state.open++;
   state.strikes = 0;
-  if (state.idleTimer !== undefined) {
-    clearTimeout(state.idleTimer);
-    state.idleTimer = undefined;
-  }
 }
 
 /** A stream of `session` closed: the last one starts the idle clock. */
 export function streamClosed(session: TrackedSession | undefined): void {
   const state = session?.[STATE];
   if (session === undefined || state === undefined) return;
-  state.open--;
-  if (state.open === 0 && !session.closed && !session.destroyed) armIdle(session, state, state.idleMs);
+  if (--state.open === 0) state.idleSince = Date.now();
 }
 
 function ignore(): void {
