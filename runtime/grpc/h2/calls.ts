@@ -17,7 +17,8 @@ import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../
 import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
-import { requestMetadata, StatusError } from './wire';
+import { GrpcError } from '../errors';
+import { requestMetadata } from './wire';
 
 /** A status as grpc-js handlers report one (callback error or `emit('error')`). */
 interface StatusLike {
@@ -30,8 +31,8 @@ interface StatusLike {
 type Callback = (error: StatusLike | null, value?: unknown, trailers?: Metadata) => void;
 
 const READER_ERRORS: EnvelopeErrors = {
-  tooLarge: (size, limit) => new StatusError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${limit})`),
-  truncated: () => new StatusError(GrpcStatus.INTERNAL, 'Request ended inside a message (truncated length-prefixed frame)'),
+  tooLarge: (size, limit) => new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${limit})`),
+  truncated: () => new GrpcError(GrpcStatus.INTERNAL, 'Request ended inside a message (truncated length-prefixed frame)'),
 };
 
 /** What every call knows of its request. */
@@ -49,16 +50,16 @@ function peerOf(stream: CallStream): string {
   return socket.remotePort === undefined ? socket.remoteAddress : `${socket.remoteAddress}:${socket.remotePort}`;
 }
 
-/** One request message: decompressed when flagged, then deserialized; throws a StatusError. */
+/** One request message: decompressed when flagged, then deserialized; throws a GrpcError. */
 function decode(call: CallHead, envelope: Envelope): unknown {
   let bytes = envelope.data;
   if ((envelope.flags & 1) !== 0) {
-    if (call.headers['grpc-encoding'] !== 'gzip') throw new StatusError(GrpcStatus.INTERNAL, 'Compressed message received without grpc-encoding');
+    if (call.headers['grpc-encoding'] !== 'gzip') throw new GrpcError(GrpcStatus.INTERNAL, 'Compressed message received without grpc-encoding');
     try {
       bytes = gunzipSync(bytes, { maxOutputLength: call.limits.maxReceive });
     } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new StatusError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (decompressed over ${call.limits.maxReceive})`);
-      throw new StatusError(GrpcStatus.INTERNAL, 'Received a message that is not valid gzip');
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (decompressed over ${call.limits.maxReceive})`);
+      throw new GrpcError(GrpcStatus.INTERNAL, 'Received a message that is not valid gzip');
     }
     const state = call[STATE] ?? (call[STATE] = newStreamCompression(undefined));
     state.requestCompressed = true;
@@ -66,11 +67,11 @@ function decode(call: CallHead, envelope: Envelope): unknown {
   try {
     return call.served.deserialize(bytes);
   } catch (error) {
-    throw new StatusError(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`);
+    throw new GrpcError(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`);
   }
 }
 
-/** A failure inside the server: its status when it carries a gRPC code (StatusError, GrpcError), else INTERNAL. */
+/** A failure inside the server: its status when it carries a gRPC code (GrpcError, a status object), else INTERNAL. */
 function fail(call: Responder, error: unknown): void {
   if (typeof (error as StatusLike | null)?.code === 'number') reportStatus(call, error as StatusLike);
   else sendStatus(call, GrpcStatus.INTERNAL, 'Internal server error', undefined);
@@ -111,9 +112,9 @@ function onSingleEnd(this: CallStream): void {
     const envelope = call.reader.next();
     if (envelope === undefined) {
       call.reader.finish();
-      throw new StatusError(GrpcStatus.INTERNAL, 'Request carried no message');
+      throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried no message');
     }
-    if (call.reader.pending) throw new StatusError(GrpcStatus.INTERNAL, 'Request carried more than one message');
+    if (call.reader.pending) throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried more than one message');
     call.begin(decode(call, envelope));
   } catch (error) {
     fail(call, error);
@@ -340,7 +341,7 @@ export class H2StreamCall extends Duplex implements SingleRequest {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     // A destroyed call still owes its caller a status (a handler's destroy(error), a refused request message).
-    if (!this.done) fail(this, error ?? new StatusError(GrpcStatus.CANCELLED, 'Call ended by the server'));
+    if (!this.done) fail(this, error ?? new GrpcError(GrpcStatus.CANCELLED, 'Call ended by the server'));
     callback(error);
   }
 }

@@ -7,17 +7,7 @@
 import { Metadata } from '@grpc/grpc-js';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus } from '../../core/status';
-
-/** A status to send, raised inside the server (size limits, bad frames, deadlines). */
-export class StatusError extends Error {
-  readonly code: GrpcStatus;
-  readonly details: string;
-  constructor(code: GrpcStatus, details: string) {
-    super(details);
-    this.code = code;
-    this.details = details;
-  }
-}
+import { GrpcError } from '../errors';
 
 /** Headers the protocol owns; they never reach a handler's metadata (as grpc-js strips them too). */
 const RESERVED = ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type'];
@@ -71,6 +61,6 @@ export function isGrpcContentType(type: string | undefined): boolean {
 }
 
 /** What a server reports to callers for a request encoding it cannot read. */
-export function unsupportedEncoding(encoding: string): StatusError {
-  return new StatusError(GrpcStatus.UNIMPLEMENTED, `Request compression ${encoding} is not supported (accepted: identity, gzip)`);
+export function unsupportedEncoding(encoding: string): GrpcError {
+  return new GrpcError(GrpcStatus.UNIMPLEMENTED, `Request compression ${encoding} is not supported (accepted: identity, gzip)`);
 }

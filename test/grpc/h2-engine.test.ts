@@ -1,0 +1,186 @@
+/**
+ * fw's gRPC server on node:http2 (the default `grpc.engine`): Trailers-Only
+ * errors, deadlines and client cancellation reaching `context.signal`,
+ * message size limits, request compression and its refusals, percent-encoded
+ * status messages, `-bin` metadata both ways, and malformed frames answered
+ * with a clear status while the server keeps serving.
+ */
+import http2 from 'node:http2';
+import { gzipSync } from 'node:zlib';
+import * as grpc from '@grpc/grpc-js';
+import { createGrpcClient } from 'fw/grpc-client';
+import { GrpcError, GrpcStatus } from 'fw/grpc';
+import type { RequestContext } from 'fw';
+import { frame, rawCall } from './fixtures/raw-http2';
+import { listen, newApp, stopAll } from './fixtures/servers';
+
+type Msg = Record<string, unknown>;
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+
+describe('the node:http2 gRPC engine', () => {
+  let address: string;
+  const aborted: { method: string; reason: string }[] = [];
+  const waitForAbort = (method: string, context: RequestContext): Promise<Msg> =>
+    new Promise((resolve) => {
+      const guard = setTimeout(() => resolve({ aborted: false }), 5000);
+      context.signal.addEventListener('abort', () => {
+        clearTimeout(guard);
+        aborted.push({ method, reason: String((context.signal.reason as Error | undefined)?.message ?? context.signal.reason) });
+        resolve({ aborted: true });
+      });
+    });
+
+  beforeAll(async () => {
+    const app = newApp()
+      .withOptions({ grpc: { maxReceiveMessageLength: 1024, maxSendMessageLength: 2048 } })
+      .addService({
+        name: 'Engine',
+        methods: {
+          Echo: { handler: async (request: Msg) => request },
+          Fail: { handler: async () => { throw new GrpcError(GrpcStatus.FAILED_PRECONDITION, 'héllo 100% ✓'); } },
+          Big: { handler: async (request: Msg) => ({ text: 'x'.repeat(Number(request.size)) }) },
+          Sleep: { handler: async (_request: Msg, context: RequestContext) => waitForAbort('Sleep', context) },
+          Meta: {
+            handler: async (_request: Msg, context: RequestContext) => {
+              const [bin] = context.call.requestMetadata.get('x-data-bin');
+              context.call.setHeader('x-echo-bin', bin as Buffer);
+              context.call.setTrailer('x-trailer', 'done');
+              return { bytes: Buffer.isBuffer(bin) ? [...bin] : null };
+            },
+          },
+          Sum: {
+            streaming: 'client',
+            handler: async (requests: AsyncIterable<Msg>) => {
+              let total = 0;
+              for await (const r of requests) total += Number(r.n);
+              return { total };
+            },
+          },
+        },
+      });
+    address = await listen(app);
+  });
+  afterAll(stopAll);
+
+  const stillServing = async (): Promise<void> => {
+    const result = await rawCall(address, '/Engine/Echo', [frame(json({ ok: true }))]);
+    expect(result.status).toBe(GrpcStatus.OK);
+  };
+
+  it('answers an error before any message as Trailers-Only, grpc-message percent-encoded', async () => {
+    const result = await rawCall(address, '/Engine/Fail', [frame(json({}))]);
+    // rawCall resolves on the response HEADERS when they carry grpc-status: one HEADERS frame, no body.
+    expect(result.headers['grpc-status']).toBe(String(GrpcStatus.FAILED_PRECONDITION));
+    expect(result.headers['grpc-message']).toBe('h%C3%A9llo 100%25 %E2%9C%93');
+    expect(result.message).toBe('héllo 100% ✓');
+    expect(result.body.length).toBe(0);
+    const client = createGrpcClient<{ fail(r: Msg): Promise<Msg>; close(): void }>({ address, service: { name: 'Engine', methods: { Fail: 'none' } } });
+    await expect(client.fail({})).rejects.toMatchObject({ code: GrpcStatus.FAILED_PRECONDITION, message: 'héllo 100% ✓' });
+    client.close();
+  });
+
+  it('answers unknown methods UNIMPLEMENTED and non-gRPC content types 415, then keeps serving', async () => {
+    const unknown = await rawCall(address, '/Engine/Nope', [frame(json({}))]);
+    expect(unknown.status).toBe(GrpcStatus.UNIMPLEMENTED);
+    expect(unknown.message).toMatch(/does not implement the method \/Engine\/Nope/);
+    const plain = await rawCall(address, '/Engine/Echo', [json({})], { headers: { 'content-type': 'application/json' } });
+    expect(plain.headers[':status']).toBe(415);
+    await stillServing();
+  });
+
+  it('a deadline aborts the handler signal and the caller gets DEADLINE_EXCEEDED', async () => {
+    const result = await rawCall(address, '/Engine/Sleep', [frame(json({}))], { headers: { 'grpc-timeout': '100m' } });
+    expect(result.status).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+    expect(aborted.some((a) => a.method === 'Sleep')).toBe(true);
+    const bad = await rawCall(address, '/Engine/Echo', [frame(json({}))], { headers: { 'grpc-timeout': 'soon' } });
+    expect(bad.status).toBe(GrpcStatus.INTERNAL);
+    expect(bad.message).toMatch(/Invalid grpc-timeout value "soon"/);
+  });
+
+  it('a client cancel (RST_STREAM CANCEL) aborts the handler signal', async () => {
+    aborted.length = 0;
+    const client = new grpc.Client(address, grpc.credentials.createInsecure());
+    const call = client.makeUnaryRequest('/Engine/Sleep', json, (b: Buffer) => JSON.parse(b.toString()), {}, () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    call.cancel();
+    for (let i = 0; i < 100 && aborted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(aborted).toEqual([{ method: 'Sleep', reason: expect.stringMatching(/cancel/i) }]);
+    client.close();
+  });
+
+  it('refuses messages over maxReceiveMessageLength and responses over maxSendMessageLength with RESOURCE_EXHAUSTED', async () => {
+    const large = await rawCall(address, '/Engine/Echo', [frame(json({ text: 'y'.repeat(2000) }))]);
+    expect(large.status).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(large.message).toMatch(/Received message larger than max \(\d+ vs\. 1024\)/);
+    const big = await rawCall(address, '/Engine/Big', [frame(json({ size: 4000 }))]);
+    expect(big.status).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(big.message).toMatch(/Sent message larger than max \(\d+ vs\. 2048\)/);
+    // A gzip bomb: small on the wire, over the limit once inflated.
+    const bomb = await rawCall(address, '/Engine/Echo', [frame(gzipSync(json({ text: 'z'.repeat(50_000) })), true)], { headers: { 'grpc-encoding': 'gzip' } });
+    expect(bomb.status).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    await stillServing();
+  });
+
+  it('reads gzip requests, and refuses unknown encodings, unannounced and invalid compressed messages', async () => {
+    const gzipped = await rawCall(address, '/Engine/Echo', [frame(gzipSync(json({ a: 1 })), true)], { headers: { 'grpc-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(GrpcStatus.OK);
+    const brotli = await rawCall(address, '/Engine/Echo', [frame(json({}), true)], { headers: { 'grpc-encoding': 'br' } });
+    expect(brotli.status).toBe(GrpcStatus.UNIMPLEMENTED);
+    expect(brotli.headers['grpc-accept-encoding']).toBe('identity,gzip');
+    const unannounced = await rawCall(address, '/Engine/Echo', [frame(gzipSync(json({})), true)]);
+    expect(unannounced.status).toBe(GrpcStatus.INTERNAL);
+    expect(unannounced.message).toMatch(/without grpc-encoding/);
+    const invalid = await rawCall(address, '/Engine/Echo', [frame(Buffer.from('not gzip'), true)], { headers: { 'grpc-encoding': 'gzip' } });
+    expect(invalid.status).toBe(GrpcStatus.INTERNAL);
+    expect(invalid.message).toMatch(/not valid gzip/);
+    await stillServing();
+  });
+
+  it('carries -bin metadata both ways (base64 on the wire) and trailers after the message', async () => {
+    const session = http2.connect(`http://${address}`);
+    try {
+      const request = session.request({ ':method': 'POST', ':path': '/Engine/Meta', 'content-type': 'application/grpc', te: 'trailers', 'x-data-bin': Buffer.from([0, 1, 255]).toString('base64') });
+      const got = await new Promise<{ headers: http2.IncomingHttpHeaders; trailers: http2.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        let headers: http2.IncomingHttpHeaders = {};
+        const body: Buffer[] = [];
+        request.on('response', (h) => (headers = h));
+        request.on('data', (c: Buffer) => body.push(c));
+        request.on('trailers', (trailers) => resolve({ headers, trailers, body: Buffer.concat(body) }));
+        request.on('error', reject);
+        request.end(frame(json({})));
+      });
+      expect(Buffer.from(String(got.headers['x-echo-bin']), 'base64')).toEqual(Buffer.from([0, 1, 255]));
+      expect(got.trailers).toMatchObject({ 'grpc-status': '0', 'x-trailer': 'done' });
+      expect(JSON.parse(got.body.subarray(5).toString())).toEqual({ bytes: [0, 1, 255] });
+    } finally {
+      session.close();
+    }
+  });
+
+  it('malformed frames get a clear error status, never a crash', async () => {
+    const truncated = await rawCall(address, '/Engine/Echo', [frame(json({ a: 1 })).subarray(0, 8)]);
+    expect(truncated.status).toBe(GrpcStatus.INTERNAL);
+    expect(truncated.message).toMatch(/truncated length-prefixed frame/);
+    const shortPrefix = await rawCall(address, '/Engine/Echo', [Buffer.from([0, 0, 0])]);
+    expect(shortPrefix.status).toBe(GrpcStatus.INTERNAL);
+    const empty = await rawCall(address, '/Engine/Echo', []);
+    expect(empty.status).toBe(GrpcStatus.INTERNAL);
+    expect(empty.message).toMatch(/no message/);
+    const two = await rawCall(address, '/Engine/Echo', [frame(json({})), frame(json({}))]);
+    expect(two.status).toBe(GrpcStatus.INTERNAL);
+    expect(two.message).toMatch(/more than one message/);
+    const streamTruncated = await rawCall(address, '/Engine/Sum', [frame(json({ n: 1 })), frame(json({ n: 2 })).subarray(0, 6)]);
+    expect(streamTruncated.status).not.toBe(GrpcStatus.OK);
+    const streamTooLarge = await rawCall(address, '/Engine/Sum', [frame(json({ n: 1 })), frame(json({ text: 'y'.repeat(2000) }))]);
+    expect(streamTooLarge.status).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    const ok = await rawCall(address, '/Engine/Sum', [frame(json({ n: 1 })), frame(json({ n: 2 }))]);
+    expect(ok.status).toBe(GrpcStatus.OK);
+    await stillServing();
+  });
+});
+
+describe('grpc.engine', () => {
+  it('refuses an unknown engine with a RangeError naming the option', () => {
+    expect(() => newApp().withOptions({ grpc: { engine: 'h3' as never } })).toThrow(/grpc\.engine must be 'node-http2' or 'grpc-js', got h3/);
+  });
+});
