@@ -82,7 +82,7 @@ describe('the node:http2 gRPC engine', () => {
   it('answers unknown methods UNIMPLEMENTED and non-gRPC content types 415, then keeps serving', async () => {
     const unknown = await rawCall(address, '/Engine/Nope', [frame(json({}))]);
     expect(unknown.status).toBe(GrpcStatus.UNIMPLEMENTED);
-    expect(unknown.message).toMatch(/does not implement the method \/Engine\/Nope/);
+    expect(unknown.message).toBe('No method /Engine/Nope is served here');
     const plain = await rawCall(address, '/Engine/Echo', [json({})], { headers: { 'content-type': 'application/json' } });
     expect(plain.headers[':status']).toBe(415);
     await stillServing();

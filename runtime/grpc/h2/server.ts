@@ -175,7 +175,7 @@ export class H2GrpcServer {
     const path = headers[':path'] ?? '';
     const served = this.#methods.get(path);
     if (served === undefined) {
-      refuseStream(stream, GrpcStatus.UNIMPLEMENTED, `The server does not implement the method ${path}`);
+      refuseStream(stream, GrpcStatus.UNIMPLEMENTED, `No method ${path} is served here`);
       return;
     }
     const encoding = headers['grpc-encoding'] as string | undefined;
