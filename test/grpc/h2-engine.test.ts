@@ -184,3 +184,45 @@ describe('grpc.engine', () => {
     expect(() => newApp().withOptions({ grpc: { engine: 'h3' as never } })).toThrow(/grpc\.engine must be 'node-http2' or 'grpc-js', got h3/);
   });
 });
+
+describe('node:http2 engine connection policy', () => {
+  afterAll(stopAll);
+
+  const echoApp = (grpcOptions: Record<string, number>): Promise<string> =>
+    listen(newApp().withOptions({ grpc: grpcOptions }).addService({ name: 'Echo', methods: { Echo: { handler: async (request: Msg) => request } } }));
+
+  it('retires a connection after maxConnectionAge (GOAWAY)', async () => {
+    const address = await echoApp({ maxConnectionAge: 200, maxConnectionAgeGrace: 2000 });
+    const session = http2.connect(`http://${address}`);
+    session.on('error', () => undefined);
+    const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+    const guard = new Promise<string>((resolve) => setTimeout(() => resolve('no goaway'), 5000));
+    expect(await Promise.race([goaway, guard])).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    session.destroy();
+  });
+
+  it('pings each connection every keepaliveTimeMs', async () => {
+    const address = await echoApp({ keepaliveTimeMs: 100, keepaliveTimeoutMs: 1000 });
+    const session = http2.connect(`http://${address}`);
+    session.on('error', () => undefined);
+    const pinged = new Promise<string>((resolve) => session.once('ping', () => resolve('pinged')));
+    const guard = new Promise<string>((resolve) => setTimeout(() => resolve('no ping'), 5000));
+    expect(await Promise.race([pinged, guard])).toBe('pinged');
+    session.destroy();
+  });
+
+  it('sends away (ENHANCE_YOUR_CALM) a client pinging more often than http2MinTimeBetweenPingsMs allows', async () => {
+    const address = await echoApp({ http2MinTimeBetweenPingsMs: 60_000, http2MaxPingStrikes: 1 });
+    const session = http2.connect(`http://${address}`);
+    session.on('error', () => undefined);
+    const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+    await new Promise<void>((resolve) => session.once('connect', () => resolve()));
+    for (let i = 0; i < 4 && !session.destroyed; i++) {
+      session.ping(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const guard = new Promise<number>((resolve) => setTimeout(() => resolve(-1), 5000));
+    expect(await Promise.race([goaway, guard])).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    session.destroy();
+  });
+});
