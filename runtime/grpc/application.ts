@@ -1,20 +1,20 @@
 /**
  * The gRPC application behind `server.grpc()` (spec 4.1, 4.6–4.8): register
- * services in any of the three forms, add middleware, configure, listen on
- * grpc-js, and shut down gracefully.
+ * services in any of the three forms, add middleware, configure, listen (on
+ * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), and shut
+ * down gracefully.
  */
-import { Metadata, Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Server, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { pinTickObjectShape } from '../core/tick-object-pin';
-import { compressingSerializer, installFraming } from './compression';
+import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
-import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
-import { H2GrpcServer } from './h2/server';
-import { serverEngine, toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcServerOptions, type GrpcTlsOptions } from './options';
+import { serverEngine, toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions } from './options';
+import { createServerEngine, type ServerEngine } from './server-engine';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import type { DescriptorOptions } from './request-checks';
@@ -93,7 +93,7 @@ class GrpcApplicationImpl implements GrpcApplication {
   readonly #pipeline = new CallPipeline(defaultUnexpected);
   readonly #services = new Map<string, HostedService>();
   readonly #health = new HealthState();
-  #server: ServerHandle | undefined;
+  #server: ServerEngine | undefined;
   #port: number | undefined;
   #listening = false;
 
@@ -140,13 +140,14 @@ class GrpcApplicationImpl implements GrpcApplication {
     const requested = port ?? this.#options.port ?? 0;
     if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
     const compression = toCompressionSettings(grpcOptions);
-    const engine = serverEngine(grpcOptions) === 'grpc-js' ? new GrpcJsHandle(grpcOptions) : new H2Handle(grpcOptions);
-    for (const entry of this.#services.values()) addToServer(engine.services, entry.service, this.#pipeline, compression);
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine.services as Server);
+    const engine = createServerEngine(grpcOptions);
+    for (const entry of this.#services.values()) addToServer(engine, entry.service, this.#pipeline, compression);
+    // @grpc/reflection calls only addService on the server it is given.
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine as unknown as Server);
     this.#server = engine;
     this.#health.restart();
     try {
-      this.#port = await engine.bind(host, requested, grpcOptions);
+      this.#port = await engine.listen(host, requested, grpcOptions.tls);
     } catch (error) {
       this.#server = undefined;
       engine.forceShutdown();
@@ -207,71 +208,7 @@ class GrpcApplicationImpl implements GrpcApplication {
   }
 }
 
-/** What `addToServer` and @grpc/reflection register services on: either engine's server. */
-interface ServiceSink {
-  addService(definition: Record<string, unknown>, implementation: UntypedServiceImplementation): void;
-}
-
-/** One engine behind `listen()`/`close()`. */
-interface ServerHandle {
-  readonly services: ServiceSink;
-  bind(host: string, port: number, options: GrpcServerOptions): Promise<number>;
-  /** GOAWAY; resolves once running calls are done. */
-  shutdown(): Promise<void>;
-  /** Cancels whatever still runs and closes every connection (idempotent). */
-  forceShutdown(): void;
-}
-
-/** fw's server on node:http2 (the default). */
-class H2Handle implements ServerHandle {
-  readonly #server: H2GrpcServer;
-  constructor(options: GrpcServerOptions) {
-    this.#server = new H2GrpcServer(options);
-  }
-  get services(): ServiceSink {
-    return this.#server as unknown as ServiceSink;
-  }
-  bind(host: string, port: number, options: GrpcServerOptions): Promise<number> {
-    return this.#server.listen(host, port, options.tls);
-  }
-  shutdown(): Promise<void> {
-    return this.#server.shutdown();
-  }
-  forceShutdown(): void {
-    this.#server.forceShutdown();
-  }
-}
-
-/** grpc-js's Server (`grpc.engine: 'grpc-js'`), with fw's framing hooks and request-timeout watch. */
-class GrpcJsHandle implements ServerHandle {
-  readonly #server: Server;
-  #stopWatching: () => void = () => undefined;
-  constructor(options: GrpcServerOptions) {
-    installFraming();
-    this.#server = new Server(toChannelOptions(options));
-  }
-  get services(): ServiceSink {
-    return this.#server as unknown as ServiceSink;
-  }
-  async bind(host: string, port: number, options: GrpcServerOptions): Promise<number> {
-    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    const bound = await new Promise<number>((resolve, reject) => {
-      this.#server.bindAsync(target, serverCredentials(options.tls), (error, value) => (error ? reject(error) : resolve(value)));
-    });
-    this.#stopWatching = watchRequestTimeouts(this.#server, resolveHttp2Limits(options).requestTimeout);
-    return bound;
-  }
-  shutdown(): Promise<void> {
-    return new Promise((resolve) => this.#server.tryShutdown(() => resolve()));
-  }
-  forceShutdown(): void {
-    this.#stopWatching();
-    this.#stopWatching = () => undefined;
-    this.#server.forceShutdown();
-  }
-}
-
-function addToServer(server: ServiceSink, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
+function addToServer(server: ServerEngine, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
   const definition: Record<string, unknown> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -287,13 +224,7 @@ function addToServer(server: ServiceSink, service: ServiceBinding, pipeline: Cal
     };
     implementation[method.method] = createHandler(method, pipeline);
   }
-  server.addService(definition, implementation);
-}
-
-function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {
-  if (tls === undefined) return ServerCredentials.createInsecure();
-  const pem = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value) : value);
-  return ServerCredentials.createSsl(tls.ca === undefined ? null : pem(tls.ca), [{ cert_chain: pem(tls.cert), private_key: pem(tls.key) }], tls.requireClientCert === true);
+  server.addService(definition as ServiceDefinition, implementation);
 }
 
 function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {

@@ -11,18 +11,10 @@ import { createGrpcClient } from 'fw/grpc-client';
 import { GrpcStatus, type ProtoDefinition } from 'fw/grpc';
 import { grpcJsonClient, grpcUnary, HOST, reflectedServices } from '../gateway/support/clients';
 import { frame, rawCall } from './fixtures/raw-http2';
-import { loadUserProto, protoUserService } from './fixtures/proto-user-service';
+import { loadUserProto, protoUserService, type ProtoUserClient } from './fixtures/proto-user-service';
 import { collect, fromArray, listen, newApp, stopAll } from './fixtures/servers';
 
 type Obj = Record<string, unknown>;
-interface ProtoUserClient {
-  createUser(req: Obj): Promise<Obj>;
-  getUser(req: Obj): Promise<Obj>;
-  listUsers(req: Obj): AsyncIterable<Obj>;
-  createMultipleUsers(reqs: AsyncIterable<Obj>): Promise<Obj>;
-  chatWithUsers(reqs: AsyncIterable<Obj>): AsyncIterable<Obj>;
-  close(): void;
-}
 
 describe("server.grpc() on grpc.engine: 'grpc-js'", () => {
   let client: ProtoUserClient;

@@ -26,13 +26,19 @@ import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
-import { createGatewayGrpcServer, type ForeignStreamHandler, type GatewayEngineOptions, type GatewayGrpcServer } from './engine';
+import type { Http2LimitOptions } from '../../grpc/h2-limits';
+import type { GrpcServerEngine } from '../../grpc/options';
+import { createServerEngine, type ForeignStreamHandler, type ServerEngine } from '../../grpc/server-engine';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
-export interface GrpcGatewayOptions extends GatewayEngineOptions {
+export interface GrpcGatewayOptions extends Http2LimitOptions {
   /** Serve grpc.reflection.v1(alpha) for every service with descriptors: generated ones and configureGRPC proto files. */
   reflection?: boolean;
+  /** Largest message in either direction; default 4 MiB. */
+  maxMessageSize?: number;
+  /** `'node-http2'` (default): fw's gRPC server on Node's HTTP/2; `'grpc-js'`: grpc-js's Server, the fallback (docs/grpc.md "Server engine"). */
+  engine?: GrpcServerEngine;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -60,7 +66,7 @@ export class GrpcTransport {
   readonly #registry: ServiceRegistry;
   readonly #options: () => GrpcGatewayOptions;
   readonly #config: () => GrpcGatewayConfig;
-  #server: GatewayGrpcServer | undefined = undefined;
+  #server: ServerEngine | undefined = undefined;
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
@@ -78,8 +84,8 @@ export class GrpcTransport {
   }
 
   /** The gRPC server (created on first use, with the engine the options choose). */
-  get server(): GatewayGrpcServer {
-    if (this.#server === undefined) this.#server = createGatewayGrpcServer(this.#options(), () => this.#foreign);
+  get server(): ServerEngine {
+    if (this.#server === undefined) this.#server = createServerEngine(this.#options(), () => this.#foreign);
     return this.#server;
   }
 
@@ -119,7 +125,7 @@ export class GrpcTransport {
    * @grpc/reflection indexes its files once, so the reflection methods are
    * registered once and call whichever index the latest sync built.
    */
-  #syncReflection(server: GatewayGrpcServer): void {
+  #syncReflection(server: ServerEngine): void {
     const packages: PackageDefinition = { ...this.#protoPackages };
     for (const service of this.#registry.services()) {
       const entry = service.descriptor === undefined ? undefined : reflectionEntry(service.descriptor);
@@ -313,7 +319,7 @@ export class GrpcTransport {
    * resolves. New streams are refused.
    */
   drain(): Promise<void> {
-    return this.#server === undefined ? Promise.resolve() : this.#server.drain();
+    return this.#server === undefined ? Promise.resolve() : this.#server.shutdown();
   }
 
   /** Stops serving: finishes nothing, closes every session. */
@@ -324,7 +330,7 @@ export class GrpcTransport {
     this.#version = -1;
     this.#configRef = undefined;
     this.#reflection = undefined;
-    server?.close();
+    server?.forceShutdown();
   }
 }
 

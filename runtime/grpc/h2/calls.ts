@@ -175,50 +175,69 @@ function attach(call: CallHead, stream: CallStream, single: boolean): void {
   stream.on('end', single ? onSingleEnd : onStreamEnd);
 }
 
-/** A unary call (grpc-js's ServerUnaryCall). */
-export class H2UnaryCall extends EventEmitter implements SingleRequest {
-  readonly stream: CallStream;
-  readonly served: ServedMethod;
-  readonly limits: MessageLimits;
-  readonly headers: IncomingHttpHeaders;
-  readonly deadline: number;
-  readonly reader: LengthPrefixedReader;
-  request: unknown = undefined;
-  cancelled = false;
-  headersSent = false;
-  done = false;
-  trailers: OutgoingHttpHeaders | undefined = undefined;
-  deadlineTimer: NodeJS.Timeout | undefined = undefined;
-  [STATE]?: StreamCompression;
-  #metadata: Metadata | undefined = undefined;
-  #peer: string | undefined = undefined;
+// TypeScript accepts a class as a mixin base only with an `any[]` constructor.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type EmitterClass = abstract new (...args: any[]) => EventEmitter;
 
+/**
+ * The fields and grpc-js call surface both call classes share (one is an
+ * EventEmitter, the other a Duplex, so they share it as a mixin).
+ */
+// eslint-disable-next-line @typescript-eslint/explicit-function-return-type
+function withCallHead<Base extends EmitterClass>(base: Base) {
+  abstract class CallHeadBase extends base implements CallHead {
+    stream!: CallStream;
+    served!: ServedMethod;
+    limits!: MessageLimits;
+    headers!: IncomingHttpHeaders;
+    deadline!: number;
+    reader!: LengthPrefixedReader;
+    request: unknown = undefined;
+    cancelled = false;
+    headersSent = false;
+    done = false;
+    trailers: OutgoingHttpHeaders | undefined = undefined;
+    deadlineTimer: NodeJS.Timeout | undefined = undefined;
+    [STATE]?: StreamCompression;
+    /** Built on first read of `metadata` / `getPeer()`. */
+    metadataRead: Metadata | undefined = undefined;
+    peerRead: string | undefined = undefined;
+
+    /** Sets the call up; run by each subclass constructor. */
+    init(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined): void {
+      this.stream = stream;
+      this.served = served;
+      this.limits = limits;
+      this.headers = headers;
+      this.deadline = deadline;
+      this.reader = new LengthPrefixedReader(limits.maxReceive, READER_ERRORS);
+      if (compression !== undefined) this[STATE] = compression;
+    }
+    get metadata(): Metadata {
+      return (this.metadataRead ??= requestMetadata(this.headers));
+    }
+    getPeer(): string {
+      return (this.peerRead ??= peerOf(this.stream));
+    }
+    getDeadline(): number {
+      return this.deadline;
+    }
+    getPath(): string {
+      return this.served.path;
+    }
+    sendMetadata(metadata: Metadata): void {
+      sendHeaders(this, metadata);
+    }
+  }
+  return CallHeadBase;
+}
+
+/** A unary call (grpc-js's ServerUnaryCall). */
+export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest {
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
     super();
-    this.stream = stream;
-    this.served = served;
-    this.limits = limits;
-    this.headers = headers;
-    this.deadline = deadline;
-    this.reader = new LengthPrefixedReader(limits.maxReceive, READER_ERRORS);
-    if (compression !== undefined) this[STATE] = compression;
+    this.init(stream, served, limits, headers, deadline, compression);
     attach(this, stream, true);
-  }
-
-  get metadata(): Metadata {
-    return (this.#metadata ??= requestMetadata(this.headers));
-  }
-  getPeer(): string {
-    return (this.#peer ??= peerOf(this.stream));
-  }
-  getDeadline(): number {
-    return this.deadline;
-  }
-  getPath(): string {
-    return this.served.path;
-  }
-  sendMetadata(metadata: Metadata): void {
-    sendHeaders(this, metadata);
   }
 
   begin(request: unknown): void {
@@ -237,54 +256,17 @@ export class H2UnaryCall extends EventEmitter implements SingleRequest {
 }
 
 /** A streaming call (grpc-js's ServerWritableStream, ServerReadableStream, ServerDuplexStream). */
-export class H2StreamCall extends Duplex implements SingleRequest {
-  readonly stream: CallStream;
-  readonly served: ServedMethod;
-  readonly limits: MessageLimits;
-  readonly headers: IncomingHttpHeaders;
-  readonly deadline: number;
-  readonly reader: LengthPrefixedReader;
-  request: unknown = undefined;
-  cancelled = false;
-  headersSent = false;
-  done = false;
-  trailers: OutgoingHttpHeaders | undefined = undefined;
-  deadlineTimer: NodeJS.Timeout | undefined = undefined;
-  [STATE]?: StreamCompression;
-  #metadata: Metadata | undefined = undefined;
-  #peer: string | undefined = undefined;
+export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest {
   #statusTrailers: Metadata | undefined = undefined;
 
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
     super({ objectMode: true });
-    this.stream = stream;
-    this.served = served;
-    this.limits = limits;
-    this.headers = headers;
-    this.deadline = deadline;
-    this.reader = new LengthPrefixedReader(limits.maxReceive, READER_ERRORS);
-    if (compression !== undefined) this[STATE] = compression;
+    this.init(stream, served, limits, headers, deadline, compression);
     this.on('error', onHandlerError);
     const single = served.kind === 'serverStream';
     attach(this, stream, single);
     if (single) this.push(null);
     else this.#start();
-  }
-
-  get metadata(): Metadata {
-    return (this.#metadata ??= requestMetadata(this.headers));
-  }
-  getPeer(): string {
-    return (this.#peer ??= peerOf(this.stream));
-  }
-  getDeadline(): number {
-    return this.deadline;
-  }
-  getPath(): string {
-    return this.served.path;
-  }
-  sendMetadata(metadata: Metadata): void {
-    sendHeaders(this, metadata);
   }
 
   /** Server streaming: the request arrived, run the handler. */

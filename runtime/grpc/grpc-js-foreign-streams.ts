@@ -13,8 +13,8 @@
  * HTTP/2 tests would say so).
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import type { ForeignStreamHandler } from '../../grpc/h2/server';
-import { isGrpcContentType } from '../../grpc/h2/wire';
+import type { ForeignStreamHandler } from './h2/server';
+import { isGrpcContentType } from './h2/wire';
 
 /** Makes `server` (a grpc-js Server) offer non-gRPC streams to `handler()` (read per stream; undefined = none). */
 export function routeForeignStreams(server: object, handler: () => ForeignStreamHandler | undefined): void {
