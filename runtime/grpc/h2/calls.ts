@@ -44,10 +44,19 @@ interface CallHead extends Responder {
   cancelled: boolean;
 }
 
+const PEER = Symbol('fw.grpc.peer');
+
+/** `address:port` of the caller, read from the socket once per connection (the session's socket is a Proxy, slow to read). */
 function peerOf(stream: CallStream): string {
-  const socket = stream.session?.socket;
-  if (socket?.remoteAddress === undefined) return 'unknown';
-  return socket.remotePort === undefined ? socket.remoteAddress : `${socket.remoteAddress}:${socket.remotePort}`;
+  const session = stream.session as (NonNullable<CallStream['session']> & { [PEER]?: string }) | undefined;
+  if (session === undefined) return 'unknown';
+  let peer = session[PEER];
+  if (peer === undefined) {
+    const socket = session.socket;
+    peer = socket?.remoteAddress === undefined ? 'unknown' : socket.remotePort === undefined ? socket.remoteAddress : `${socket.remoteAddress}:${socket.remotePort}`;
+    session[PEER] = peer;
+  }
+  return peer;
 }
 
 /** One request message: decompressed when flagged, then deserialized; throws a GrpcError. */
