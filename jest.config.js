@@ -13,6 +13,7 @@ module.exports = {
     '^fw/middleware$': '<rootDir>/runtime/middleware/index.ts',
     '^fw/testing$': '<rootDir>/runtime/testing/index.ts',
     '^fw/protobuf-wire$': '<rootDir>/runtime/protobuf-wire.ts',
+    '^fw/browser$': '<rootDir>/runtime/browser/index.ts',
   },
   testTimeout: 30000,
   maxWorkers: 2,

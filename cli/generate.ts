@@ -7,7 +7,7 @@ import { bufBuild } from './buf-build';
 import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
-import { preloadTemplates, renderFw, renderOpenApi } from './render';
+import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './render';
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
 import { acquireTsProto } from './run-ts-proto';
@@ -98,6 +98,7 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
     const model = builder.fileModel(rel);
     if (model.services.length === 0) continue;
     files.set(`${model.stem}.fw.ts`, renderFw(model, suffix));
+    files.set(`${model.stem}.browser.ts`, renderBrowser(model, suffix));
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
     stubModels.push(model);
   }

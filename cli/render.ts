@@ -37,7 +37,7 @@ function template(name: string): Template {
 
 /** Compiles every template now (generate.ts calls this while buf runs). */
 export function preloadTemplates(): void {
-  for (const name of ['service-fw.ts.hbs', 'service-stub.ts.hbs', 'stub-method.ts.hbs', 'openapi.json.hbs']) template(name);
+  for (const name of ['service-fw.ts.hbs', 'service-browser.ts.hbs', 'service-stub.ts.hbs', 'stub-method.ts.hbs', 'openapi.json.hbs']) template(name);
 }
 
 /** A JSDoc block from a proto comment, indented; empty when there is none. */
@@ -127,6 +127,30 @@ export function renderFw(file: FileModel, importSuffix = ''): string {
   // Base64 of one descriptor per line: long, but generated and deterministic.
   const descriptors = file.fileDescriptorProtos.map((b64) => `'${b64}'`);
   return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });
+}
+
+const CALL_KIND = { none: 'unary', server: 'server', client: 'client', bidirectional: 'bidi' } as const;
+
+/** Renders `x.browser.ts`: the browser client (runtime `fw/browser`), which imports the ts-proto message objects for their JSON functions. */
+export function renderBrowser(file: FileModel, importSuffix = ''): string {
+  const services = file.services.map((s) => ({
+    name: s.name,
+    typeName: s.typeName,
+    methods: s.methods.map((m) => ({
+      localName: m.localName,
+      jsdoc: jsdoc(m.comment, ''),
+      kind: CALL_KIND[m.streaming],
+      request: m.request.localName,
+      response: m.response.localName,
+    })),
+  }));
+  const used = new Set(file.services.flatMap((s) => s.methods.flatMap((m) => [m.request.protoName, m.response.protoName])));
+  const lines = importLines(
+    file.imports.filter((r) => used.has(r.protoName)),
+    false,
+    (mod) => relativeModule(file.stem, mod, importSuffix),
+  );
+  return template('service-browser.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
 }
 
 /** Renders one stub method (also used by the merge to append new RPCs). */

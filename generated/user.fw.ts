@@ -8,6 +8,7 @@ import type {
   JsonSchema,
   MessageCodec,
   MethodDescriptor,
+  PartialMessage,
   ServerStreamingHandler,
   ServiceDescriptor,
   StreamingMode,
@@ -32,17 +33,6 @@ type CallOptions = GrpcCallOptions;
 
 /** Options of a generated client factory: everything `createGrpcClient` takes but the service. */
 type ClientOptions = Omit<Parameters<typeof createGrpcClient>[0], 'service'>;
-
-/** A message with every field optional; unset fields take their proto3 defaults when sent. */
-type PartialMessage<T> = T extends Date | Uint8Array | string | number | boolean | undefined
-  ? T
-  : T extends ReadonlyArray<infer U>
-    ? ReadonlyArray<PartialMessage<U>>
-    : T extends { $case: string }
-      ? { [K in keyof Omit<T, '$case'>]?: PartialMessage<T[K]> } & { $case: T['$case'] }
-      : T extends object
-        ? { [K in keyof T]?: PartialMessage<T[K]> }
-        : T;
 
 /** The ts-proto message functions a codec is built from. */
 interface TsProtoMessage<T> {

@@ -9,4 +9,5 @@ export * from './http';
 export * from './gateway';
 export * from './health';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode, IdempotencyLevel } from './grpc/descriptor';
+export type { PartialMessage } from './core/partial-message';
 export * from './validation';

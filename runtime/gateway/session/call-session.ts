@@ -4,7 +4,9 @@
  * calls). The transport decodes messages into start/push/end events and
  * renders replies through a ReplySink; this file owns the call lifecycle,
  * client-stream queues, server-stream pumping with backpressure, and
- * cancellation when the connection goes away.
+ * cancellation: when the connection goes away, when the client sends a
+ * cancel message for one call, or when the call's `timeout` (ms, from the
+ * request envelope) passes — then the client gets DEADLINE_EXCEEDED.
  */
 import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
@@ -13,6 +15,7 @@ import { decodeFailure, GatewayErrors, ServiceError, toServiceError } from '../e
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
+import { CallCancellation } from './call-cancellation';
 
 /** A decoded request envelope (WebSocket message, TCP/UDP frame payload). */
 export interface EnvelopeRequest {
@@ -24,6 +27,8 @@ export interface EnvelopeRequest {
   traceId?: unknown;
   traceparent?: unknown;
   metadata?: unknown;
+  /** The call's deadline in ms from its arrival (a positive integer). */
+  timeout?: unknown;
 }
 
 /** How a transport writes replies. `traceId` is echoed on every reply. */
@@ -36,8 +41,8 @@ export interface ReplySink {
   writable(): Promise<void> | undefined;
 }
 
-/** Builds the per-call context from the envelope. */
-export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext;
+/** Builds the per-call context from the envelope; `signal` is a function when the call's own signal is made on first read. */
+export type ContextFactory = (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal | (() => AbortSignal)) => RequestContext;
 
 /** Limits and capabilities of one connection's session. */
 export interface CallSessionOptions {
@@ -50,7 +55,16 @@ export interface CallSessionOptions {
   serverStreaming: boolean;
   /** Shared controller (UDP: one per transport); default one per session. */
   controller?: AbortController;
+  /**
+   * Each call gets its own signal (WebSocket, TCP): a cancel message or the
+   * call's timeout aborts that call alone. Otherwise every call has the
+   * session's signal and `timeout` still fails the call but cannot abort it.
+   */
+  perCallSignals?: boolean;
 }
+
+/** The longest accepted `timeout`: what setTimeout can hold (about 24.8 days). */
+const MAX_TIMEOUT_MS = 0x7fffffff;
 
 interface ActiveCall {
   readonly queue: AsyncQueue<unknown> | undefined;
@@ -58,6 +72,11 @@ interface ActiveCall {
   readonly traceId: string;
   /** Set once the call's context exists: what the handler set through `context.call` rides on the replies. */
   context: RequestContext | undefined;
+  /** This call's own cancellation (perCallSignals), else undefined: the session's signal serves. */
+  readonly cancellation: CallCancellation | undefined;
+  /** Cancelled or past its deadline: nothing more is sent for it. */
+  over: boolean;
+  deadline: ReturnType<typeof setTimeout> | undefined;
 }
 
 function key(id: unknown): string {
@@ -72,7 +91,9 @@ export class CallSession {
   readonly #contextFor: ContextFactory;
   readonly #options: CallSessionOptions;
   readonly #active = new Map<string, ActiveCall>();
-  /** One signal for every call of the connection: calls end when the connection does (there is no per-call cancel message). */
+  /** Running calls without an id that have their own cancellation: close() must reach them too. */
+  readonly #anonymous = new Set<ActiveCall>();
+  /** The connection's signal: every call ends when the connection does. */
   readonly #controller: AbortController;
   #closed = false;
   /** Calls dispatched and not yet answered (id-less ones included); drain waits for zero. */
@@ -135,12 +156,18 @@ export class CallSession {
       this.#sink.error(id, GatewayErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
       return;
     }
+    const timeout = message.timeout;
+    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS)) {
+      this.#sink.error(id, GatewayErrors.badRequest(`"timeout" must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`), tracing.traceId);
+      return;
+    }
     if (this.#active.size >= this.#options.maxConcurrentCalls) {
       this.#sink.error(id, new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxConcurrentCalls} calls in flight on this connection`, 429), tracing.traceId);
       return;
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
-    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined };
+    const cancellation = this.#options.perCallSignals === true ? new CallCancellation(this.#controller.signal) : undefined;
+    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, cancellation, over: false, deadline: undefined };
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -150,13 +177,19 @@ export class CallSession {
       this.#sink.error(id, decodeFailure(error), tracing.traceId);
       return;
     }
-    const context = this.#contextFor(message, tracing, this.#controller.signal);
+    if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);
+    const context = this.#contextFor(message, tracing, cancellation === undefined ? this.#controller.signal : () => cancellation.signal);
     call.context = context;
+    if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
     this.#running++;
     this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
       (result) => {
         if (!serverStreams) {
           this.#finish(id, k, call);
+          if (call.over) {
+            this.#settled();
+            return;
+          }
           try {
             this.#reply(id, call, method, result);
           } catch (error) {
@@ -180,7 +213,7 @@ export class CallSession {
 
   #failed(id: unknown, k: string, call: ActiveCall, error: unknown): void {
     this.#finish(id, k, call);
-    if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId, envelopeMetadata(call.context, true));
+    if (!this.#closed && !call.over) this.#sink.error(id, toServiceError(error), call.traceId, envelopeMetadata(call.context, true));
     this.#settled();
   }
 
@@ -213,20 +246,54 @@ export class CallSession {
     call.queue.end();
   }
 
+  /**
+   * The client cancelled call `id`: its signal aborts, its client stream
+   * fails, and nothing more is sent for it. An unknown id is ignored (the
+   * call may have finished while the cancel was on its way).
+   */
+  cancel(id: unknown): void {
+    const k = key(id);
+    const call = this.#active.get(k);
+    if (call === undefined) return;
+    this.#abandon(k, call, new ServiceError('CANCELLED', 'Cancelled by the client', 499));
+  }
+
+  #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
+    if (call.over || this.#closed) return;
+    const error = new ServiceError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`, 504, { timeout });
+    this.#abandon(k, call, error);
+    this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
+  }
+
+  /** Ends a call early: marked over, removed (its id may be used again), its signal and client stream aborted. */
+  #abandon(k: string, call: ActiveCall, reason: ServiceError): void {
+    call.over = true;
+    clearTimeout(call.deadline);
+    if (this.#active.get(k) === call) this.#active.delete(k);
+    this.#anonymous.delete(call);
+    call.queue?.fail(reason);
+    call.cancellation?.abort(reason);
+  }
+
   /** The connection is gone: cancel every call. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#controller.abort();
-    for (const call of this.#active.values()) {
+    for (const call of [...this.#active.values(), ...this.#anonymous]) {
+      clearTimeout(call.deadline);
+      call.cancellation?.abort();
       call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
     }
     this.#active.clear();
+    this.#anonymous.clear();
     for (const w of this.#idleWaiters.splice(0)) w();
   }
 
   #finish(id: unknown, k: string, call: ActiveCall): void {
-    if (id !== undefined && this.#active.get(k) === call) this.#active.delete(k);
+    clearTimeout(call.deadline);
+    if (id === undefined) this.#anonymous.delete(call);
+    else if (this.#active.get(k) === call) this.#active.delete(k);
   }
 
   #reply(id: unknown, call: ActiveCall, method: string, result: unknown): void {
@@ -240,15 +307,15 @@ export class CallSession {
       throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
     }
     const toJSON = call.resolved?.toJSON;
-    const signal = this.#controller.signal;
+    const signal = call.cancellation ?? this.#controller.signal;
     for await (const item of result as AsyncIterable<unknown>) {
-      if (signal.aborted) return;
+      if (signal.aborted || call.over) return;
       const wait = this.#sink.writable();
       if (wait !== undefined) await wait;
-      if (signal.aborted) return;
+      if (signal.aborted || call.over) return;
       this.#sink.item(id, toJSON === undefined ? item : toJSON(item), call.traceId, envelopeMetadata(call.context, false));
     }
-    if (!signal.aborted) this.#sink.end(id, call.traceId, envelopeMetadata(call.context, true));
+    if (!signal.aborted && !call.over) this.#sink.end(id, call.traceId, envelopeMetadata(call.context, true));
   }
 }
 

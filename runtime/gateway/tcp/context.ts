@@ -15,7 +15,7 @@ import type { EnvelopeRequest } from '../session/call-session';
  * unknown it is read again on every call, as before. Every call still gets
  * its own client object.
  */
-export function tcpContexts(socket: Socket, connectionId: string): (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext {
+export function tcpContexts(socket: Socket, connectionId: string): (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal | (() => AbortSignal)) => RequestContext {
   let address = '';
   let port = 0;
   return (message, tracing, signal) => {

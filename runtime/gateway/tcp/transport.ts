@@ -141,6 +141,7 @@ export class TcpTransport {
       maxQueuedMessages: 1024,
       clientStreaming: true,
       serverStreaming: true,
+      perCallSignals: true,
     });
     const connection: TcpConnection = { socket, finishWhenIdle: () => undefined };
     this.#connections.add(connection);

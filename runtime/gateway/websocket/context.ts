@@ -15,7 +15,7 @@ import type { EnvelopeRequest } from '../session/call-session';
  * change); while the address is still unknown it is read again on every
  * call, as before. Every call still gets its own client and metadata objects.
  */
-export function websocketContexts(req: IncomingMessage, connectionId: string): (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal) => RequestContext {
+export function websocketContexts(req: IncomingMessage, connectionId: string): (message: EnvelopeRequest, tracing: TracingInfo, signal: AbortSignal | (() => AbortSignal)) => RequestContext {
   let headers: IncomingHttpHeaders | undefined;
   let address = '';
   let port = 0;

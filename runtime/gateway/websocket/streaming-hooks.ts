@@ -94,6 +94,13 @@ export class ClientStreamTap {
     if (writable !== undefined && !writable.destroyed) writable.end();
   }
 
+  /** The client cancelled call `id`: its writable is destroyed, not ended (the stream did not finish). */
+  cancel(id: unknown): void {
+    const writable = this.#writables.get(id);
+    this.#writables.delete(id);
+    if (writable !== undefined && !writable.destroyed) writable.destroy();
+  }
+
   close(): void {
     for (const writable of this.#writables.values()) if (!writable.destroyed) writable.end();
     this.#writables.clear();

@@ -1,7 +1,8 @@
 /**
  * The WebSocket transport (ws): many concurrent calls per connection matched
  * by `id`, server streams as `stream`/`stream_end` messages, client and bidi
- * streams from `{id, type: 'stream', data}` / `{id, type: 'stream_end'}`.
+ * streams from `{id, type: 'stream', data}` / `{id, type: 'stream_end'}`,
+ * `{id, type: 'cancel'}` cancels one call.
  * Messages over `maxPayload` close the connection with 1009 (ws enforces it);
  * output waits while the socket is not draining.
  */
@@ -169,6 +170,7 @@ export class WebSocketTransport {
       maxQueuedMessages: 1024,
       clientStreaming: streaming,
       serverStreaming: streaming,
+      perCallSignals: true,
     });
     const idle = config.idleTimeout ?? 120_000;
     if (idle > 0 && 'setTimeout' in socket) (socket as Duplex & { setTimeout(ms: number, cb: () => void): void }).setTimeout(idle, () => ws.terminate());
@@ -192,6 +194,9 @@ export class WebSocketTransport {
         } else if (message.type === 'stream_end') {
           tap?.end(message.id);
           session.end(message.id);
+        } else if (message.type === 'cancel') {
+          tap?.cancel(message.id);
+          session.cancel(message.id);
         }
         else session.start(message as EnvelopeRequest);
       } catch (e) {

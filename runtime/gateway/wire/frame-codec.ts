@@ -24,6 +24,8 @@ export const FrameType = {
   StreamEnd: 5,
   ClientStreamItem: 6,
   ClientStreamEnd: 7,
+  /** `{id}`: the client cancels that call (TCP, WebSocket binary). */
+  Cancel: 8,
 } as const;
 /** One of the FrameType numbers. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];

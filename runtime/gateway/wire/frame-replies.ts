@@ -47,11 +47,14 @@ export function handleFrame(frame: Frame, session: CallSession, sink: ReplySink)
     case FrameType.ClientStreamEnd:
       session.end(p.id);
       return;
+    case FrameType.Cancel:
+      session.cancel(p.id);
+      return;
     case BAD_PAYLOAD:
     case BAD_HEADER:
       sink.error(undefined, p.error as ServiceError, undefined);
       return;
     default:
-      sink.error(p.id, GatewayErrors.badRequest(`Frame type ${frame.type} is not a request-side type (1, 6 or 7)`), undefined);
+      sink.error(p.id, GatewayErrors.badRequest(`Frame type ${frame.type} is not a request-side type (1, 6, 7 or 8)`), undefined);
   }
 }

@@ -43,6 +43,7 @@ export function typecheck(files: readonly string[], moduleSystem: 'commonjs' | '
       'fw/middleware': ['runtime/middleware/index.ts'],
       'fw/testing': ['runtime/testing/index.ts'],
       'fw/protobuf-wire': ['runtime/protobuf-wire.ts'],
+      'fw/browser': ['runtime/browser/index.ts'],
     },
   };
   const program = ts.createProgram({ rootNames: [...files], options });

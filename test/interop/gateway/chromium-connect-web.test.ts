@@ -6,25 +6,11 @@
  * that does not list the page's origin is refused by the browser.
  */
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { ProtocolGateway } from 'fw';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
 import { startConnectGateway } from './support/connect-gateway';
 import { PEERS, requirePeers } from '../../support/peers';
-import { resultOfPage, servePage } from './support/headless-chromium';
-
-async function bundle(): Promise<string> {
-  const out = await build({
-    entryPoints: [path.join(__dirname, 'fixtures/connect-web-page.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome110',
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0]?.text ?? '';
-}
+import { bundlePage, resultOfPage, servePage } from './support/headless-chromium';
 
 requirePeers(PEERS.chromium)('gateway interop: @connectrpc/connect-web in headless Chromium', () => {
   const gateways: ProtocolGateway[] = [];
@@ -36,7 +22,7 @@ requirePeers(PEERS.chromium)('gateway interop: @connectrpc/connect-web in headle
   });
 
   it('calls Connect and gRPC-Web from a cross-origin page: unary, GET, server streaming, errors, metadata, CORS', async () => {
-    const script = await bundle();
+    const script = await bundlePage(path.join(__dirname, 'fixtures/connect-web-page.ts'));
     let html = '';
     pages = await servePage(() => html);
     const pageOrigin = pages.origin;

@@ -23,7 +23,34 @@ export function userServiceSchema(): DescService {
   return service;
 }
 
-const user = (id: string, name: string, email = `${id}@example.com`): User => ({ id, name, email, phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });
+/** A user with the given id and name, the other fields empty. */
+export const user = (id: string, name: string, email = `${id}@example.com`): User => ({ id, name, email, phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });
+
+/**
+ * The handlers other than GetUser (which each test gateway writes for its own
+ * probes): streams in every direction, a stream that fails at page 99, and a
+ * DeleteUser that answers whoever passed authentication.
+ */
+export const otherUserHandlers = {
+  async createUser(req: CreateUserRequest): Promise<User> {
+    return user('new', req.name, req.email);
+  },
+  async deleteUser(): Promise<{ success: boolean }> {
+    return { success: true };
+  },
+  async *listUsers(req: ListUsersRequest): AsyncIterable<User> {
+    for (let i = 1; i <= req.limit; i++) yield user(`u${i}`, `User ${i}`);
+    if (req.page === 99) throw new ServiceError('PAGE_GONE', 'Page 99 is gone', 409);
+  },
+  async createMultipleUsers(reqs: AsyncIterable<CreateUserRequest>): Promise<{ count: number; users: User[]; errors: string[] }> {
+    const users: User[] = [];
+    for await (const r of reqs) users.push(user(`b${users.length + 1}`, r.name, r.email));
+    return { count: users.length, users, errors: [] };
+  },
+  async *chatWithUsers(reqs: AsyncIterable<ChatMessage>): AsyncIterable<ChatMessage> {
+    for await (const m of reqs) yield { userId: 'echo', message: `${m.userId}: ${m.message}`, timestamp: undefined };
+  },
+};
 
 /** What became of the last `slow` GetUser call: its signal aborted, it was never started (the deadline passed first), or it ran 5 s to the end. */
 export type SlowOutcome = 'aborted' | 'not-started' | 'finished';
@@ -58,24 +85,7 @@ export async function startConnectGateway(configure?: (g: ProtocolGateway) => vo
       }
       return user(req.id, 'Ada');
     },
-    async createUser(req: CreateUserRequest): Promise<User> {
-      return user('new', req.name, req.email);
-    },
-    async deleteUser(): Promise<{ success: boolean }> {
-      return { success: true };
-    },
-    async *listUsers(req: ListUsersRequest): AsyncIterable<User> {
-      for (let i = 1; i <= req.limit; i++) yield user(`u${i}`, `User ${i}`);
-      if (req.page === 99) throw new ServiceError('PAGE_GONE', 'Page 99 is gone', 409);
-    },
-    async createMultipleUsers(reqs: AsyncIterable<CreateUserRequest>): Promise<{ count: number; users: User[]; errors: string[] }> {
-      const users: User[] = [];
-      for await (const r of reqs) users.push(user(`b${users.length + 1}`, r.name, r.email));
-      return { count: users.length, users, errors: [] };
-    },
-    async *chatWithUsers(reqs: AsyncIterable<ChatMessage>): AsyncIterable<ChatMessage> {
-      for await (const m of reqs) yield { userId: 'echo', message: `${m.userId}: ${m.message}`, timestamp: undefined };
-    },
+    ...otherUserHandlers,
   };
   const gateway = new ProtocolGateway({ enableUDP: false });
   gateway.addService(UserServiceDescriptor, handlers, { methods: { deleteUser: { authentication: true } } });

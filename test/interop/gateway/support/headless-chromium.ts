@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { build } from 'esbuild';
 import WebSocket from 'ws';
 import { waitForExit } from '../../../support/child-exit';
 import { CHROMIUM } from '../../../support/peers';
@@ -39,6 +40,12 @@ async function evaluate(debuggerUrl: string, expression: string): Promise<unknow
   } finally {
     socket.close();
   }
+}
+
+/** Bundles a page's entry for Chromium with esbuild (one IIFE script); `alias` maps import specifiers to files. */
+export async function bundlePage(entry: string, alias: Record<string, string> = {}): Promise<string> {
+  const out = await build({ entryPoints: [entry], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome110', logLevel: 'silent', alias });
+  return out.outputFiles[0]?.text ?? '';
 }
 
 /** A page server on loopback; `origin` is what the page's requests carry as Origin. `html` may be built after the origin is known. */
