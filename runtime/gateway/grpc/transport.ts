@@ -22,6 +22,7 @@ import { CollectedCallMetadata } from '../../core/call-metadata';
 import { chooseCompression, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata } from '../../grpc/errors';
 import type { RequestContext } from '../../core/request-context';
+import { CancelWatch } from './cancel-watch';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
@@ -173,7 +174,7 @@ export class GrpcTransport {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext; resolved: ResolvedMethod | undefined } => {
+    const run = (call: AnyCall, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext; resolved: ResolvedMethod | undefined } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
@@ -205,21 +206,6 @@ export class GrpcTransport {
         if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
         return toGateway(item);
       });
-    /**
-     * The call's abort signal. grpc-js emits 'cancelled' after every call,
-     * completed ones too; `finish()` (run once a unary answer is handed to
-     * grpc-js) makes that a no-op, sparing an abort (a DOMException and every
-     * listener) per call. Streaming calls keep the abort as their cleanup
-     * signal: a request stream may still be open when the response ends.
-     */
-    const watchCancel = (call: AnyCall): { signal: AbortSignal; finish(): void } => {
-      const controller = new AbortController();
-      let finished = false;
-      (call as unknown as NodeJS.EventEmitter).once('cancelled', () => {
-        if (!finished) controller.abort();
-      });
-      return { signal: controller.signal, finish: () => void (finished = true) };
-    };
     switch (route.streaming) {
       case 'none':
         return (call, callback) => {
@@ -229,10 +215,10 @@ export class GrpcTransport {
             cb(this.#status(invalidArgument(c.request)));
             return;
           }
-          const watch = watchCancel(c);
+          const watch = new CancelWatch(c);
           const raw = c.request;
           const json = cameAsJson(raw);
-          const { promise, reply, context, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, json);
+          const { promise, reply, context, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json);
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
@@ -240,10 +226,10 @@ export class GrpcTransport {
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const watch = watchCancel(c);
+          const watch = new CancelWatch(c);
           const state = { json: false };
           let replyHeaders: grpc.Metadata | undefined;
-          const { promise, reply, context, resolved } = run(c, requestStream(c, state, () => replyHeaders as grpc.Metadata), watch.signal, false);
+          const { promise, reply, context, resolved } = run(c, requestStream(c, state, () => replyHeaders as grpc.Metadata), () => watch.signal, false);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
@@ -257,7 +243,8 @@ export class GrpcTransport {
             c.emit('error', this.#status(invalidArgument(single)));
             return;
           }
-          const controller = watchCancel(c);
+          // Streaming calls read the signal at once: it is their cleanup signal (a request stream may outlive the response).
+          const controller = new CancelWatch(c);
           const raw = clientStreams ? undefined : (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
           // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
           const state = { json: cameAsJson(raw) };
