@@ -226,3 +226,72 @@ describe('node:http2 engine connection policy', () => {
     session.destroy();
   });
 });
+
+describe('node:http2 engine under random input', () => {
+  afterAll(stopAll);
+
+  it('answers 200 streams of random frames, headers, encodings, timeouts and cancels with statuses, and keeps serving', async () => {
+    const address = await listen(
+      newApp()
+        .withOptions({ grpc: { maxReceiveMessageLength: 4096, requestTimeout: 500 } })
+        .addService({
+          name: 'Fuzz',
+          methods: {
+            Echo: { handler: async (request: Msg) => request },
+            Count: { streaming: 'client', handler: async (requests: AsyncIterable<Msg>) => {
+              let n = 0;
+              for await (const _ of requests) n++;
+              return { n };
+            } },
+            Chat: { streaming: 'bidirectional', handler: async function* (requests: AsyncIterable<Msg>) {
+              for await (const r of requests) yield r;
+            } },
+          },
+        }),
+    );
+    let seed = 18;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => next(256)));
+    const outcomes = new Map<string, number>();
+    const session = http2.connect(`http://${address}`);
+    session.on('error', () => undefined);
+    for (let i = 0; i < 200; i++) {
+      const headers: Record<string, string> = { ':method': 'POST', ':path': ['/Fuzz/Echo', '/Fuzz/Count', '/Fuzz/Chat', '/Fuzz/None'][next(4)] as string, 'content-type': 'application/grpc', te: 'trailers' };
+      const encoding = [undefined, 'gzip', 'identity', 'br'][next(4)];
+      if (encoding !== undefined) headers['grpc-encoding'] = encoding;
+      if (next(5) === 0) headers['grpc-timeout'] = ['1m', '5S', 'x', '123456789S'][next(4)] as string;
+      const request = session.request(headers);
+      const outcome = await new Promise<string>((resolve) => {
+        const guard = setTimeout(() => resolve('no answer'), 5000);
+        const done = (value: string): void => {
+          clearTimeout(guard);
+          resolve(value);
+        };
+        request.on('response', (h) => h['grpc-status'] !== undefined && done(`status ${String(h['grpc-status'])}`));
+        request.on('trailers', (h) => done(`status ${String(h['grpc-status'])}`));
+        request.on('error', () => done('reset'));
+        request.on('close', () => done('closed'));
+        request.on('data', () => undefined);
+        for (let c = next(4); c >= 0; c--) {
+          const body = bytes(next(40));
+          if (next(2) === 0) request.write(body);
+          else request.write(Buffer.concat([Buffer.from([next(3), 0, 0, next(2) === 0 ? 0x40 : 0, body.length]), body]));
+        }
+        const end = next(10);
+        if (end === 0) request.close(http2.constants.NGHTTP2_CANCEL);
+        else if (end !== 1) request.end();
+        // end === 1 leaves the request open: requestTimeout (500 ms) or the handler's wait decide.
+      });
+      outcomes.set(outcome.replace(/status \d+/, 'status'), (outcomes.get(outcome.replace(/status \d+/, 'status')) ?? 0) + 1);
+      if (!request.closed) request.close(http2.constants.NGHTTP2_CANCEL);
+    }
+    session.close();
+    expect([...outcomes.keys()].every((k) => ['status', 'closed', 'reset'].includes(k))).toBe(true);
+    expect(outcomes.get('status') ?? 0).toBeGreaterThan(100);
+    const alive = await rawCall(address, '/Fuzz/Echo', [frame(json({ still: 'here' }))]);
+    expect(alive.status).toBe(GrpcStatus.OK);
+  }, 120_000);
+});
