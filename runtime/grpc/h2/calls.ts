@@ -91,8 +91,13 @@ function reportStatus(call: Responder, status: StatusLike): void {
 }
 
 /** grpc-js's unary / client-streaming callback. */
-function answer(call: Responder, error: StatusLike | null, value: unknown, trailers: Metadata | undefined): void {
+function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, value: unknown, trailers: Metadata | undefined): void {
   if (call.done) return;
+  if (pastDeadline(call)) {
+    // The handler's own deadline timer (its signal) can fire before the server's: the caller still gets DEADLINE_EXCEEDED.
+    expireDeadline(call);
+    return;
+  }
   if (error !== null && error !== undefined) {
     reportStatus(call, error);
     return;
@@ -170,6 +175,10 @@ export function expireDeadline(call: H2UnaryCall | H2StreamCall): void {
   if (call.done) return;
   sendStatus(call, GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded', undefined);
   call.cancel();
+}
+
+function pastDeadline(call: CallHead): boolean {
+  return call.deadline !== Infinity && Date.now() >= call.deadline;
 }
 
 /** Calls that take one request message: unary and server streaming. */
@@ -326,7 +335,8 @@ export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest 
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    sendStatus(this, GrpcStatus.OK, '', this.#statusTrailers);
+    if (pastDeadline(this)) expireDeadline(this);
+    else sendStatus(this, GrpcStatus.OK, '', this.#statusTrailers);
     callback();
   }
 
