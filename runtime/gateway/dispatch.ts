@@ -13,6 +13,7 @@ import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
 import { GatewayErrors } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
+import { isMessageBlind } from './pass-through';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
 import { validateEach } from '../validation/stream-items';
 import type { GatewayHandler } from './types';
@@ -41,6 +42,7 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
     paramValue: undefined,
     invalidItems: 'fail',
     direct: true,
+    passThrough: undefined,
   };
 }
 
@@ -48,6 +50,8 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
 export class Dispatcher {
   readonly #registry: ServiceRegistry;
   #chain: ((call: DispatchCall) => Promise<unknown>) | undefined = undefined;
+  /** Some interceptor may read `call.request`: no call passes bytes through (pass-through.ts). */
+  #readsMessages = false;
   authenticator: Authenticator | undefined = undefined;
   resolver: RemoteServiceResolver | undefined = undefined;
   /** Set by `close()`: new calls are refused with UNAVAILABLE while the running ones finish. */
@@ -84,6 +88,15 @@ export class Dispatcher {
   setInterceptors(interceptors: readonly DispatchInterceptor[]): void {
     for (const i of interceptors) if (typeof i !== 'function') throw new TypeError('interceptor must be a function (call, next) => result');
     this.#chain = interceptors.length === 0 ? undefined : compose([...interceptors], (call) => this.#run(call as GatewayCall));
+    this.#readsMessages = interceptors.some((i) => !isMessageBlind(i));
+  }
+
+  /**
+   * The byte-forwarding twin of `resolved` (pass-through.ts) unless an
+   * installed interceptor may read `call.request`; else undefined.
+   */
+  passThrough(resolved: ResolvedMethod | undefined): ResolvedMethod | undefined {
+    return this.#readsMessages ? undefined : resolved?.passThrough;
   }
 
   /** Local method, else a discovered remote one, else undefined. */

@@ -44,6 +44,8 @@ export interface GatewayEventSink {
 export interface RemoteMethod {
   streaming: StreamingMode;
   handler: (request: unknown, context: RequestContext) => unknown;
+  /** The same method forwarding protobuf bytes as they are (RawMessage in, RawMessage out: pass-through.ts), when its wire is protobuf. */
+  passThrough?: (request: unknown, context: RequestContext) => unknown;
 }
 
 /** Looks up services the gateway does not host itself (service discovery). */

@@ -12,6 +12,7 @@ import { FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
 import type { GateOptions, MethodGates } from '../validation/message-gate';
+import { passThroughSpec } from './pass-through';
 import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-items';
 import { deliverInvalid, isInvalidMessageError } from '../validation/violations';
 
@@ -66,10 +67,16 @@ export interface ResolvedMethod {
   readonly invalidItems: InvalidItemPolicy;
   /** No limits, auth, output validation or middleware: dispatch may check the input and call the handler straight away. */
   readonly direct: boolean;
+  /**
+   * The same method forwarding protobuf bytes (RawMessage in and out), for
+   * a forwarded service when nothing registered with it needs the decoded
+   * message (pass-through.ts); the gRPC transport runs it for binary requests.
+   */
+  readonly passThrough: ResolvedMethod | undefined;
 }
 
 /** Whether a method needs nothing around its handler. */
-export function isDirect(m: Omit<ResolvedMethod, 'direct'>): boolean {
+export function isDirect(m: Omit<ResolvedMethod, 'direct' | 'passThrough'>): boolean {
   const p = m.policy;
   return (
     p?.limiter === undefined &&
@@ -176,6 +183,7 @@ export class ServiceRegistry {
     };
     const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields };
     const validateResponses = options.validateResponses ?? defaults.validateResponses ?? false;
+    const passThrough = passThroughSpec(handlers);
     const resolved: ResolvedMethod[] = [];
     for (const md of Object.values(descriptor.methods)) {
       const impl = (handlers as Record<string, unknown>)[md.localName] ?? (handlers as Record<string, unknown>)[md.name];
@@ -183,6 +191,7 @@ export class ServiceRegistry {
       const handler: GatewayHandler =
         typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
       const gates = gatesOf(descriptor, md, gateOptions);
+      const raw = passThrough?.handlers[md.localName];
       const invalidItems = checkInvalidItems(extra.invalidItems, `${name}.${md.localName}`);
       const streamsIn = md.streaming === 'client' || md.streaming === 'bidirectional';
       resolved.push(withDirect({
@@ -199,9 +208,9 @@ export class ServiceRegistry {
         toJSON: (value) => md.responseCodec.toJSON(value),
         descriptor: md,
         fromBinary: gates === undefined ? (bytes) => md.requestCodec.decode(bytes) : (bytes) => gates.request.fromBinary(bytes),
-        paramValue: gates === undefined ? undefined : (path, raw) => gates.request.paramValue(path, raw),
+        paramValue: gates === undefined ? undefined : (path, value) => gates.request.paramValue(path, value),
         invalidItems,
-      }));
+      }, raw === undefined ? undefined : { handler: raw as GatewayHandler, skipRules: passThrough?.instanceValidates === true, schema: extra.input !== undefined }));
     }
     const registered = this.#store({ name, descriptor, methods: resolved });
     if (descriptor.typeName !== name) this.#alias(descriptor.typeName, registered);
@@ -302,8 +311,14 @@ function requestReader(gates: MethodGates | undefined, md: MethodDescriptor, del
   };
 }
 
-function withDirect(m: Omit<ResolvedMethod, 'direct'>): ResolvedMethod {
-  return { ...m, direct: isDirect(m) };
+function withDirect(m: Omit<ResolvedMethod, 'direct' | 'passThrough'>, raw?: { handler: GatewayHandler; skipRules: boolean; schema: boolean }): ResolvedMethod {
+  const resolved: ResolvedMethod = { ...m, direct: isDirect(m), passThrough: undefined };
+  if (raw === undefined) return resolved;
+  // Rules may be left to the instance; a JSON Schema given at registration is the gateway's own check.
+  const checksInput = m.validateInput !== undefined && (!raw.skipRules || raw.schema);
+  const readsMessage = checksInput || m.validateOutput !== undefined || (m.policy?.middleware.length ?? 0) > 0 || m.policy?.authentication?.authorize !== undefined;
+  if (readsMessage) return resolved;
+  return { ...resolved, passThrough: { ...resolved, handler: raw.handler, validateInput: undefined } };
 }
 
 function unimplemented(typeName: string, method: string): GatewayHandler {

@@ -10,6 +10,7 @@
 import type { RequestContext } from '../../core/request-context';
 import type { MethodDescriptor, ServiceDescriptor } from '../../grpc/descriptor';
 import type { RemoteMethod, RemoteServiceResolver } from '../extension-points';
+import { PASS_THROUGH, type PassThroughSpec } from '../pass-through';
 import { DiscoveryConfigError, validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, type ServiceDiscoveryConfig } from './discovery-config';
 import { LOGGED_DECISIONS, type DiscoveryDecision, type DiscoveryEvent } from './forwarding-events';
 import { forwardingPolicy } from './forwarding-policy';
@@ -264,13 +265,13 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
       if (md === undefined) return undefined;
       const codec = own !== undefined ? nativeCodec : binaryCodec;
       const idempotent = md.idempotency === 'idempotent' || md.idempotency === 'no_side_effects' || (svc?.idempotentMethods?.includes(md.localName) ?? false);
-      return createRemoteMethod({ ...common, paths: [md.path], streaming: md.streaming, requestCodec: codec(md.requestCodec), responseCodec: codec(md.responseCodec), idempotent });
+      return createRemoteMethod({ ...common, paths: [md.path], streaming: md.streaming, requestCodec: codec(md.requestCodec), responseCodec: codec(md.responseCodec), protobuf: true, idempotent });
     }
     const conventional = `/${service}/${pascal(method)}`;
     const asNamed = `/${service}/${method}`;
     return createRemoteMethod({
       ...common, paths: conventional === asNamed ? [conventional] : [conventional, asNamed], streaming: svc?.methods?.[method] ?? 'none',
-      requestCodec: JSON_CODEC, responseCodec: JSON_CODEC, idempotent: svc?.idempotentMethods?.includes(method) ?? false,
+      requestCodec: JSON_CODEC, responseCodec: JSON_CODEC, protobuf: false, idempotent: svc?.idempotentMethods?.includes(method) ?? false,
     });
   }
 
@@ -292,10 +293,15 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
         const descriptor = svc.descriptor;
         if (descriptor === undefined) continue;
         const handlers: RemoteDescriptorService['handlers'] = {};
+        const passThrough: PassThroughSpec = { handlers: {}, instanceValidates: svc.validation === 'instance' };
         for (const md of Object.values(descriptor.methods)) {
           const remote = this.resolve(service, md.localName);
-          if (remote !== undefined) handlers[md.localName] = remote.handler;
+          if (remote === undefined) continue;
+          handlers[md.localName] = remote.handler;
+          if (remote.passThrough !== undefined) passThrough.handlers[md.localName] = remote.passThrough;
         }
+        // The gateway's gRPC transport may hand these the caller's bytes (../pass-through.ts says when).
+        Object.defineProperty(handlers, PASS_THROUGH, { value: passThrough, enumerable: false });
         out.push({ descriptor, handlers });
       }
       return out;

@@ -1,19 +1,19 @@
 /**
- * Forwards one gateway call to an instance over gRPC (@grpc/grpc-js), in all
- * four streaming modes, picking the instance per call from the service's
- * pool among those whose circuit breaker and bulkhead admit it. Unary calls
- * have a deadline (forwarding-policy.ts), streams the caller's only; unary: unary-forwarding.ts
- * (retries, hedging). A server stream that fails UNAVAILABLE before any
- * response header arrived is tried on another instance, each instance at
- * most once; client and bidi streams are not retried: their request stream
- * has already been consumed and cannot be replayed. A unary call whose whole
- * reply arrived before its connection dropped (status lost with it) returns
- * that reply: it is neither failed nor run again.
+ * Forwards one gateway call to an instance over gRPC, in all four streaming
+ * modes, picking the instance per call from the service's pool among those
+ * whose circuit breaker and bulkhead admit it: on the lean HTTP/2 client
+ * (h2-unary-channel.ts) for plain h2c channels, else on @grpc/grpc-js. Unary
+ * calls have a deadline (forwarding-policy.ts), streams the caller's only;
+ * unary: unary-forwarding.ts (retries, hedging), streams:
+ * stream-forwarding.ts. A unary call whose whole reply arrived before its
+ * connection dropped (status lost with it) returns that reply: it is neither
+ * failed nor run again. Methods whose wire is protobuf also get a
+ * pass-through twin that forwards the caller's bytes (../pass-through.ts).
  */
-import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type CallOptions, type ServiceError } from '@grpc/grpc-js';
-import { once } from 'node:events';
+import type { IncomingHttpHeaders } from 'node:http2';
+import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
-import { onAbort } from './abort-fanout';
+import { RawMessage } from '../pass-through';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { RemoteMethod } from '../extension-points';
 import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
@@ -21,8 +21,10 @@ import type { DiscoveryDecision } from './forwarding-events';
 import type { ForwardingPolicy } from './forwarding-policy';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
-import { callError, H2UnaryChannel } from './h2-unary-channel';
-import { beginAttempt, callerDeadline, forwardUnary, recordOutcome, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
+import { callError, H2UnaryChannel, type H2RequestMetadata } from './h2-unary-channel';
+import { forwardedMetadata } from './metadata-relay';
+import { forwardBidiStream, forwardClientStream, forwardServerStream, grpcJsCall, type StreamForwarding } from './stream-forwarding';
+import { callerDeadline, forwardUnary, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
 
 /** How messages of one method travel: protobuf binary from a descriptor, or JSON. */
 export interface WireCodec {
@@ -56,6 +58,8 @@ export interface ForwarderSettings {
   streaming: StreamingMode;
   requestCodec: WireCodec;
   responseCodec: WireCodec;
+  /** The messages are protobuf binary on the wire: a pass-through twin is built. */
+  protobuf: boolean;
   pool: InstancePool;
   router: CallRouter;
   forwarding: ForwardingOptions;
@@ -101,6 +105,24 @@ export function closeChannels(instance: ServiceInstance): void {
   instance.h2?.close();
 }
 
+/** grpc-js Metadata of a forwarded call's request headers (`-bin` values are base64 text there). */
+function toGrpcMetadata(headers: H2RequestMetadata): Metadata {
+  const md = new Metadata();
+  for (const key of Object.keys(headers)) {
+    const value = headers[key] as string | string[];
+    for (const item of Array.isArray(value) ? value : [value]) md.add(key, key.endsWith('-bin') ? Buffer.from(item, 'base64') : item);
+  }
+  return md;
+}
+
+/** How one handler variant reads and writes messages: decoded values, or RawMessages passed through. */
+interface MessageCodec {
+  serialize(value: unknown): Buffer;
+  deserialize(bytes: Buffer): unknown;
+}
+
+const identity = (bytes: Buffer): Buffer => bytes;
+
 export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   const forwardHeaders = (s.forwarding.forwardHeaders ?? ['authorization']).map((h) => h.toLowerCase());
   let pathIndex = 0;
@@ -112,28 +134,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
     if (pathIndex === at) pathIndex = at + 1;
     return true;
   };
-  const serialize = (v: unknown): Buffer => s.requestCodec.serialize(v);
-  const deserialize = (b: Buffer): unknown => s.responseCodec.deserialize(b);
-
-  function metadataFor(context: RequestContext): Metadata {
-    const md = new Metadata();
-    if (context.tracing.traceId !== '') md.set('x-trace-id', context.tracing.traceId);
-    for (const h of forwardHeaders) {
-      const v = context.headers[h];
-      if (v !== undefined) md.set(h, v);
-    }
-    return md;
-  }
-
-  /**
-   * Streams run as long as both ends keep them (a chat may last hours): only
-   * the caller's own deadline bounds them; a frozen instance is found by the
-   * liveness watchdog instead.
-   */
-  function options(context: RequestContext): CallOptions {
-    const deadline = callerDeadline(context);
-    return deadline === undefined ? {} : { deadline };
-  }
+  const path = (): string => s.paths[pathIndex] as string;
 
   const maxInFlight = s.policy.maxInFlight;
   function pick(context: RequestContext, tried: ServiceInstance[] | undefined, lastError: unknown): ServiceInstance {
@@ -153,32 +154,21 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
 
   const lean = usesLeanUnary(s.forwarding);
 
-  /** Request headers of a lean unary call: the same metadata as metadataFor, as plain header values. */
-  function headersFor(context: RequestContext): Record<string, string> {
-    const headers: Record<string, string> = {};
-    if (context.tracing.traceId !== '') headers['x-trace-id'] = context.tracing.traceId;
-    for (const h of forwardHeaders) {
-      const v = context.headers[h];
-      if (v !== undefined) headers[h] = v;
-    }
-    return headers;
-  }
-
   /** One unary attempt on the lean client (request bytes serialized once per call, by the caller). */
-  const leanAttempt = (bytes: Buffer, headers: Record<string, string>): AttemptStarter => (instance, path, deadline, done) => {
-    const call = h2ChannelOf(instance).unary(path, bytes, headers, deadline, (error, message, answered) => {
+  const leanAttempt = (codec: MessageCodec, bytes: Buffer, headers: H2RequestMetadata): AttemptStarter => (instance, at, deadline, done) => {
+    const call = h2ChannelOf(instance).unary(at, bytes, headers, deadline, (error, message, answered, reply) => {
       if (error !== null) {
         done(error, undefined, answered);
         return;
       }
       let response: unknown;
       try {
-        response = s.responseCodec.deserialize(message as Buffer);
+        response = codec.deserialize(message as Buffer);
       } catch (e) {
         done(callError(GrpcCode.INTERNAL, `Response message parsing error: ${(e as Error).message}`), undefined, true);
         return;
       }
-      done(null, response, true);
+      done(null, response, true, reply);
     });
     return () => call.cancel();
   };
@@ -189,144 +179,68 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
    * before the status (UNAVAILABLE after a whole reply), that reply is the
    * call's result, as on the lean client.
    */
-  const grpcAttempt = (request: unknown, metadata: Metadata): AttemptStarter => (instance, path, deadline, done) => {
+  const grpcAttempt = (codec: MessageCodec, bytes: Buffer, metadata: Metadata): AttemptStarter => (instance, at, deadline, done) => {
     let answered = false;
+    let headers: Metadata | undefined;
     let reply: { message: unknown } | undefined;
-    const keepReply = (bytes: Buffer): unknown => {
-      const message = deserialize(bytes);
+    const keepReply = (b: Buffer): unknown => {
+      const message = codec.deserialize(b);
       reply = { message };
       return message;
     };
-    const call = channelOf(instance, s.forwarding).makeUnaryRequest(path, serialize, keepReply, request, metadata, { deadline }, (error, response) => {
-      if (error === null) done(null, response, true);
-      else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) done(null, reply.message, true);
+    const call = channelOf(instance, s.forwarding).makeUnaryRequest(at, identity, keepReply, bytes, metadata, { deadline }, (error, response) => {
+      const received = { headers: headers?.toHttp2Headers() as IncomingHttpHeaders | undefined, trailers: undefined };
+      if (error === null) done(null, response, true, received);
+      else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) done(null, reply.message, true, received);
       else done(error, undefined, answered);
     });
-    call.on('metadata', () => (answered = true));
+    call.on('metadata', (md: Metadata) => {
+      answered = true;
+      headers = md;
+    });
     return () => call.cancel();
   };
 
-  function forwarding(start: AttemptStarter): UnaryForwarding {
-    return {
-      service: s.service, idempotent: s.idempotent, policy: s.policy, pick,
-      path: () => s.paths[pathIndex] as string, nextPath, start, observe: s.observe,
+  const unaryForwarding = (start: AttemptStarter): UnaryForwarding => ({
+    service: s.service, idempotent: s.idempotent, policy: s.policy, pick, path, nextPath, start, observe: s.observe,
+  });
+
+  /** The handler for one message codec. */
+  function handler(codec: MessageCodec): (request: unknown, context: RequestContext) => unknown {
+    const streams: StreamForwarding = {
+      pick, path, nextPath, observe: s.observe, serialize: codec.serialize, deserialize: codec.deserialize,
+      open: (instance, at, context) => {
+        const headers = forwardedMetadata(context, forwardHeaders);
+        const deadline = callerDeadline(context);
+        return lean ? h2ChannelOf(instance).stream(at, headers, deadline) : grpcJsCall(channelOf(instance, s.forwarding), at, toGrpcMetadata(headers), deadline);
+      },
     };
-  }
-
-  function unary(request: unknown, context: RequestContext): Promise<unknown> {
-    if (!lean) return forwardUnary(forwarding(grpcAttempt(request, metadataFor(context))), request, context);
-    let bytes: Buffer;
-    try {
-      bytes = s.requestCodec.serialize(request);
-    } catch (error) {
-      return Promise.reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
-    }
-    return forwardUnary(forwarding(leanAttempt(bytes, headersFor(context))), request, context);
-  }
-
-  async function* serverStream(request: unknown, context: RequestContext): AsyncGenerator<unknown> {
-    let tried: ServiceInstance[] | undefined;
-    let lastError: unknown;
-    for (;;) {
-      const instance = pick(context, tried, lastError);
-      beginAttempt(instance);
-      const path = s.paths[pathIndex] as string;
-      const call = channelOf(instance, s.forwarding).makeServerStreamRequest(path, serialize, deserialize, request, metadataFor(context), options(context));
-      let answered = false;
-      call.on('metadata', () => (answered = true));
-      const unwatch = onAbort(context.signal, () => call.cancel());
-      let ended = false;
-      try {
-        for await (const message of call) {
-          answered = true;
-          instance.lastProgressAt = Date.now();
-          yield message;
-        }
-        ended = true;
-        recordOutcome(instance, null);
-        return;
-      } catch (error) {
-        ended = true;
-        recordOutcome(instance, (error as ServiceError).code, answered, false);
-        if (!answered && nextPath(path, error)) continue;
-        if (answered || context.signal.aborted || (error as ServiceError).code !== GrpcCode.UNAVAILABLE) throw error;
-        s.observe('retry', instance, `${instance.key}: ${(error as Error).message}`);
-        (tried ??= []).push(instance);
-        lastError = error;
-      } finally {
-        instance.inFlight--;
-        unwatch();
-        if (!ended) call.cancel();
-      }
+    switch (s.streaming) {
+      case 'none':
+        return (request, context) => {
+          let bytes: Buffer;
+          try {
+            bytes = codec.serialize(request);
+          } catch (error) {
+            return Promise.reject(callError(GrpcCode.INTERNAL, `Request message serialization failure: ${(error as Error).message}`));
+          }
+          const headers = forwardedMetadata(context, forwardHeaders);
+          const start = lean ? leanAttempt(codec, bytes, headers) : grpcAttempt(codec, bytes, toGrpcMetadata(headers));
+          return forwardUnary(unaryForwarding(start), context);
+        };
+      case 'server': return (request, context) => forwardServerStream(streams, request, context);
+      case 'client': return (requests, context) => forwardClientStream(streams, requests, context);
+      case 'bidirectional': return (requests, context) => forwardBidiStream(streams, requests, context);
     }
   }
 
-  /** Writes `requests` into `call` with backpressure; stops when the call finished. */
-  async function pump(requests: AsyncIterable<unknown>, call: NodeJS.WritableStream & { cancel(): void }, done: () => boolean): Promise<void> {
-    try {
-      for await (const r of requests) {
-        if (done()) return;
-        if (!call.write(r as never)) await once(call, 'drain');
-      }
-      if (!done()) call.end();
-    } catch {
-      // The caller's request stream failed: the forwarded call cannot complete.
-      if (!done()) call.cancel();
-    }
+  const remote: RemoteMethod = {
+    streaming: s.streaming,
+    handler: handler({ serialize: (v) => s.requestCodec.serialize(v), deserialize: (b) => s.responseCodec.deserialize(b) }),
+  };
+  if (s.protobuf) {
+    // Stream items that came as gRPC+JSON arrive decoded: those are encoded as usual.
+    remote.passThrough = handler({ serialize: (v) => (v instanceof RawMessage ? v.bytes : s.requestCodec.serialize(v)), deserialize: (b) => new RawMessage(b) });
   }
-
-  function clientStream(requests: unknown, context: RequestContext): Promise<unknown> {
-    const instance = pick(context, undefined, undefined);
-    beginAttempt(instance);
-    let finished = false;
-    return new Promise<unknown>((resolve, reject) => {
-      let unwatch: (() => void) | undefined;
-      const path = s.paths[pathIndex] as string;
-      const call = channelOf(instance, s.forwarding).makeClientStreamRequest(path, serialize, deserialize, metadataFor(context), options(context), (error, response) => {
-        finished = true;
-        instance.inFlight--;
-        recordOutcome(instance, error === null ? null : error.code, true, false);
-        unwatch?.();
-        // The request stream is spent: this call fails, the next one uses the other path.
-        if (error !== null) nextPath(path, error);
-        if (error !== null) reject(error);
-        else resolve(response);
-      });
-      unwatch = onAbort(context.signal, () => call.cancel());
-      void pump(requests as AsyncIterable<unknown>, call, () => finished);
-    });
-  }
-
-  async function* bidiStream(requests: unknown, context: RequestContext): AsyncGenerator<unknown> {
-    const instance = pick(context, undefined, undefined);
-    beginAttempt(instance);
-    const path = s.paths[pathIndex] as string;
-    const call = channelOf(instance, s.forwarding).makeBidiStreamRequest(path, serialize, deserialize, metadataFor(context), options(context));
-    let finished = false;
-    const unwatch = onAbort(context.signal, () => call.cancel());
-    void pump(requests as AsyncIterable<unknown>, call, () => finished);
-    try {
-      for await (const message of call) {
-        instance.lastProgressAt = Date.now();
-        yield message;
-      }
-      recordOutcome(instance, null);
-    } catch (error) {
-      recordOutcome(instance, (error as ServiceError).code, true, false);
-      nextPath(path, error);
-      throw error;
-    } finally {
-      if (!finished) call.cancel();
-      finished = true;
-      instance.inFlight--;
-      unwatch();
-    }
-  }
-
-  switch (s.streaming) {
-    case 'none': return { streaming: 'none', handler: unary };
-    case 'server': return { streaming: 'server', handler: serverStream };
-    case 'client': return { streaming: 'client', handler: clientStream };
-    case 'bidirectional': return { streaming: 'bidirectional', handler: bidiStream };
-  }
+  return remote;
 }

@@ -16,11 +16,19 @@ import type { RequestContext } from '../../core/request-context';
 import { onAbort } from './abort-fanout';
 import type { DiscoveryDecision } from './forwarding-events';
 import type { ForwardingPolicy } from './forwarding-policy';
-import { callError } from './h2-unary-channel';
+import type { IncomingHttpHeaders } from 'node:http2';
+import { callError } from './h2-grpc-wire';
+import { relayHeaders, relayTrailers } from './metadata-relay';
 import type { ServiceInstance } from './service-instance';
 
+/** The instance's response headers and trailers on success, as far as the client saw them. */
+export interface AttemptReply {
+  headers: IncomingHttpHeaders | undefined;
+  trailers: IncomingHttpHeaders | undefined;
+}
+
 /** How an attempt ended: `answered` tells whether the instance sent response headers. */
-export type AttemptDone = (error: { code: number; message: string } | null, response: unknown, answered: boolean) => void;
+export type AttemptDone = (error: { code: number; message: string } | null, response: unknown, answered: boolean, reply?: AttemptReply) => void;
 
 /** Sends one attempt to `instance` on `path`; returns its cancel function. */
 export type AttemptStarter = (instance: ServiceInstance, path: string, deadline: number, done: AttemptDone) => () => void;
@@ -80,7 +88,7 @@ interface Attempt {
   readonly onStall: (() => void) | undefined;
 }
 
-export function forwardUnary(f: UnaryForwarding, request: unknown, context: RequestContext): Promise<unknown> {
+export function forwardUnary(f: UnaryForwarding, context: RequestContext): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const { at: deadline, own: ownDeadline } = unaryDeadline(context, f.policy);
     const tried: ServiceInstance[] = [];
@@ -91,15 +99,26 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
     let hedgeTimer: NodeJS.Timeout | undefined;
     let unwatch: (() => void) | undefined;
 
-    const settle = (error: unknown, value?: unknown): void => {
+    const settle = (error: unknown, value?: unknown, reply?: AttemptReply): void => {
       if (settled) return;
       settled = true;
       if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
       unwatch?.();
       // A copy: cancelling runs the attempt's callback, which takes it out of `live`.
       for (const a of [...live]) if (!a.done) a.cancel?.();
-      if (error === null) resolve(value);
-      else reject(error);
+      if (error === null) {
+        if (reply !== undefined) {
+          relayHeaders(context, reply.headers);
+          relayTrailers(context, reply.trailers);
+        }
+        resolve(value);
+        return;
+      }
+      // The instance's status trailers (rich details, custom metadata) go back with its error.
+      const trailers = (error as { trailers?: IncomingHttpHeaders; metadata?: { toHttp2Headers?: () => unknown } }).trailers
+        ?? ((error as { metadata?: { toHttp2Headers?: () => unknown } }).metadata?.toHttp2Headers?.() as IncomingHttpHeaders | undefined);
+      relayTrailers(context, trailers);
+      reject(error);
     };
 
     /** An idempotent call may send one more attempt (retry, hedge, unresponsive instance). */
@@ -127,7 +146,7 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
       };
       if (attempt.onStall !== undefined) instance.stallWaiters.add(attempt.onStall);
       live.push(attempt);
-      attempt.cancel = f.start(instance, path, deadline, (error, response, answered) => {
+      attempt.cancel = f.start(instance, path, deadline, (error, response, answered, reply) => {
         attempt.done = true;
         instance.inFlight--;
         if (attempt.onStall !== undefined) instance.stallWaiters.delete(attempt.onStall);
@@ -135,7 +154,7 @@ export function forwardUnary(f: UnaryForwarding, request: unknown, context: Requ
         recordOutcome(instance, error === null ? null : error.code, answered, ownDeadline);
         if (settled) return;
         if (error === null) {
-          settle(null, response);
+          settle(null, response, reply);
           return;
         }
         if (f.nextPath(path, error)) {

@@ -12,6 +12,7 @@ import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { StreamingMode } from '../../grpc/descriptor';
 import type { ServiceRegistry } from '../registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
+import { RawMessage } from '../pass-through';
 
 /** `configureGRPC(config)` (spec 4.10). */
 export interface GrpcGatewayConfig {
@@ -64,6 +65,7 @@ const jsonDeserialize = (bytes: Buffer): unknown => {
   return jsonTextTooDeep(text) ? new RejectedPayload(TOO_DEEP_MESSAGE) : JSON.parse(text);
 };
 const fromJsonIdentity = (json: unknown): unknown => json;
+const keepBytes = (bytes: Uint8Array): RawMessage => new RawMessage(bytes as Buffer);
 
 /** Services from the registry. */
 export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
@@ -83,8 +85,9 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
             path: md.path,
             ...s,
             requestSerialize: (v: unknown) => Buffer.from(md.requestCodec.encode(v)),
-            requestDeserialize: sniffingDeserializer(m.fromJSON ?? fromJsonIdentity, m.fromBinary ?? ((b) => md.requestCodec.decode(b))),
-            responseSerialize: (v: unknown) => (v instanceof JsonReply ? v.bytes : Buffer.from(md.responseCodec.encode(v))),
+            // Binary requests of a method that may forward bytes stay bytes; the transport decodes them when it does not (pass-through.ts).
+            requestDeserialize: sniffingDeserializer(m.fromJSON ?? fromJsonIdentity, m.passThrough !== undefined ? keepBytes : (m.fromBinary ?? ((b) => md.requestCodec.decode(b)))),
+            responseSerialize: (v: unknown) => (v instanceof RawMessage ? v.bytes : v instanceof JsonReply ? v.bytes : Buffer.from(md.responseCodec.encode(v))),
             responseDeserialize: (b: Buffer) => md.responseCodec.decode(b),
             originalName: m.method,
           },

@@ -30,6 +30,8 @@ import { reflectionEntry } from '../../grpc/reflection-entry';
 import type { Http2LimitOptions } from '../../grpc/h2-limits';
 import type { GrpcServerEngine } from '../../grpc/options';
 import { createServerEngine, type ForeignStreamHandler, type ServerEngine } from '../../grpc/server-engine';
+import { RawMessage } from '../pass-through';
+import { decodedReply, requestFor } from './raw-requests';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
 
 /** The constructor's `grpc` options. */
@@ -174,7 +176,7 @@ export class GrpcTransport {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext; resolved: ResolvedMethod | undefined } => {
+    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
@@ -182,10 +184,14 @@ export class GrpcTransport {
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
-      const resolved = this.#core.dispatcher.resolve(route.service, route.method);
-      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context, resolved };
+      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context, resolved };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
+    };
+    /** The method to run: its byte-forwarding twin when binary requests may pass through (raw-requests.ts), else itself. */
+    const methodFor = (): { resolved: ResolvedMethod | undefined; passing: ResolvedMethod | undefined } => {
+      const resolved = this.#core.dispatcher.resolve(route.service, route.method);
+      return { resolved, passing: this.#core.dispatcher.passThrough(resolved) };
     };
     const toGateway = (v: unknown): unknown => {
       const t = route.mapped ? config().transformRequest : undefined;
@@ -196,11 +202,13 @@ export class GrpcTransport {
       const t = route.mapped ? config().transformResponse : undefined;
       const value = t === undefined ? v : t(v, route.method);
       if (!json || resolved?.toJSON === undefined) return value;
+      if (value instanceof RawMessage) return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(decodedReply(resolved, value)) ?? {})));
       return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
     };
     /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
-    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => grpc.Metadata): AsyncIterable<unknown> =>
-      mapStream(call as never, (item) => {
+    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => grpc.Metadata, resolved: ResolvedMethod | undefined, passing: boolean): AsyncIterable<unknown> =>
+      mapStream(call as never, (raw) => {
+        const item = requestFor(resolved, passing, raw);
         if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
         state.json = cameAsJson(item);
         if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
@@ -216,9 +224,11 @@ export class GrpcTransport {
             return;
           }
           const watch = new CancelWatch(c);
-          const raw = c.request;
+          const { resolved, passing } = methodFor();
+          const raw = requestFor(resolved, passing !== undefined, c.request);
           const json = cameAsJson(raw);
-          const { promise, reply, context, resolved } = run(c, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json);
+          const method = raw instanceof RawMessage ? passing : resolved;
+          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json);
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
@@ -229,7 +239,9 @@ export class GrpcTransport {
           const watch = new CancelWatch(c);
           const state = { json: false };
           let replyHeaders: grpc.Metadata | undefined;
-          const { promise, reply, context, resolved } = run(c, requestStream(c, state, () => replyHeaders as grpc.Metadata), () => watch.signal, false);
+          const { resolved, passing } = methodFor();
+          const requests = requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined);
+          const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
@@ -245,12 +257,14 @@ export class GrpcTransport {
           }
           // Streaming calls read the signal at once: it is their cleanup signal (a request stream may outlive the response).
           const controller = new CancelWatch(c);
-          const raw = clientStreams ? undefined : (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request;
+          const { resolved, passing } = methodFor();
+          const raw = clientStreams ? undefined : requestFor(resolved, passing !== undefined, (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
           // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
           const state = { json: cameAsJson(raw) };
           let replyHeaders: grpc.Metadata | undefined;
-          const request = clientStreams ? requestStream(c, state, () => replyHeaders as grpc.Metadata) : raw instanceof Undecodable ? raw : toGateway(raw);
-          const { promise, reply, context, resolved } = run(c, request, controller.signal, state.json);
+          const request = clientStreams ? requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined) : raw instanceof Undecodable ? raw : toGateway(raw);
+          const method = clientStreams || raw instanceof RawMessage ? (passing ?? resolved) : resolved;
+          const { promise, reply, context } = run(c, method, request, controller.signal, state.json);
           replyHeaders = reply;
           let headersSent = false;
           const sendHeaders = (): void => {

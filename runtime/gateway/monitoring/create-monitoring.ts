@@ -7,6 +7,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { DispatchCall, DispatchInterceptor, GatewayEvent, GatewayEventSink } from '../extension-points';
+import { markMessageBlind } from '../pass-through';
 import { CallLogger } from './call-logger';
 import { CallRecord } from './call-record';
 import { CANCELLED_STATUS, httpStatusOfError, statusOfError } from './call-status';
@@ -97,7 +98,8 @@ export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
     }
   }
 
-  const interceptor: DispatchInterceptor = async (call, next) => {
+  // Metrics, traces and logs read the call's names, context and outcome, never its message: forwarded calls may pass bytes through.
+  const interceptor: DispatchInterceptor = markMessageBlind(async (call, next) => {
     const started = performance.now();
     const ctx = call.context;
     const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent']);
@@ -118,7 +120,7 @@ export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
     }
     finish(call, record, started, span, undefined, false);
     return result;
-  };
+  });
 
   return {
     interceptor,

@@ -1,25 +1,25 @@
 #!/usr/bin/env node
 /*
- * Runs the gateway forwarding scenario and prints its table.
- *   BENCH_DURATION=5 BENCH_CONCURRENCY=32 BENCH_ROUNDS=2 node test/bench/gateway/forwarding-run.js
+ * Runs the gateway forwarding scenario (./forwarding.js) and prints its table.
+ *   BENCH_SLICE=2 BENCH_PASSES=6 BENCH_CONNECTIONS=8 BENCH_STREAMS=32 node test/bench/gateway/forwarding-run.js
  */
 'use strict';
 const { run, target } = require('./forwarding');
 
 async function main() {
-  const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
-  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  const { rows, ratio, cpuRatio } = await run({ durationSeconds, concurrency, rounds });
-  console.log(`gateway forwarding (${durationSeconds} s per scenario, ${concurrency} calls in flight, best of ${rounds} rounds, small unary message)`);
-  console.log('| scenario | calls/s | calls | errors | server CPU µs/call | load generator CPU µs/call |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  const us = (v) => (v === undefined ? 'n/a' : v.toFixed(0));
-  for (const r of rows) {
-    console.log(`| ${r.scenario} | ${Math.round(r.rps)} | ${r.calls} | ${r.errors} | ${us(r.cpuMicrosPerCall)} | ${us(r.clientCpuMicrosPerCall)} |`);
-  }
-  console.log(`ratio gateway/direct, calls/s: ${ratio.toFixed(2)}× (target ≥ ${target}×) ${ratio >= target ? 'MET' : 'NOT MET'}`);
-  if (cpuRatio !== undefined) console.log(`ratio gateway/direct, calls per server CPU-second: ${cpuRatio.toFixed(2)}×`);
+  const sliceSeconds = Number(process.env.BENCH_SLICE ?? 2);
+  const passes = Number(process.env.BENCH_PASSES ?? 6);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+  const streams = Number(process.env.BENCH_STREAMS ?? 32);
+  const r = await run({ sliceSeconds, passes, connections, streams });
+  const us = (v) => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(1));
+  console.log(`\ngateway forwarding: ${r.loadGenerator}, ${connections} connections × ${streams} streams, ${passes} interleaved passes of ${sliceSeconds} s, unpinned; medians (ratios: medians of within-pass ratios)`);
+  console.log('| path | calls/s | instance CPU µs/call | gateway CPU µs/call |');
+  console.log('|---|---:|---:|---:|');
+  for (const row of r.rows) console.log(`| ${row.scenario} | ${Math.round(row.rps)} | ${us(row.instanceCpu)} | ${us(row.gatewayCpu)} |`);
+  console.log(`gateway CPU per forwarded call ÷ instance CPU per call: ${us(r.cpuRatio)}× (target ≤ ${target}×) ${r.cpuRatio <= target ? 'MET' : 'NOT MET'}; with an interceptor (decoding): ${us(r.decodingCpuRatio)}×`);
+  console.log(`calls/s through the gateway ÷ direct: ${r.ratio.toFixed(2)}× (decoding: ${r.decodingRatio.toFixed(2)}×)`);
+  if (r.errors > 0) console.log(`failed calls during the run: ${r.errors}`);
 }
 
 main().catch((e) => {

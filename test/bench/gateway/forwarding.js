@@ -1,34 +1,34 @@
 /*
- * Gateway forwarding scenario: a gRPC client calling an instance directly vs
- * the same client calling the gateway, which forwards to the instance it
- * found through service discovery. One run, same machine, same payload; the
- * figure that matters is the ratio gateway / direct (target ≥ 0.7).
+ * Gateway forwarding scenario: gRPC calls to an fw instance directly vs the
+ * same calls through a gateway that found the instance through service
+ * discovery (static provider, the service known by its fw-gen descriptor).
+ * The instance is fw's `server.grpc()` — whatever server path it runs on now
+ * — serving plainuser.UserService/CreateUser (test/bench/gateway/generated,
+ * no buf.validate rules), so the gateway forwards the message bytes without
+ * decoding them (runtime/gateway/pass-through.ts). A second gateway with one
+ * interceptor installed (which sees the decoded request) shows what decoding
+ * and re-encoding would cost.
  *
- * The instance and the gateway each run in their own Node process (so the
- * load generator does not share their event loop); the gateway process loads
- * fw from its TypeScript sources through the project's compiler.
+ * The figures that matter:
+ * - the gateway's CPU per forwarded call against the instance's CPU per call
+ *   (from /proc/<pid>/stat utime+stime over each slice; target ≤ 1×);
+ * - calls/s through the gateway against direct (reported).
  *
- * Besides calls/s, each path's server-side CPU (instance, plus gateway on the
- * forwarded path, read from /proc) per call is reported: on a busy shared
- * machine throughput swings with the neighbours, work per CPU-second much
- * less. Rounds alternate the order of the two paths; the best round of each
- * is kept.
+ * Load: h2load (nghttp2-client) when installed, else a Node HTTP/2 load
+ * generator (../grpc/h2-load.js), the same pre-framed request each call,
+ * BENCH_CONNECTIONS × BENCH_STREAMS calls in flight. The paths take the load
+ * in turn in slices whose order reverses each pass (../support/interleave.js);
+ * figures are medians over passes, ratios medians of within-pass ratios.
  *
  * No CPU pinning (test/bench/support/cpu-pin.js is not used here, on
- * purpose). Pinning "servers on core 0, load generator on core 1" is fair
- * when one server faces the client; here the forwarded path has two server
- * processes. The single-threaded load generator is the slower side of the
- * direct path (callgrind: ~490k instructions per call against the instance's
- * ~270k), so pinned, the direct path leaves half of core 0 idle while the
- * forwarded path crams instance + gateway (~270k + ~630k) onto that one core:
- * the ratio would compare the client's speed with the two servers' and could
- * not exceed ~490 / 900 ≈ 0.54 whatever either side did. Unpinned, both paths
- * may use both cores, which is the question the target asks (how much
- * throughput a client loses by going through the gateway on this machine).
- * docs/discovery.md "Forwarding performance" has the per-process figures.
+ * purpose): the forwarded path has two server processes, and pinning both to
+ * one core would measure them sharing it. Unpinned, each path may use both
+ * cores, which is the question the calls/s ratio asks (how much throughput a
+ * client loses by going through the gateway on this machine). The CPU-per-call
+ * figures do not depend on it.
  *
- * Exports run({ durationSeconds, concurrency, rounds }) → { rows, ratio,
- * cpuRatio } for a bench runner; forwarding-run.js is the command-line entry.
+ * Exports run({ sliceSeconds, passes }) → { rows, ratio, cpuRatio } for a
+ * bench runner; forwarding-run.js is the command-line entry.
  */
 'use strict';
 const { fork } = require('node:child_process');
@@ -36,63 +36,46 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
+const { interleave, pairedRatio, medianOf } = require('../support/interleave');
+const { h2Load, hasH2load } = require('../grpc/h2-load');
+const { cpuSeconds } = require('../support/process-cpu');
 
 const ROOT = path.resolve(__dirname, '../../..');
-const REQUEST = { id: '42', name: 'Ada Lovelace', email: 'ada@example.com' };
-const PROTO = `syntax = "proto3";
-package bench;
-service EchoService { rpc Echo (EchoRequest) returns (EchoReply); }
-message EchoRequest { string id = 1; string name = 2; string email = 3; }
-message EchoReply { string id = 1; string name = 2; string email = 3; string instance = 4; }
-`;
-
-const json = {
-  serialize: (v) => Buffer.from(JSON.stringify(v)),
-  deserialize: (b) => JSON.parse(b.toString('utf8')),
-};
+const METHOD = '/plainuser.UserService/CreateUser';
+const REQUEST = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '', roles: ['admin'] };
 
 /* ---------- child roles ---------- */
 
-function registerTs() {
-  const ts = require('typescript');
-  require.extensions['.ts'] = (module, filename) => {
-    const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-      fileName: filename,
-    });
-    module._compile(out.outputText, filename);
-  };
+function descriptor() {
+  require(path.join(ROOT, 'test/support/require-ts'));
+  return require(path.join(__dirname, 'generated/plain_user.fw.ts')).UserServiceDescriptor;
 }
 
-function runInstance() {
-  const server = new grpc.Server();
-  server.addService(
-    {
-      Echo: {
-        path: '/EchoService/Echo', requestStream: false, responseStream: false,
-        requestSerialize: json.serialize, requestDeserialize: json.deserialize,
-        responseSerialize: json.serialize, responseDeserialize: json.deserialize,
-      },
+async function runInstance() {
+  const UserServiceDescriptor = descriptor();
+  const { server } = require('fw');
+  const app = server.grpc().addService(UserServiceDescriptor, {
+    async createUser(req) {
+      return { id: '42', name: req.name, email: req.email, phone: req.phone, address: undefined, roles: req.roles, createdAt: undefined, updatedAt: undefined };
     },
-    { Echo: (call, cb) => cb(null, { ...call.request, instance: 'i1' }) },
-  );
-  server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
-    if (err) throw err;
-    process.send({ port });
   });
+  const { port } = await app.listen(0, '127.0.0.1');
+  process.send({ port });
 }
 
-async function runGateway(instancePort, protoFile) {
-  registerTs();
-  const { ProtocolGateway } = require(path.join(ROOT, 'runtime/gateway/protocol-gateway.ts'));
+async function runGateway(instancePort, mode) {
+  const UserServiceDescriptor = descriptor();
+  const { ProtocolGateway } = require('fw');
   const gateway = new ProtocolGateway({ enableUDP: false });
-  gateway.configureGRPC({ protoFiles: [protoFile], services: { 'bench.EchoService': 'EchoService' }, methodMapping: { Echo: 'echo' } });
   gateway.configureServiceDiscovery({
     provider: 'static',
-    services: { EchoService: { strategy: 'round_robin', instances: [{ host: '127.0.0.1', port: instancePort }] } },
+    services: { UserService: { descriptor: UserServiceDescriptor, instances: [{ host: '127.0.0.1', port: instancePort }] } },
   });
+  // An interceptor sees call.request, so every call is decoded and re-encoded.
+  if (mode === 'decoding') gateway.use((call, next) => next());
   const address = await gateway.listen(0, '127.0.0.1');
+  // A clean exit on SIGINT lets `node --cpu-prof` write the gateway's profile.
+  process.once('SIGINT', () => process.exit(0));
   process.send({ port: address.port });
 }
 
@@ -110,122 +93,107 @@ function start(args) {
   });
 }
 
-/** Keeps `concurrency` unary calls in flight for `seconds`; returns calls/s. */
-async function load(call, seconds, concurrency) {
-  let done = 0;
-  let errors = 0;
-  let firstError;
-  const end = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) {
-        try {
-          await call();
-          done++;
-        } catch (e) {
-          errors++;
-          firstError ??= e;
-          if (errors > 100) throw firstError;
-        }
-      }
-    }),
-  );
-  return { rps: done / seconds, calls: done, errors, firstError };
+/** The request, framed, in a file (h2load posts a file). */
+function requestFile(dir) {
+  require(path.join(ROOT, 'test/support/require-ts'));
+  const { CreateUserRequest } = require(path.join(__dirname, 'generated/plain_user.ts'));
+  const bytes = CreateUserRequest.encode(REQUEST).finish();
+  const framed = Buffer.alloc(5 + bytes.length);
+  framed.writeUInt32BE(bytes.length, 1);
+  Buffer.from(bytes).copy(framed, 5);
+  const file = path.join(dir, 'create-user.bin');
+  fs.writeFileSync(file, framed);
+  return file;
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; undefined off Linux. */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs `fn` while measuring the CPU the `pids` spend; returns its result plus cpu seconds. */
-async function measured(pids, fn) {
-  const before = pids.map(cpuSeconds);
-  const clientBefore = process.cpuUsage();
-  const result = await fn();
-  const clientUsed = process.cpuUsage(clientBefore);
-  const after = pids.map(cpuSeconds);
-  const cpu = before.some((b) => b === undefined) ? undefined : after.reduce((sum, a, i) => sum + (a - before[i]), 0);
-  // The load generator's own CPU (this process): it shares the machine's cores with the servers.
-  return { ...result, cpu, clientCpu: (clientUsed.user + clientUsed.system) / 1e6 };
-}
-
-function unary(client, method, deadlineMs = 10_000) {
-  return () =>
-    new Promise((resolve, reject) => {
-      client[method](REQUEST, { deadline: Date.now() + deadlineMs }, (err, res) => (err ? reject(err) : resolve(res)));
+/** One checked call (h2load only sees HTTP status): the reply must be the instance's. */
+function check(port) {
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const { CreateUserRequest, User } = require(path.join(__dirname, 'generated/plain_user.ts'));
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(METHOD, (v) => Buffer.from(CreateUserRequest.encode(v).finish()), (b) => User.decode(b), REQUEST, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (error, user) => {
+      client.close();
+      if (error) reject(error);
+      else if (user.id !== '42' || user.name !== REQUEST.name) reject(new Error(`unexpected reply ${JSON.stringify(user)}`));
+      else resolve();
     });
+  });
 }
 
-async function run({ durationSeconds = 5, concurrency = 32, rounds = 2 } = {}) {
+async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32 } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-fwd-'));
-  const protoFile = path.join(dir, 'echo.proto');
-  fs.writeFileSync(protoFile, PROTO);
   const children = [];
   try {
+    const file = requestFile(dir);
+    const useH2load = hasH2load();
     const instance = await start(['instance']);
     children.push(instance.child);
-    const gateway = await start(['gateway', String(instance.port), protoFile]);
-    children.push(gateway.child);
+    const passing = await start(['gateway', String(instance.port), 'pass-through']);
+    children.push(passing.child);
+    const decoding = await start(['gateway', String(instance.port), 'decoding']);
+    children.push(decoding.child);
+    for (const p of [instance.port, passing.port, decoding.port]) await check(p);
 
-    const DirectClient = grpc.makeGenericClientConstructor(
-      { Echo: { path: '/EchoService/Echo', requestStream: false, responseStream: false, requestSerialize: json.serialize, responseDeserialize: json.deserialize } },
-      'EchoService',
-    );
-    const direct = new DirectClient(`127.0.0.1:${instance.port}`, grpc.credentials.createInsecure());
-    const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(protoFile));
-    const viaGateway = new pkg.bench.EchoService(`127.0.0.1:${gateway.port}`, grpc.credentials.createInsecure());
-
-    const directCall = unary(direct, 'Echo');
-    const gatewayCall = unary(viaGateway, 'Echo');
-    const check = await gatewayCall();
-    if (check.instance !== 'i1' || check.id !== '42') throw new Error(`gateway did not forward: ${JSON.stringify(check)}`);
-
-    // Warm both paths (JIT, connections), then measure, alternating which goes first.
-    await load(directCall, 1, concurrency);
-    await load(gatewayCall, 1, concurrency);
-    const directPids = [instance.child.pid];
-    const gatewayPids = [instance.child.pid, gateway.child.pid];
-    let d;
-    let g;
-    for (let r = 0; r < rounds; r++) {
-      const runDirect = () => measured(directPids, () => load(directCall, durationSeconds, concurrency));
-      const runGateway = () => measured(gatewayPids, () => load(gatewayCall, durationSeconds, concurrency));
-      const [rd, rg] = r % 2 === 0 ? [await runDirect(), await runGateway()] : [null, await runGateway()];
-      const dd = rd ?? (await runDirect());
-      if (d === undefined || dd.rps > d.rps) d = dd;
-      if (g === undefined || rg.rps > g.rps) g = rg;
-    }
-    direct.close();
-    viaGateway.close();
-    const perCall = (x) => (x.cpu === undefined || x.calls === 0 ? undefined : (x.cpu * 1e6) / x.calls);
-    const clientPerCall = (x) => (x.calls === 0 ? undefined : (x.clientCpu * 1e6) / x.calls);
-    const ratio = g.rps / d.rps;
-    const cpuRatio = perCall(d) !== undefined && perCall(g) !== undefined ? perCall(d) / perCall(g) : undefined;
+    const subject = (name, port, gatewayPid) => ({
+      name,
+      measure: async (ms) => {
+        const i0 = cpuSeconds(instance.child.pid);
+        const g0 = gatewayPid === undefined ? 0 : cpuSeconds(gatewayPid);
+        const r = await h2Load({ useH2load, port, path: METHOD, file, ms, connections, streams });
+        const i1 = cpuSeconds(instance.child.pid);
+        const g1 = gatewayPid === undefined ? 0 : cpuSeconds(gatewayPid);
+        const per = (cpu) => (cpu === undefined || r.calls === 0 ? NaN : (cpu * 1e6) / r.calls);
+        return { rps: r.rps, errors: r.errors, instanceCpu: per(i1 - i0), gatewayCpu: gatewayPid === undefined ? NaN : per(g1 - g0) };
+      },
+    });
+    const subjects = [subject('direct', instance.port), subject('gateway', passing.port, passing.child.pid), subject('gateway-decoding', decoding.port, decoding.child.pid)];
+    for (const s of subjects) await s.measure(2000); // warm-up: JIT, connections
+    const samples = await interleave(subjects, {
+      passes,
+      sliceMs: sliceSeconds * 1000,
+      rewarmMs: 500,
+      onPass: (pass, got) => console.error(`forwarding pass ${pass + 1}/${passes}: ${subjects.map((s) => `${s.name} ${Math.round(got.get(s.name)[pass].rps)}`).join(', ')} calls/s`),
+    });
+    const errors = subjects.reduce((n, s) => n + samples.get(s.name).reduce((m, x) => m + x.errors, 0), 0);
+    const withRatio = (name) => {
+      const list = samples.get(name);
+      return list.map((x) => ({ ...x, cpuRatio: x.gatewayCpu / x.instanceCpu }));
+    };
+    samples.set('gateway', withRatio('gateway'));
+    samples.set('gateway-decoding', withRatio('gateway-decoding'));
+    const row = (scenario, name) => ({
+      scenario,
+      rps: medianOf(samples, name),
+      instanceCpu: medianOf(samples, name, 'instanceCpu'),
+      gatewayCpu: medianOf(samples, name, 'gatewayCpu'),
+    });
     return {
-      ratio,
-      cpuRatio,
+      loadGenerator: useH2load ? 'h2load' : 'Node HTTP/2 load generator',
+      errors,
+      ratio: pairedRatio(samples, 'gateway', 'direct'),
+      decodingRatio: pairedRatio(samples, 'gateway-decoding', 'direct'),
+      cpuRatio: medianOf(samples, 'gateway', 'cpuRatio'),
+      decodingCpuRatio: medianOf(samples, 'gateway-decoding', 'cpuRatio'),
       rows: [
-        { scenario: 'gRPC client → instance (direct)', rps: d.rps, calls: d.calls, errors: d.errors, cpuMicrosPerCall: perCall(d), clientCpuMicrosPerCall: clientPerCall(d) },
-        { scenario: 'gRPC client → gateway → discovered instance', rps: g.rps, calls: g.calls, errors: g.errors, cpuMicrosPerCall: perCall(g), clientCpuMicrosPerCall: clientPerCall(g) },
+        row('gRPC client → fw instance (direct)', 'direct'),
+        row('gRPC client → gateway → discovered fw instance (bytes passed through)', 'gateway'),
+        row('same, one interceptor installed (decoded and re-encoded)', 'gateway-decoding'),
       ],
     };
   } finally {
-    for (const c of children) c.kill();
+    for (const c of children) c.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-module.exports = { run, name: 'forwarding', target: 0.7 };
+module.exports = { run, name: 'forwarding', target: 1 };
 
 if (require.main === module) {
   const [role, ...rest] = process.argv.slice(2);
-  if (role === 'instance') runInstance();
-  else if (role === 'gateway') runGateway(Number(rest[0]), rest[1]).catch((e) => { console.error(e); process.exit(1); });
+  const fail = (e) => {
+    console.error(e);
+    process.exit(1);
+  };
+  if (role === 'instance') runInstance().catch(fail);
+  else if (role === 'gateway') runGateway(Number(rest[0]), rest[1]).catch(fail);
 }

@@ -40,6 +40,7 @@ const os = require('node:os');
 const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('../support/cpu-pin');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
+const { cpuSeconds } = require('../support/process-cpu');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 1) * 1000;
@@ -249,16 +250,6 @@ const SCENARIOS = [
   { transport: 'http', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER), gw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER) },
   { transport: 'grpc', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => inflightLoad(openCreateUser(p, '/plainuser.UserService/CreateUser'), ms), gw: (p, ms) => inflightLoad(openCreateUser(p, '/user.UserService/CreateUser'), ms) },
 ];
-
-/** CPU seconds (user + system) used so far by a process, from /proc; undefined off Linux. */
-function cpuSeconds(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A started server (floor or gateway) as an interleave() subject, driven by `load(port, ms)`. */
 async function subject(name, kind, load) {

@@ -1,38 +1,59 @@
 /**
- * gRPC benchmark: fw's gRPC server vs a plain grpc-js server with the same
- * proto-loader codecs, each in its own child process, load from this process
- * (grpc-js clients over a few channels, many calls in flight).
+ * gRPC benchmark, in one run: fw's `server.grpc()` vs grpc-js vs a bare
+ * node:http2 responder that frames the same reply (the floor) vs
+ * connect-node, unary Echo (a 3-field reply) and server-streaming Stream.
  *
  *   npm run bench:grpc
- *   BENCH_DURATION=5 BENCH_CHANNELS=4 BENCH_CONCURRENCY=64 BENCH_STREAM_LENGTH=500 BENCH_ROUNDS=2 npm run bench:grpc
+ *   BENCH_PASSES=6 BENCH_SLICE=2 BENCH_CONNECTIONS=8 BENCH_STREAMS=32 BENCH_STREAM_LENGTH=100 npm run bench:grpc
  *
- * Prints unary calls/s and server-streaming messages/s for both and the
- * fw/grpc-js ratio (target ≥ 0.95), plus the same work per CPU-second of the
- * server process (from /proc), which stays comparable on a busy machine.
- * Rounds alternate the order of the two servers; the best round of each is
- * reported.
+ * Each server runs in its own process, all at once, pinned to core 0; the
+ * load generator is h2load (nghttp2-client) on the last core, or, when h2load
+ * is not installed, a Node HTTP/2 load generator (./h2-load.js) on that core
+ * (../support/cpu-pin.js). Both send the same pre-framed request, keep
+ * BENCH_CONNECTIONS × BENCH_STREAMS calls in flight, and count calls; a
+ * grpc-js client checks every server's answers first (h2load sees HTTP
+ * status only). Servers take the load in turn, in BENCH_SLICE-second slices
+ * whose order reverses each pass (../support/interleave.js); ratios are
+ * medians of the ratio within a pass. The server's CPU per call (from
+ * /proc) is printed too: it stays comparable when the machine is busy.
+ *
+ * Targets (issue 18): fw ≥ 0.9× node:http2 on unary, fw ≥ grpc-js on
+ * streaming.
  */
 'use strict';
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
+const { spawn } = require('node:child_process');
 const grpc = require('@grpc/grpc-js');
 const loader = require('@grpc/proto-loader');
+const protobuf = require('protobufjs');
+const { pinLoadGenerator, serverCommand, describePinning } = require('../support/cpu-pin');
+const { interleave, pairedRatio, medianOf } = require('../support/interleave');
+const { stopChild } = require('../support/stop-child');
+const { h2Load, hasH2load } = require('./h2-load');
+const { cpuSeconds } = require('../support/process-cpu');
 
-const DURATION_MS = Number(process.env.BENCH_DURATION || 5) * 1000;
-const CHANNELS = Number(process.env.BENCH_CHANNELS || 4);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 64);
-const STREAM_LENGTH = Number(process.env.BENCH_STREAM_LENGTH || 500);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 1);
-
-const definition = loader.loadSync(path.join(__dirname, 'bench.proto'), { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
-const Bench = grpc.loadPackageDefinition(definition).bench.Bench;
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 6));
+const SLICE_MS = Number(process.env.BENCH_SLICE || 2) * 1000;
+const REWARM_MS = Number(process.env.BENCH_REWARM || 0.5) * 1000;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 8);
+const STREAMS = Number(process.env.BENCH_STREAMS || 32);
+const STREAM_LENGTH = Number(process.env.BENCH_STREAM_LENGTH || 100);
+const PROTO = path.join(__dirname, 'bench.proto');
+const SUBJECTS = [
+  { name: 'fw', kind: 'fw' },
+  { name: 'grpc-js', kind: 'plain' },
+  { name: 'node:http2', kind: 'h2' },
+  { name: 'connect-node', kind: 'connect' },
+];
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'server.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, args] = serverCommand([path.join(__dirname, 'server.js'), kind]);
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 20 s`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 30 s`)), 30_000);
     child.stdout.on('data', (chunk) => {
       buffered += chunk;
       const match = /PORT (\d+)/.exec(buffered);
@@ -45,116 +66,99 @@ function startServer(kind) {
   });
 }
 
-function clients(port) {
-  const out = [];
-  for (let i = 0; i < CHANNELS; i += 1) {
-    // A distinct channel option per client keeps grpc-js from sharing one subchannel.
-    out.push(new Bench(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.fw_bench_channel': i }));
-  }
+function frame(bytes) {
+  const out = Buffer.alloc(5 + bytes.length);
+  out.writeUInt32BE(bytes.length, 1);
+  Buffer.from(bytes).copy(out, 5);
   return out;
 }
 
-/** Runs `worker` CONCURRENCY times in parallel until the deadline; returns units done per second. */
-async function load(worker, durationMs) {
-  let done = 0;
-  const started = Date.now();
-  const deadline = started + durationMs;
-  const loop = async (i) => {
-    while (Date.now() < deadline) {
-      // Not `done += await …`: that reads `done` before the await and loses the other loops' counts.
-      const units = await worker(i);
-      done += units;
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => loop(i)));
-  return (done * 1000) / (Date.now() - started);
-}
-
-function unary(pool) {
-  const request = { id: '42', name: 'bench', count: 1 };
-  return (i) =>
-    new Promise((resolve, reject) => {
-      pool[i % pool.length].Echo(request, (error) => (error ? reject(error) : resolve(1)));
-    });
-}
-
-function streaming(pool) {
-  const request = { count: STREAM_LENGTH };
-  return (i) =>
-    new Promise((resolve, reject) => {
+/** Every server answers both methods correctly (a grpc-js client; h2load only sees HTTP 200). */
+async function check(name, port) {
+  const Bench = grpc.loadPackageDefinition(loader.loadSync(PROTO, { defaults: true })).bench.Bench;
+  const client = new Bench(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  try {
+    const echo = await new Promise((resolve, reject) => client.Echo({ id: '42', name: 'bench', count: 1 }, { deadline: Date.now() + 10_000 }, (e, r) => (e ? reject(e) : resolve(r))));
+    if (echo.id !== '42' || echo.name !== 'Ada Lovelace' || echo.roles.length !== 2) throw new Error(`${name}: wrong Echo reply ${JSON.stringify(echo)}`);
+    const count = await new Promise((resolve, reject) => {
       let n = 0;
-      const call = pool[i % pool.length].Stream(request);
-      call.on('data', () => {
-        n += 1;
-      });
+      const call = client.Stream({ count: 5 }, { deadline: Date.now() + 10_000 });
+      call.on('data', () => (n += 1));
       call.on('error', reject);
       call.on('end', () => resolve(n));
     });
-}
-
-/** CPU seconds (user + system) used so far by process `pid` (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** Rate of `worker` units/s and the server's CPU µs per unit (robust when the machine is busy). */
-async function scenario(child, worker) {
-  await load(worker, Math.min(1000, DURATION_MS / 4)); // warm-up
-  const cpuBefore = cpuSeconds(child.pid);
-  const started = Date.now();
-  const rate = await load(worker, DURATION_MS);
-  const units = (rate * (Date.now() - started)) / 1000;
-  const cpuMicros = units > 0 ? ((cpuSeconds(child.pid) - cpuBefore) * 1e6) / units : 0;
-  return { rate, cpuMicros };
-}
-
-async function measure(kind) {
-  const { child, port } = await startServer(kind);
-  const pool = clients(port);
-  try {
-    const u = await scenario(child, unary(pool));
-    const s = await scenario(child, streaming(pool));
-    return { unaryRate: u.rate, unaryCpu: u.cpuMicros, streamRate: s.rate, streamCpu: s.cpuMicros };
+    if (count !== 5) throw new Error(`${name}: Stream sent ${count} messages, not 5`);
   } finally {
-    for (const c of pool) c.close();
-    child.kill();
+    client.close();
   }
 }
 
 async function main() {
-  const fresh = () => ({ unaryRate: 0, streamRate: 0, unaryCpu: Infinity, streamCpu: Infinity });
-  const best = { fw: fresh(), 'grpc-js': fresh() };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const order = round % 2 === 0 ? ['fw', 'grpc-js'] : ['grpc-js', 'fw'];
-    for (const name of order) {
-      const result = await measure(name === 'fw' ? 'fw' : 'plain');
-      best[name].unaryRate = Math.max(best[name].unaryRate, result.unaryRate);
-      best[name].streamRate = Math.max(best[name].streamRate, result.streamRate);
-      best[name].unaryCpu = Math.min(best[name].unaryCpu, result.unaryCpu);
-      best[name].streamCpu = Math.min(best[name].streamCpu, result.streamCpu);
-      console.error(
-        `round ${round + 1} ${name}: unary ${result.unaryRate.toFixed(0)}/s (${result.unaryCpu.toFixed(1)} µs CPU/call), ` +
-          `stream ${result.streamRate.toFixed(0)} msg/s (${result.streamCpu.toFixed(2)} µs CPU/msg)`,
-      );
+  pinLoadGenerator();
+  const useH2load = hasH2load();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-grpc-'));
+  const root = protobuf.loadSync(PROTO);
+  const unaryFile = path.join(dir, 'echo.bin');
+  const streamFile = path.join(dir, 'stream.bin');
+  fs.writeFileSync(unaryFile, frame(root.lookupType('bench.EchoRequest').encode({ id: '42', name: 'bench', count: 1 }).finish()));
+  fs.writeFileSync(streamFile, frame(root.lookupType('bench.StreamRequest').encode({ count: STREAM_LENGTH }).finish()));
+  const servers = [];
+  try {
+    for (const s of SUBJECTS) servers.push({ ...s, ...(await startServer(s.kind)) });
+    for (const s of servers) await check(s.name, s.port);
+    // Streamed messages are counted from the response bytes: calls of 100 messages finish in batches too coarse to count in a slice.
+    const replyFrameBytes = 5 + root.lookupType('bench.EchoReply').encode({ id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] }).finish().length;
+    const scenarios = [
+      { name: 'unary', path: '/bench.Bench/Echo', file: unaryFile, msgs: (r) => r.rps },
+      { name: 'server streaming', path: '/bench.Bench/Stream', file: streamFile, msgs: (r) => r.dataBytesPerSecond / replyFrameBytes },
+    ];
+    const results = [];
+    for (const scenario of scenarios) {
+      const load = (port, ms) => h2Load({ useH2load, port, path: scenario.path, file: scenario.file, ms, connections: CONNECTIONS, streams: STREAMS });
+      const subjects = servers.map((s) => ({
+        name: s.name,
+        measure: async (ms) => {
+          const before = cpuSeconds(s.child.pid);
+          const started = Date.now();
+          const r = await load(s.port, ms);
+          const cpu = cpuSeconds(s.child.pid) - before;
+          const msgs = scenario.msgs(r);
+          return { rps: r.rps, msgs, errors: r.errors, cpuMicros: msgs > 0 ? (cpu * 1e6) / ((msgs * (Date.now() - started)) / 1000) : NaN };
+        },
+      }));
+      for (const s of subjects) await s.measure(Math.min(2000, SLICE_MS)); // warm-up: JIT, connections
+      const samples = await interleave(subjects, {
+        passes: PASSES,
+        sliceMs: SLICE_MS,
+        rewarmMs: REWARM_MS,
+        onPass: (pass, got) => console.error(`${scenario.name} pass ${pass + 1}/${PASSES}: ${servers.map((s) => `${s.name} ${Math.round(got.get(s.name)[pass].msgs)}`).join(', ')} msgs/s`),
+      });
+      results.push({ scenario, samples });
     }
+    const fixed = (v, digits) => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits));
+    const table = [];
+    table.push(`\ngRPC benchmark: ${useH2load ? 'h2load' : 'Node HTTP/2 load generator'}, ${CONNECTIONS} connections × ${STREAMS} streams, ${PASSES} interleaved passes of ${SLICE_MS / 1000} s; ${describePinning()}`);
+    table.push(`Server streaming: ${STREAM_LENGTH} replies per call. Figures are medians over passes; ratios are medians of the within-pass ratio.\n`);
+    table.push('| scenario | server | calls/s | msgs/s | server CPU µs/msg | fw ÷ this (msgs/s) |');
+    table.push('|---|---|---:|---:|---:|---:|');
+    for (const { scenario, samples } of results) {
+      for (const s of servers) {
+        const ratio = s.name === 'fw' ? '' : fixed(pairedRatio(samples, 'fw', s.name, 'msgs'), 2);
+        table.push(`| ${scenario.name} | ${s.name} | ${fixed(medianOf(samples, s.name), 0)} | ${fixed(medianOf(samples, s.name, 'msgs'), 0)} | ${fixed(medianOf(samples, s.name, 'cpuMicros'), 1)} | ${ratio} |`);
+      }
+    }
+    const unary = results[0].samples;
+    const streaming = results[1].samples;
+    const floorRatio = pairedRatio(unary, 'fw', 'node:http2', 'msgs');
+    const streamRatio = pairedRatio(streaming, 'fw', 'grpc-js', 'msgs');
+    table.push('');
+    table.push(`unary: fw / node:http2 = ${fixed(floorRatio, 2)} (target ≥ 0.9) ${floorRatio >= 0.9 ? 'MET' : 'NOT MET'}; fw / grpc-js = ${fixed(pairedRatio(unary, 'fw', 'grpc-js', 'msgs'), 2)}`);
+    table.push(`server streaming: fw / grpc-js = ${fixed(streamRatio, 2)} (target ≥ 1.0) ${streamRatio >= 1 ? 'MET' : 'NOT MET'}`);
+    console.log(table.join('\n'));
+  } finally {
+    for (const s of servers) await stopChild(s.child);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  const rows = [
-    ['unary calls/s', best.fw.unaryRate, best['grpc-js'].unaryRate],
-    [`server-streaming msgs/s (${STREAM_LENGTH}/call)`, best.fw.streamRate, best['grpc-js'].streamRate],
-    // Inverted so that higher is better here too: work per server CPU second.
-    ['unary calls per server CPU-second', 1e6 / best.fw.unaryCpu, 1e6 / best['grpc-js'].unaryCpu],
-    ['streamed msgs per server CPU-second', 1e6 / best.fw.streamCpu, 1e6 / best['grpc-js'].streamCpu],
-  ];
-  console.log(`\ngRPC benchmark: ${DURATION_MS / 1000}s per scenario, ${CHANNELS} channels, ${CONCURRENCY} calls in flight, ${ROUNDS} round(s)\n`);
-  console.log('| scenario | fw | grpc-js | fw / grpc-js |');
-  console.log('|---|---:|---:|---:|');
-  for (const [name, fw, plain] of rows) console.log(`| ${name} | ${fw.toFixed(0)} | ${plain.toFixed(0)} | ${(fw / plain).toFixed(3)} |`);
-  console.log('\nTarget: fw / grpc-js ≥ 0.95. The CPU rows stay meaningful when other processes compete for the cores.');
 }
 
 main().catch((error) => {

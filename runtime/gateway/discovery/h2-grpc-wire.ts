@@ -1,0 +1,173 @@
+/**
+ * The gRPC-over-HTTP/2 wire as the lean forwarding client (h2-unary-channel.ts,
+ * h2-stream-call.ts) reads and writes it: length-prefixed messages, the
+ * status in trailers (or trailers-only headers), HTTP and reset codes mapped
+ * to statuses as grpc-js maps them, errors shaped like grpc-js's.
+ */
+import * as http2 from 'node:http2';
+import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
+
+/** grpc-js's default largest message a client accepts. */
+export const MAX_RESPONSE_BYTES = 4 << 20;
+
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
+
+/** The error a failed call ends with: shaped like grpc-js's ServiceError. */
+export interface H2CallError extends Error {
+  code: number;
+  details: string;
+  metadata: Metadata;
+  /** The status trailers as received (for passing them back unchanged); undefined when the status is fw's own. */
+  trailers?: http2.IncomingHttpHeaders;
+}
+
+const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GrpcCode).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k]));
+
+/** Builds an error with grpc-js's message format (`14 UNAVAILABLE: details`). */
+export function callError(code: number, details: string, metadata = new Metadata()): H2CallError {
+  const error = new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`) as H2CallError;
+  error.code = code;
+  error.details = details;
+  error.metadata = metadata;
+  return error;
+}
+
+/** gRPC's mapping of a non-200 HTTP status to a status code (as grpc-js does). */
+export function codeOfHttpStatus(httpStatus: number): number {
+  switch (httpStatus) {
+    case 400: return GrpcCode.INTERNAL;
+    case 401: return GrpcCode.UNAUTHENTICATED;
+    case 403: return GrpcCode.PERMISSION_DENIED;
+    case 404: return GrpcCode.UNIMPLEMENTED;
+    case 429: case 502: case 503: case 504: return GrpcCode.UNAVAILABLE;
+    default: return GrpcCode.UNKNOWN;
+  }
+}
+
+function codeOfReset(rstCode: number): number {
+  switch (rstCode) {
+    case NGHTTP2_REFUSED_STREAM: return GrpcCode.UNAVAILABLE;
+    case NGHTTP2_CANCEL: return GrpcCode.CANCELLED;
+    case NGHTTP2_ENHANCE_YOUR_CALM: return GrpcCode.RESOURCE_EXHAUSTED;
+    case NGHTTP2_INADEQUATE_SECURITY: return GrpcCode.PERMISSION_DENIED;
+    default: return GrpcCode.INTERNAL;
+  }
+}
+
+/**
+ * The status of a stream that closed without a gRPC status: UNAVAILABLE when
+ * its connection went away (instance gone, GOAWAY, refused), as in grpc-js;
+ * else from the peer's reset code; INTERNAL for a clean end with no status.
+ */
+export function endedWithoutStatus(rstCode: number, connectionGone: boolean, answered: boolean, streamError: Error | undefined): H2CallError {
+  if (connectionGone || rstCode === NGHTTP2_REFUSED_STREAM) {
+    return callError(GrpcCode.UNAVAILABLE, answered ? 'Connection dropped before the call finished' : (streamError?.message ?? 'Connection closed before the call was answered'));
+  }
+  if (rstCode !== 0) return callError(codeOfReset(rstCode), `Received RST_STREAM with code ${rstCode}`);
+  if (streamError !== undefined) return callError(GrpcCode.UNAVAILABLE, streamError.message);
+  return callError(GrpcCode.INTERNAL, 'Call ended without a gRPC status');
+}
+
+function decodeMessage(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The gRPC status code in trailers (or trailers-only headers); UNKNOWN when missing or out of range. */
+export function codeOf(headers: http2.IncomingHttpHeaders): number {
+  const raw = headers['grpc-status'];
+  if (raw === '0') return GrpcCode.OK;
+  const code = raw === undefined ? GrpcCode.UNKNOWN : Number(raw);
+  return Number.isInteger(code) && code >= 0 && code <= 16 ? code : GrpcCode.UNKNOWN;
+}
+
+/** The error for a non-OK status: message and the remaining trailers as Metadata (built only for failures). */
+export function statusError(code: number, headers: http2.IncomingHttpHeaders): H2CallError {
+  const raw = headers['grpc-status'];
+  const message = headers['grpc-message'];
+  const details = typeof message === 'string' ? decodeMessage(message) : raw === undefined ? 'No status received' : '';
+  const rest: http2.IncomingHttpHeaders = {};
+  for (const key of Object.keys(headers)) {
+    if (key[0] === ':' || key === 'grpc-status' || key === 'grpc-message' || key === 'content-type') continue;
+    rest[key] = headers[key];
+  }
+  const error = callError(code, details, Metadata.fromHttp2Headers(rest));
+  error.trailers = headers;
+  return error;
+}
+
+/** The response body's one uncompressed message, or undefined when the body is not exactly one. */
+export function onlyMessage(body: Buffer): Buffer | undefined {
+  return body.length >= 5 && body[0] === 0 && body.readUInt32BE(1) === body.length - 5 ? body.subarray(5) : undefined;
+}
+
+/** Frames one message: flag byte 0 (uncompressed), 4-byte big-endian length, bytes. */
+export function frame(message: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  message.copy(out, 5);
+  return out;
+}
+
+/**
+ * Cuts a response body, arriving in chunks of any size, into its messages.
+ * `push` throws a call error for a compressed message (the forwarder never
+ * asks for compression) or one over `maxBytes`.
+ */
+export class MessageReader {
+  #pending: Buffer | undefined = undefined;
+  readonly #maxBytes: number;
+
+  constructor(maxBytes = MAX_RESPONSE_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The messages `chunk` completes, in order. */
+  push(chunk: Buffer): Buffer[] {
+    let data = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
+    this.#pending = undefined;
+    const out: Buffer[] = [];
+    while (data.length >= 5) {
+      if (data[0] !== 0) throw callError(GrpcCode.INTERNAL, 'Compressed response not supported');
+      const size = data.readUInt32BE(1);
+      if (size > this.#maxBytes) throw callError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${this.#maxBytes})`);
+      if (data.length < 5 + size) break;
+      out.push(data.subarray(5, 5 + size));
+      data = data.subarray(5 + size);
+    }
+    if (data.length > 0) this.#pending = data;
+    return out;
+  }
+
+  /** True when a message was cut off by the end of the body. */
+  get partial(): boolean {
+    return this.#pending !== undefined;
+  }
+}
+
+/**
+ * Request metadata a proxy does not pass on: HTTP/2 and hop-by-hop headers,
+ * the gRPC protocol's own (the deadline is recomputed, the forwarding leg is
+ * uncompressed) and the trace id, which the forwarder sets itself.
+ */
+const NOT_FORWARDED = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'host', 'content-length', 'content-type',
+  'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'user-agent', 'x-trace-id',
+]);
+
+/** True when request metadata `key` travels on to the instance. */
+export function forwardsRequestKey(key: string): boolean {
+  return key[0] !== ':' && !NOT_FORWARDED.has(key);
+}
+
+/** Response metadata the gateway writes itself (or HTTP/2 does): not copied from the instance's reply. */
+const NOT_RETURNED = new Set(['content-type', 'grpc-status', 'grpc-message', 'grpc-encoding', 'grpc-accept-encoding', 'content-length', 'date', 'x-trace-id']);
+
+/** True when response header or trailer `key` from the instance goes back to the caller. */
+export function returnsResponseKey(key: string): boolean {
+  return key[0] !== ':' && !NOT_RETURNED.has(key);
+}
