@@ -59,6 +59,8 @@ const END_STREAM = { endStream: true, sendDate: false } as const;
 const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
 export const CONTENT_TYPE = 'application/grpc+proto';
 export const ACCEPT_ENCODING = 'identity,gzip';
+/** The response headers of most calls (no metadata, no compression); node:http2 copies what it is given. */
+const PLAIN_HEADERS: OutgoingHttpHeaders = Object.freeze({ ':status': 200, 'content-type': CONTENT_TYPE });
 
 function sendPendingTrailers(this: CallStream): void {
   const call = this[CALL];
@@ -75,10 +77,17 @@ export function sendHeaders(call: Responder, metadata: Metadata | undefined): vo
   call.headersSent = true;
   const stream = call.stream;
   if (!writable(stream) || stream.headersSent) return;
-  const headers: OutgoingHttpHeaders = { ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-accept-encoding': ACCEPT_ENCODING };
   const state = call[STATE];
-  headers['grpc-encoding'] = state !== undefined && decideAdvertised(state, call.served.serialize) ? 'gzip' : 'identity';
-  addMetadataHeaders(headers, metadata);
+  let headers = PLAIN_HEADERS;
+  if (state !== undefined || metadata !== undefined) {
+    headers = { ':status': 200, 'content-type': CONTENT_TYPE };
+    // Encodings are named only to a client that negotiates them (it sent grpc-accept-encoding with gzip); absent means identity.
+    if (state !== undefined) {
+      headers['grpc-accept-encoding'] = ACCEPT_ENCODING;
+      if (decideAdvertised(state, call.served.serialize)) headers['grpc-encoding'] = 'gzip';
+    }
+    addMetadataHeaders(headers, metadata);
+  }
   stream.on('wantTrailers', sendPendingTrailers);
   stream.respond(headers, WAIT_FOR_TRAILERS);
 }
