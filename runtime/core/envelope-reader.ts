@@ -20,13 +20,16 @@ export interface EnvelopeErrors {
   truncated(): Error;
 }
 
-const EMPTY = Buffer.alloc(0);
-
-/** Incremental parser: push chunks, take whole messages. */
+/**
+ * Incremental parser: push chunks, take whole messages. Chunks are kept as
+ * they came and joined only once a whole message is there, so a large
+ * message arriving in many small chunks is copied once, not once per chunk.
+ */
 export class LengthPrefixedReader {
   readonly #limit: number;
   readonly #errors: EnvelopeErrors;
-  #buffer: Buffer = EMPTY;
+  #chunks: Buffer[] = [];
+  #length = 0;
 
   constructor(limit: number, errors: EnvelopeErrors) {
     this.#limit = limit;
@@ -35,32 +38,45 @@ export class LengthPrefixedReader {
 
   /** Appends bytes; throws when the next message announces more than the limit. */
   push(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-    if (this.#buffer.length >= 5) {
-      const size = this.#buffer.readUInt32BE(1);
-      if (size > this.#limit) throw this.#errors.tooLarge(size, this.#limit);
-    }
+    if (chunk.length === 0) return;
+    this.#chunks.push(chunk);
+    this.#length += chunk.length;
+    const size = this.#nextSize();
+    if (size !== undefined && size > this.#limit) throw this.#errors.tooLarge(size, this.#limit);
   }
 
   /** The next whole message, or undefined when more bytes are needed. */
   next(): Envelope | undefined {
-    const buffer = this.#buffer;
-    if (buffer.length < 5) return undefined;
-    const size = buffer.readUInt32BE(1);
+    const size = this.#nextSize();
+    if (size === undefined) return undefined;
     if (size > this.#limit) throw this.#errors.tooLarge(size, this.#limit);
-    if (buffer.length < 5 + size) return undefined;
+    if (this.#length < 5 + size) return undefined;
+    const buffer = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#length);
     const envelope = { flags: buffer[0] as number, data: buffer.subarray(5, 5 + size) };
-    this.#buffer = buffer.length === 5 + size ? EMPTY : buffer.subarray(5 + size);
+    const rest = buffer.length - 5 - size;
+    this.#chunks = rest === 0 ? [] : [buffer.subarray(5 + size)];
+    this.#length = rest;
     return envelope;
   }
 
   /** True while bytes of an unfinished message are held. */
   get pending(): boolean {
-    return this.#buffer.length !== 0;
+    return this.#length !== 0;
   }
 
   /** Throws when the body ended inside a message. */
   finish(): void {
-    if (this.#buffer.length !== 0) throw this.#errors.truncated();
+    if (this.#length !== 0) throw this.#errors.truncated();
+  }
+
+  /** The length the next message's prefix announces, once its 5 bytes are here. */
+  #nextSize(): number | undefined {
+    if (this.#length < 5) return undefined;
+    let first = this.#chunks[0] as Buffer;
+    if (first.length < 5) {
+      first = Buffer.concat(this.#chunks, this.#length);
+      this.#chunks = [first];
+    }
+    return first.readUInt32BE(1);
   }
 }
