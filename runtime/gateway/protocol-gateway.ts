@@ -101,7 +101,10 @@ export class ProtocolGateway {
     if (this.#httpConfig.enableCORS === true) assertSafeCors(this.#httpConfig.cors, 'ProtocolGateway http.cors');
     // Limits that cannot be safe fail here, at start (modules load with the first gateway, not with `import 'fw'`).
     /* eslint-disable @typescript-eslint/no-require-imports */
-    if (options.grpc !== undefined) (require('../grpc/h2-limits') as typeof import('../grpc/h2-limits')).resolveHttp2Limits(options.grpc);
+    if (options.grpc !== undefined) {
+      (require('../grpc/h2-limits') as typeof import('../grpc/h2-limits')).resolveHttp2Limits(options.grpc);
+      (require('../grpc/options') as typeof import('../grpc/options')).serverEngine(options.grpc);
+    }
     if (options.shutdownTimeout !== undefined) (require('./graceful-shutdown') as typeof import('./graceful-shutdown')).checkShutdownTimeout(options.shutdownTimeout);
     /* eslint-enable @typescript-eslint/no-require-imports */
     this.#wsConfig = { ...(options.websocket ?? {}) };

@@ -1,19 +1,20 @@
 /**
  * The gRPC application behind `server.grpc()` (spec 4.1, 4.6–4.8): register
- * services in any of the three forms, add middleware, configure, listen on
- * grpc-js, and shut down gracefully.
+ * services in any of the three forms, add middleware, configure, listen (on
+ * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), and shut
+ * down gracefully.
  */
-import { Metadata, Server, ServerCredentials, type UntypedHandleCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Server, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { pinTickObjectShape } from '../core/tick-object-pin';
-import { compressingSerializer, installFraming } from './compression';
+import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';
-import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
-import { toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
+import { serverEngine, toChannelOptions, toCompressionSettings, type CompressionSettings, type GrpcApplicationOptions } from './options';
+import { createServerEngine, type ServerEngine } from './server-engine';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import type { DescriptorOptions } from './request-checks';
@@ -92,10 +93,9 @@ class GrpcApplicationImpl implements GrpcApplication {
   readonly #pipeline = new CallPipeline(defaultUnexpected);
   readonly #services = new Map<string, HostedService>();
   readonly #health = new HealthState();
-  #server: Server | undefined;
+  #server: ServerEngine | undefined;
   #port: number | undefined;
   #listening = false;
-  #stopWatching: () => void = () => undefined;
 
   constructor() {
     const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
@@ -107,6 +107,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     const merged: GrpcApplicationOptions = { ...this.#options, ...options, grpc: { ...this.#options.grpc, ...options.grpc } };
     toChannelOptions(merged.grpc);
     toCompressionSettings(merged.grpc);
+    serverEngine(merged.grpc);
     this.#options = merged;
     return this;
   }
@@ -139,23 +140,19 @@ class GrpcApplicationImpl implements GrpcApplication {
     const requested = port ?? this.#options.port ?? 0;
     if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
     const compression = toCompressionSettings(grpcOptions);
-    installFraming();
-    const server = new Server(toChannelOptions(grpcOptions));
-    for (const entry of this.#services.values()) addToServer(server, entry.service, this.#pipeline, compression);
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(server);
-    this.#server = server;
+    const engine = createServerEngine(grpcOptions);
+    for (const entry of this.#services.values()) addToServer(engine, entry.service, this.#pipeline, compression);
+    // @grpc/reflection calls only addService on the server it is given.
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine as unknown as Server);
+    this.#server = engine;
     this.#health.restart();
-    const target = host.includes(':') ? `[${host}]:${requested}` : `${host}:${requested}`;
     try {
-      this.#port = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(target, serverCredentials(grpcOptions.tls), (error, bound) => (error ? reject(error) : resolve(bound)));
-      });
+      this.#port = await engine.listen(host, requested, grpcOptions.tls);
     } catch (error) {
       this.#server = undefined;
-      server.forceShutdown();
+      engine.forceShutdown();
       throw error;
     }
-    this.#stopWatching = watchRequestTimeouts(server, resolveHttp2Limits(grpcOptions).requestTimeout);
     this.#listening = true;
     return { host, port: this.#port };
   }
@@ -165,19 +162,20 @@ class GrpcApplicationImpl implements GrpcApplication {
     if (server === undefined) return;
     this.#health.shutdown();
     const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
-        server.forceShutdown();
-        resolve();
-      }, timeoutMs);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      server.shutdown(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
+          server.forceShutdown();
+          resolve();
+        }, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.#pipeline.idle();
-    this.#stopWatching();
+    server.forceShutdown();
     this.#server = undefined;
     this.#listening = false;
   }
@@ -210,7 +208,7 @@ class GrpcApplicationImpl implements GrpcApplication {
   }
 }
 
-function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
+function addToServer(server: ServerEngine, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
   const definition: Record<string, unknown> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -226,13 +224,7 @@ function addToServer(server: Server, service: ServiceBinding, pipeline: CallPipe
     };
     implementation[method.method] = createHandler(method, pipeline);
   }
-  server.addService(definition as Parameters<Server['addService']>[0], implementation);
-}
-
-function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {
-  if (tls === undefined) return ServerCredentials.createInsecure();
-  const pem = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value) : value);
-  return ServerCredentials.createSsl(tls.ca === undefined ? null : pem(tls.ca), [{ cert_chain: pem(tls.cert), private_key: pem(tls.key) }], tls.requireClientCert === true);
+  server.addService(definition as ServiceDefinition, implementation);
 }
 
 function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {

@@ -36,7 +36,7 @@ interface FramingCall {
 }
 
 /** What fw knows about one HTTP/2 stream's compression. */
-interface StreamCompression {
+export interface StreamCompression {
   acceptsGzip: boolean;
   /** The handler's per-call choice. */
   choice: ResponseCompression | undefined;
@@ -47,8 +47,9 @@ interface StreamCompression {
 
 const settingsBySerializer = new WeakMap<Serialize, CompressionSettings>();
 /** Where a stream's state lives: a symbol property on the HTTP/2 stream (read per message, cheaper than a WeakMap). */
-const STATE = Symbol('fw.compression');
-type Tagged = { [STATE]?: StreamCompression };
+export const STATE = Symbol('fw.compression');
+/** Anything carrying a call's compression state: an HTTP/2 stream under grpc-js, or fw's own server call. */
+export type Tagged = { [STATE]?: StreamCompression };
 const PER_CALL_LEVEL = 6;
 let installed = false;
 
@@ -88,12 +89,47 @@ export function requestWasCompressed(source: unknown): boolean {
 }
 
 function stateOf(source: unknown): StreamCompression | undefined {
+  const own = (source as Tagged)[STATE];
+  if (own !== undefined) return own;
   const stream = streamOf(source);
   return stream === undefined ? undefined : (stream as Tagged)[STATE];
 }
 
 function acceptsGzip(value: unknown): boolean {
   return typeof value === 'string' && /(^|,)\s*gzip\s*(,|$)/.test(value);
+}
+
+/** A fresh compression state for a call whose request carried `acceptEncoding` (its grpc-accept-encoding). */
+export function newStreamCompression(acceptEncoding: unknown): StreamCompression {
+  return { acceptsGzip: acceptsGzip(acceptEncoding), choice: undefined, advertised: undefined, requestCompressed: false };
+}
+
+/** The app-wide settings `serialize` was wrapped with by {@link compressingSerializer}, if any. */
+export function compressionSettingsOf(serialize: Serialize): CompressionSettings | undefined {
+  return settingsBySerializer.get(serialize);
+}
+
+/**
+ * Decides, as the response headers go out, whether they announce gzip: the
+ * handler's choice, else the method's app-wide setting, and only for a
+ * client that accepts gzip. Returns the decision (kept in the state).
+ */
+export function decideAdvertised(state: StreamCompression, serialize: Serialize): boolean {
+  if (state.advertised !== undefined) return state.advertised;
+  const wanted = state.choice === undefined ? settingsBySerializer.has(serialize) : state.choice === 'gzip';
+  state.advertised = wanted && state.acceptsGzip;
+  return state.advertised;
+}
+
+/** One response message framed (flag, length, payload), gzipped per the state and settings. */
+export function frameResponse(raw: Buffer, state: StreamCompression | undefined, settings: CompressionSettings | undefined): Buffer {
+  const compress = state?.advertised === true && state.choice !== 'identity' && (state.choice === 'gzip' || (settings !== undefined && raw.byteLength > settings.threshold));
+  const payload = compress ? gzipSync(raw, { level: settings?.level ?? PER_CALL_LEVEL }) : raw;
+  const framed = Buffer.allocUnsafe(payload.byteLength + 5);
+  framed[0] = compress ? 1 : 0;
+  framed.writeUInt32BE(payload.byteLength, 1);
+  payload.copy(framed, 5);
+  return framed;
 }
 
 type Internals = {
@@ -119,7 +155,7 @@ export function installFraming(): void {
   // grpc-js strips grpc-accept-encoding from the call's metadata, so read it where the call is created.
   internals.getServerInterceptingCall = function getServerInterceptingCall(...args: unknown[]): unknown {
     const [, stream, headers] = args as [unknown, object, Record<string, unknown>];
-    (stream as Tagged)[STATE] = { acceptsGzip: acceptsGzip(headers['grpc-accept-encoding']), choice: undefined, advertised: undefined, requestCompressed: false };
+    (stream as Tagged)[STATE] = newStreamCompression(headers['grpc-accept-encoding']);
     return createCall.apply(this, args);
   };
   proto.decompressAndMaybePush = function (this: FramingCall, entry: { compressedMessage: Buffer }): unknown {
@@ -132,9 +168,7 @@ export function installFraming(): void {
   proto.sendMetadata = function (this: FramingCall, metadata: Metadata | undefined): unknown {
     const state = (this.stream as Tagged)[STATE];
     if (state === undefined || state.advertised !== undefined) return sendMetadata.call(this, metadata);
-    const wanted = state.choice === undefined ? settingsBySerializer.has(this.handler.serialize) : state.choice === 'gzip';
-    state.advertised = wanted && state.acceptsGzip;
-    if (!state.advertised) return sendMetadata.call(this, metadata);
+    if (!decideAdvertised(state, this.handler.serialize)) return sendMetadata.call(this, metadata);
     const headers = metadata === undefined ? new Metadata() : metadata.clone();
     headers.set('grpc-encoding', 'gzip');
     return sendMetadata.call(this, headers);
@@ -142,15 +176,7 @@ export function installFraming(): void {
   proto.serializeMessage = function (this: FramingCall, value: unknown): Buffer {
     const state = (this.stream as Tagged)[STATE];
     if (state?.advertised !== true || state.choice === 'identity') return serializeMessage.call(this, value);
-    const settings = settingsBySerializer.get(this.handler.serialize);
-    const raw = this.handler.serialize(value);
-    const compress = state.choice === 'gzip' || (settings !== undefined && raw.byteLength > settings.threshold);
-    const payload = compress ? gzipSync(raw, { level: settings?.level ?? PER_CALL_LEVEL }) : raw;
-    const framed = Buffer.allocUnsafe(payload.byteLength + 5);
-    framed.writeUInt8(compress ? 1 : 0, 0);
-    framed.writeUInt32BE(payload.byteLength, 1);
-    payload.copy(framed, 5);
-    return framed;
+    return frameResponse(this.handler.serialize(value), state, settingsBySerializer.get(this.handler.serialize));
   };
   installed = true;
 }

@@ -56,6 +56,10 @@ export class GrpcCallMetadata implements CallMetadataControls {
   get headerSent(): boolean {
     return this.#headerSent;
   }
+  /** True when the handler set response headers (sent or not). */
+  get hasHeaders(): boolean {
+    return this.#headers.size > 0;
+  }
   setTrailer<K extends string>(name: K, value: MetadataValueFor<K>): void {
     addMetadata(this.#trailers, name, value);
   }

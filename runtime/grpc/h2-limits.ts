@@ -61,9 +61,47 @@ export function http2ChannelOptions(limits: Required<Http2LimitOptions>): Channe
   };
 }
 
-interface Pending {
-  readonly stream: http2.ServerHttp2Stream;
-  readonly started: number;
+/**
+ * Streams whose request must complete (END_STREAM) within `timeoutMs`; a
+ * periodic sweep resets the late ones with CANCEL.
+ */
+export class RequestTimeoutSweep {
+  readonly #pending = new Map<http2.ServerHttp2Stream, number>();
+  readonly #timeoutMs: number;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#timer = setInterval(() => this.#sweep(), Math.max(25, Math.min(1000, Math.floor(timeoutMs / 4))));
+    this.#timer.unref();
+  }
+
+  watch(stream: http2.ServerHttp2Stream): void {
+    this.#pending.set(stream, Date.now());
+  }
+
+  /** The request of `stream` is complete (or no longer matters). */
+  release(stream: http2.ServerHttp2Stream): void {
+    this.#pending.delete(stream);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#pending.clear();
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [stream, started] of this.#pending) {
+      // Done: the request is complete (END_STREAM received), or answered already.
+      if (stream.destroyed || stream.headersSent || stream.state.remoteClose === 1) {
+        this.#pending.delete(stream);
+      } else if (now - started >= this.#timeoutMs) {
+        this.#pending.delete(stream);
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }
+    }
+  }
 }
 
 const watched = new WeakSet<object>();
@@ -81,15 +119,14 @@ export function watchRequestTimeouts(server: Server, timeoutMs: number): () => v
   const servers = internals.http2Servers;
   const handlers = internals.handlers;
   if (!(servers instanceof Map) || !(handlers instanceof Map)) throw new Error('grpc-js no longer exposes its HTTP/2 servers and handlers: fw cannot enforce grpc.requestTimeout (pin @grpc/grpc-js 1.14)');
-  const pending = new Set<Pending>();
+  const sweep = new RequestTimeoutSweep(timeoutMs);
   const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number): void => {
     if ((flags & http2.constants.NGHTTP2_FLAG_END_STREAM) !== 0) return;
     const type = handlers.get(headers[':path'] ?? '')?.type;
     // Client and bidi streams: the handler already runs and owns the stream.
     if (type === 'clientStream' || type === 'bidi') return;
-    const entry: Pending = { stream, started: Date.now() };
-    pending.add(entry);
-    stream.once('close', () => pending.delete(entry));
+    sweep.watch(stream);
+    stream.once('close', () => sweep.release(stream));
   };
   const attached: http2.Http2Server[] = [];
   for (const h2 of servers.keys()) {
@@ -98,26 +135,11 @@ export function watchRequestTimeouts(server: Server, timeoutMs: number): () => v
     h2.on('stream', onStream);
     attached.push(h2);
   }
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const entry of pending) {
-      const { stream } = entry;
-      // Done: the request is complete (END_STREAM received), or answered already.
-      if (stream.destroyed || stream.headersSent || stream.state.remoteClose === 1) {
-        pending.delete(entry);
-      } else if (now - entry.started >= timeoutMs) {
-        pending.delete(entry);
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-      }
-    }
-  }, Math.max(25, Math.min(1000, Math.floor(timeoutMs / 4))));
-  sweep.unref();
   return () => {
-    clearInterval(sweep);
+    sweep.stop();
     for (const h2 of attached) {
       h2.off('stream', onStream);
       watched.delete(h2);
     }
-    pending.clear();
   };
 }

@@ -11,7 +11,7 @@ export { GrpcCall, type CallMetadata } from './call';
 export type { GrpcMiddleware } from './pipeline';
 export type { GrpcApplication, GrpcListenAddress } from './application';
 export { createGrpcApplication } from './application';
-export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcApplicationOptions, type GrpcTlsOptions } from './options';
+export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcApplicationOptions, type GrpcTlsOptions, type GrpcServerEngine } from './options';
 export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, DescriptorHandlers, Message } from './service-forms';
 export { inferStreaming } from './handler-kind';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';

@@ -40,6 +40,21 @@ export interface GrpcServerOptions extends Http2LimitOptions {
   shutdownTimeoutMs?: number;
   /** Serve over TLS instead of plaintext h2c. */
   tls?: GrpcTlsOptions;
+  /**
+   * What carries the gRPC layer: `'node-http2'` (default) is fw's own server
+   * on Node's HTTP/2; `'grpc-js'` is @grpc/grpc-js's Server, kept as a fallback.
+   */
+  engine?: GrpcServerEngine;
+}
+
+/** The two gRPC server engines (docs/grpc.md "Server engine"). */
+export type GrpcServerEngine = 'node-http2' | 'grpc-js';
+
+/** The engine `options` choose; throws a RangeError for anything else. */
+export function serverEngine(options: { engine?: unknown } = {}): GrpcServerEngine {
+  const engine = options.engine ?? 'node-http2';
+  if (engine !== 'node-http2' && engine !== 'grpc-js') throw new RangeError(`grpc.engine must be 'node-http2' or 'grpc-js', got ${String(engine)}`);
+  return engine;
 }
 
 /** TLS material for `withOptions({grpc: {tls}})` (PEM text or buffers). */

@@ -119,7 +119,8 @@ function succeed(call: GrpcCall, callback: Callback, value: unknown): void {
 function fail(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback, error: unknown): void {
   call.finish();
   const controls = call.controlsInUse;
-  controls?.sendHeader();
+  // Headers the handler set go out as headers; with none the status leaves as a Trailers-Only response.
+  if (controls?.hasHeaders === true) controls.sendHeader();
   callback(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
 }
 
@@ -156,7 +157,7 @@ async function streamOut(
   } catch (error) {
     if (call.cancelled) return;
     const controls = call.controlsInUse;
-    controls?.sendHeader();
+    if (controls?.hasHeaders === true) controls.sendHeader();
     stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
   } finally {
     stream.removeListener('cancelled', stop);

@@ -5,20 +5,11 @@
  */
 import { createGrpcClient } from 'fw/grpc-client';
 import { GrpcStatus, type ProtoDefinition } from 'fw/grpc';
-import { loadUserProto, protoUserService } from './fixtures/proto-user-service';
-import { collect, fromArray, listen, newApp, stopAll } from './fixtures/servers';
+import { loadUserProto, protoUserService, type ProtoUserClient } from './fixtures/proto-user-service';
 
 type Obj = Record<string, unknown>;
-interface ProtoUserClient {
-  getUser(req: Obj, options?: object): Promise<Obj>;
-  createUser(req: Obj): Promise<Obj>;
-  deleteUser(req: Obj): Promise<Obj>;
-  listUsers(req: Obj): AsyncIterable<Obj>;
-  searchUsers(req: Obj): AsyncIterable<Obj>;
-  createMultipleUsers(reqs: AsyncIterable<Obj>): Promise<Obj>;
-  chatWithUsers(reqs: AsyncIterable<Obj>): AsyncIterable<Obj>;
-  close(): void;
-}
+import { collect, fromArray, listen, newApp, stopAll } from './fixtures/servers';
+
 
 describe('proto-defined gRPC service', () => {
   let proto: ProtoDefinition;

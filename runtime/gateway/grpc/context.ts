@@ -32,7 +32,7 @@ export function grpcContext(
   metadata: Metadata,
   path: string,
   tracing: TracingInfo,
-  signal: AbortSignal,
+  signal: AbortSignal | (() => AbortSignal),
   compressed: () => boolean,
   deadline?: number,
 ): RequestContext {

@@ -1,7 +1,8 @@
 /**
- * The gRPC transport: a grpc-js Server whose services are built from the
- * registry (and configureGRPC proto files), fed connections by the mux
- * through `createConnectionInjector` so gRPC shares the gateway's one port.
+ * The gRPC transport: a gRPC server (fw's node:http2 one, or grpc-js's as
+ * the fallback; engine.ts) whose services are built from the registry (and
+ * configureGRPC proto files), fed connections by the mux so gRPC shares the
+ * gateway's one port.
  * Each call becomes one dispatch; errors leave as gRPC statuses with the
  * gateway's string code in the `x-error-code` trailer, the trace id in the
  * `x-trace-id` response header.
@@ -9,7 +10,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '@grpc/reflection';
-import { http2ChannelOptions, resolveHttp2Limits, watchRequestTimeouts, type Http2LimitOptions } from '../../grpc/h2-limits';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';
@@ -19,14 +19,17 @@ import { nextConnectionId } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
-import { chooseCompression, installFraming, requestWasCompressed } from '../../grpc/compression';
+import { chooseCompression, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata } from '../../grpc/errors';
 import type { RequestContext } from '../../core/request-context';
+import { CancelWatch } from './cancel-watch';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { reflectionEntry } from '../../grpc/reflection-entry';
-import { routeForeignStreams, type ForeignStreamHandler } from './foreign-streams';
+import type { Http2LimitOptions } from '../../grpc/h2-limits';
+import type { GrpcServerEngine } from '../../grpc/options';
+import { createServerEngine, type ForeignStreamHandler, type ServerEngine } from '../../grpc/server-engine';
 import { RawMessage } from '../pass-through';
 import { decodedReply, requestFor } from './raw-requests';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
@@ -37,6 +40,8 @@ export interface GrpcGatewayOptions extends Http2LimitOptions {
   reflection?: boolean;
   /** Largest message in either direction; default 4 MiB. */
   maxMessageSize?: number;
+  /** `'node-http2'` (default): fw's gRPC server on Node's HTTP/2; `'grpc-js'`: grpc-js's Server, the fallback (docs/grpc.md "Server engine"). */
+  engine?: GrpcServerEngine;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -58,15 +63,13 @@ function invalidArgument(rejected: RejectedPayload): ServiceError {
   return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
 }
 
-/** The gRPC transport: a grpc-js server fed by the mux, one dispatch per call. */
+/** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
 export class GrpcTransport {
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #options: () => GrpcGatewayOptions;
   readonly #config: () => GrpcGatewayConfig;
-  #server: grpc.Server | undefined = undefined;
-  #injector: ReturnType<grpc.Server['createConnectionInjector']> | undefined = undefined;
-  #stopWatching: () => void = () => undefined;
+  #server: ServerEngine | undefined = undefined;
   #registered = new Set<string>();
   #version = -1;
   #configRef: GrpcGatewayConfig | undefined = undefined;
@@ -83,20 +86,13 @@ export class GrpcTransport {
     this.#config = config;
   }
 
-  /** The grpc-js server (created on first use). */
-  get server(): grpc.Server {
-    if (this.#server === undefined) {
-      const options = this.#options();
-      const max = options.maxMessageSize ?? 4 << 20;
-      // fw's framing hooks: per-call response compression and the request's compression flag (runtime/grpc/compression.ts).
-      installFraming();
-      this.#server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, ...http2ChannelOptions(resolveHttp2Limits(options)) });
-      routeForeignStreams(this.#server, () => this.#foreign);
-    }
+  /** The gRPC server (created on first use, with the engine the options choose). */
+  get server(): ServerEngine {
+    if (this.#server === undefined) this.#server = createServerEngine(this.#options(), () => this.#foreign);
     return this.#server;
   }
 
-  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before grpc-js would refuse them (foreign-streams.ts). */
+  /** Non-gRPC HTTP/2 streams (Connect, gRPC-Web) go to `handler` before the gRPC server would refuse them. */
   handleForeignStreams(handler: ForeignStreamHandler | undefined): void {
     this.#foreign = handler;
   }
@@ -132,7 +128,7 @@ export class GrpcTransport {
    * @grpc/reflection indexes its files once, so the reflection methods are
    * registered once and call whichever index the latest sync built.
    */
-  #syncReflection(server: grpc.Server): void {
+  #syncReflection(server: ServerEngine): void {
     const packages: PackageDefinition = { ...this.#protoPackages };
     for (const service of this.#registry.services()) {
       const entry = service.descriptor === undefined ? undefined : reflectionEntry(service.descriptor);
@@ -159,13 +155,9 @@ export class GrpcTransport {
     }
   }
 
-  /** Hands an h2c connection (already sniffed by the mux) to grpc-js. Do not resume it afterwards. */
+  /** Hands an h2c connection (already sniffed by the mux) to the gRPC server. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
-    if (this.#injector === undefined) {
-      this.#injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-      this.#stopWatching = watchRequestTimeouts(this.server, resolveHttp2Limits(this.#options()).requestTimeout);
-    }
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -173,7 +165,7 @@ export class GrpcTransport {
       core.emit({ type: 'connection-open', protocol: 'grpc', connectionId });
       socket.once('close', () => core.emit({ type: 'connection-close', protocol: 'grpc', connectionId, durationMs: Date.now() - opened }));
     }
-    this.#injector.injectConnection(socket);
+    this.server.inject(socket);
   }
 
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
@@ -184,7 +176,7 @@ export class GrpcTransport {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal, json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
+    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
@@ -222,21 +214,6 @@ export class GrpcTransport {
         if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
         return toGateway(item);
       });
-    /**
-     * The call's abort signal. grpc-js emits 'cancelled' after every call,
-     * completed ones too; `finish()` (run once a unary answer is handed to
-     * grpc-js) makes that a no-op, sparing an abort (a DOMException and every
-     * listener) per call. Streaming calls keep the abort as their cleanup
-     * signal: a request stream may still be open when the response ends.
-     */
-    const watchCancel = (call: AnyCall): { signal: AbortSignal; finish(): void } => {
-      const controller = new AbortController();
-      let finished = false;
-      (call as unknown as NodeJS.EventEmitter).once('cancelled', () => {
-        if (!finished) controller.abort();
-      });
-      return { signal: controller.signal, finish: () => void (finished = true) };
-    };
     switch (route.streaming) {
       case 'none':
         return (call, callback) => {
@@ -246,12 +223,12 @@ export class GrpcTransport {
             cb(this.#status(invalidArgument(c.request)));
             return;
           }
-          const watch = watchCancel(c);
+          const watch = new CancelWatch(c);
           const { resolved, passing } = methodFor();
           const raw = requestFor(resolved, passing !== undefined, c.request);
           const json = cameAsJson(raw);
           const method = raw instanceof RawMessage ? passing : resolved;
-          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), watch.signal, json);
+          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json);
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
@@ -259,12 +236,12 @@ export class GrpcTransport {
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
-          const watch = watchCancel(c);
+          const watch = new CancelWatch(c);
           const state = { json: false };
           let replyHeaders: grpc.Metadata | undefined;
           const { resolved, passing } = methodFor();
           const requests = requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined);
-          const { promise, reply, context } = run(c, passing ?? resolved, requests, watch.signal, false);
+          const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
@@ -278,7 +255,8 @@ export class GrpcTransport {
             c.emit('error', this.#status(invalidArgument(single)));
             return;
           }
-          const controller = watchCancel(c);
+          // Streaming calls read the signal at once: it is their cleanup signal (a request stream may outlive the response).
+          const controller = new CancelWatch(c);
           const { resolved, passing } = methodFor();
           const raw = clientStreams ? undefined : requestFor(resolved, passing !== undefined, (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
           // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
@@ -339,21 +317,16 @@ export class GrpcTransport {
 
   /**
    * Graceful stop: GOAWAY on every connection, running calls finish, then
-   * resolves (grpc-js tryShutdown). New streams are refused.
+   * resolves. New streams are refused.
    */
   drain(): Promise<void> {
-    const server = this.#server;
-    if (server === undefined) return Promise.resolve();
-    return new Promise((resolve) => server.tryShutdown(() => resolve()));
+    return this.#server === undefined ? Promise.resolve() : this.#server.shutdown();
   }
 
   /** Stops serving: finishes nothing, closes every session. */
   close(): void {
-    this.#stopWatching();
-    this.#stopWatching = () => undefined;
     const server = this.#server;
     this.#server = undefined;
-    this.#injector = undefined;
     this.#registered.clear();
     this.#version = -1;
     this.#configRef = undefined;

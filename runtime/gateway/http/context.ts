@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { metadataText } from '../../core/call-metadata';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { HttpCallContext } from '../http-exchange';
-import { parseGrpcTimeout } from '../grpc-timeout';
+import { parseGrpcTimeout } from '../../core/grpc-timeout';
 
 /**
  * Writes what the handler set through `context.call` as HTTP headers: response

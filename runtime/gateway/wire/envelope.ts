@@ -8,18 +8,15 @@
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
+import { LengthPrefixedReader, type Envelope } from '../../core/envelope-reader';
 import { ServiceError } from '../errors';
+
+export type { Envelope } from '../../core/envelope-reader';
 
 export const ENVELOPE_HEADER_BYTES = 5;
 export const FLAG_COMPRESSED = 0x01;
 export const FLAG_END_STREAM = 0x02;
 export const FLAG_TRAILERS = 0x80;
-
-/** One enveloped message. */
-export interface Envelope {
-  flags: number;
-  data: Buffer;
-}
 
 /** Wraps `data` in an envelope with `flags`. */
 export function encodeEnvelope(flags: number, data: Uint8Array): Buffer {
@@ -34,39 +31,10 @@ function tooLarge(size: number, limit: number): ServiceError {
   return new ServiceError('RESOURCE_EXHAUSTED', `Message of ${size} bytes exceeds the ${limit}-byte limit`, 429, { limit });
 }
 
-/** Incremental parser: push chunks, take whole envelopes. */
-export class EnvelopeReader {
-  readonly #limit: number;
-  #buffer: Buffer = Buffer.alloc(0);
-
+/** Incremental parser: push chunks, take whole envelopes; its refusals are gateway ServiceErrors. */
+export class EnvelopeReader extends LengthPrefixedReader {
   constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  /** Appends bytes; throws a ServiceError when the next envelope announces more than the limit. */
-  push(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-    if (this.#buffer.length >= ENVELOPE_HEADER_BYTES) {
-      const size = this.#buffer.readUInt32BE(1);
-      if (size > this.#limit) throw tooLarge(size, this.#limit);
-    }
-  }
-
-  /** The next whole envelope, or undefined when more bytes are needed. */
-  next(): Envelope | undefined {
-    const buffer = this.#buffer;
-    if (buffer.length < ENVELOPE_HEADER_BYTES) return undefined;
-    const size = buffer.readUInt32BE(1);
-    if (size > this.#limit) throw tooLarge(size, this.#limit);
-    if (buffer.length < ENVELOPE_HEADER_BYTES + size) return undefined;
-    const envelope = { flags: buffer[0] as number, data: buffer.subarray(ENVELOPE_HEADER_BYTES, ENVELOPE_HEADER_BYTES + size) };
-    this.#buffer = buffer.subarray(ENVELOPE_HEADER_BYTES + size);
-    return envelope;
-  }
-
-  /** Throws when the body ended inside an envelope. */
-  finish(): void {
-    if (this.#buffer.length !== 0) throw new ServiceError('INVALID_ARGUMENT', 'Request body ended inside a message envelope', 400);
+    super(limit, { tooLarge, truncated: () => new ServiceError('INVALID_ARGUMENT', 'Request body ended inside a message envelope', 400) });
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * HTTP/2 streams on the gateway's port that are not gRPC. An h2c connection
- * is handed whole to grpc-js, whose HTTP/2 server answers every stream
+ * HTTP/2 streams on the gateway's port that are not gRPC, when the gateway
+ * runs on grpc-js (`grpc.engine: 'grpc-js'`; fw's own node:http2 server
+ * routes them itself). An h2c connection is handed whole to grpc-js, whose HTTP/2 server answers every stream
  * without an `application/grpc` content-type with a bare 415 and has no
  * public per-stream hook. So the gateway wraps the `emit` of the HTTP/2
  * servers grpc-js creates (its `createHttp2Server`, found on the instance):
@@ -12,14 +13,8 @@
  * HTTP/2 tests would say so).
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-
-/** Takes a non-gRPC stream (true), or leaves it to grpc-js (false). */
-export type ForeignStreamHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]) => boolean;
-
-function isGrpc(headers: IncomingHttpHeaders): boolean {
-  const type = headers['content-type'];
-  return typeof type === 'string' && type.startsWith('application/grpc') && !type.startsWith('application/grpc-web');
-}
+import type { ForeignStreamHandler } from './h2/server';
+import { isGrpcContentType } from './h2/wire';
 
 /** Makes `server` (a grpc-js Server) offer non-gRPC streams to `handler()` (read per stream; undefined = none). */
 export function routeForeignStreams(server: object, handler: () => ForeignStreamHandler | undefined): void {
@@ -32,7 +27,7 @@ export function routeForeignStreams(server: object, handler: () => ForeignStream
     h2.emit = function (this: NodeJS.EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
       if (event === 'stream') {
         const headers = args[1] as IncomingHttpHeaders;
-        const take = isGrpc(headers) ? undefined : handler();
+        const take = isGrpcContentType(headers['content-type']) ? undefined : handler();
         if (take !== undefined) {
           const stream = args[0] as ServerHttp2Stream;
           try {

@@ -1,0 +1,352 @@
+/**
+ * The call objects fw's node:http2 gRPC server hands to handlers, shaped as
+ * grpc-js's server calls (`request`, `metadata`, `cancelled`, `getPeer()`,
+ * `getDeadline()`, `sendMetadata()`, the `cancelled` event; the streaming
+ * ones are object-mode duplexes with `write`/`end(trailers)`/`emit('error',
+ * status)`), so fw's handler layer, the gateway and @grpc/reflection run on
+ * either engine. A unary call is a small EventEmitter: metadata and the peer
+ * are only built when read, and the stream's listeners are shared functions
+ * that find the call on the stream, not closures made per call.
+ */
+import { EventEmitter } from 'node:events';
+import { Duplex } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import { Metadata } from '@grpc/grpc-js';
+import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../core/envelope-reader';
+import { GrpcStatus } from '../../core/status';
+import { newStreamCompression, STATE, type StreamCompression } from '../compression';
+import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
+import { GrpcError } from '../errors';
+import { requestMetadata } from './wire';
+
+/** A status as grpc-js handlers report one (callback error or `emit('error')`). */
+interface StatusLike {
+  code?: number;
+  details?: string;
+  message?: string;
+  metadata?: Metadata;
+}
+
+type Callback = (error: StatusLike | null, value?: unknown, trailers?: Metadata) => void;
+
+const READER_ERRORS: EnvelopeErrors = {
+  tooLarge: (size, limit) => new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${limit})`),
+  truncated: () => new GrpcError(GrpcStatus.INTERNAL, 'Request ended inside a message (truncated length-prefixed frame)'),
+};
+
+/** What every call knows of its request. */
+interface CallHead extends Responder {
+  readonly headers: IncomingHttpHeaders;
+  /** Absolute deadline in epoch ms (Infinity for none). */
+  readonly deadline: number;
+  readonly reader: LengthPrefixedReader;
+  cancelled: boolean;
+}
+
+const PEER = Symbol('fw.grpc.peer');
+
+/** `address:port` of the caller, read from the socket once per connection (the session's socket is a Proxy, slow to read). */
+function peerOf(stream: CallStream): string {
+  const session = stream.session as (NonNullable<CallStream['session']> & { [PEER]?: string }) | undefined;
+  if (session === undefined) return 'unknown';
+  let peer = session[PEER];
+  if (peer === undefined) {
+    const socket = session.socket;
+    peer = socket?.remoteAddress === undefined ? 'unknown' : socket.remotePort === undefined ? socket.remoteAddress : `${socket.remoteAddress}:${socket.remotePort}`;
+    session[PEER] = peer;
+  }
+  return peer;
+}
+
+/** One request message: decompressed when flagged, then deserialized; throws a GrpcError. */
+function decode(call: CallHead, envelope: Envelope): unknown {
+  let bytes = envelope.data;
+  if ((envelope.flags & 1) !== 0) {
+    if (call.headers['grpc-encoding'] !== 'gzip') throw new GrpcError(GrpcStatus.INTERNAL, 'Compressed message received without grpc-encoding');
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: call.limits.maxReceive });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (decompressed over ${call.limits.maxReceive})`);
+      throw new GrpcError(GrpcStatus.INTERNAL, 'Received a message that is not valid gzip');
+    }
+    const state = call[STATE] ?? (call[STATE] = newStreamCompression(undefined));
+    state.requestCompressed = true;
+  }
+  try {
+    return call.served.deserialize(bytes);
+  } catch (error) {
+    throw new GrpcError(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`);
+  }
+}
+
+/** A failure inside the server: its status when it carries a gRPC code (GrpcError, a status object), else INTERNAL. */
+function fail(call: Responder, error: unknown): void {
+  if (typeof (error as StatusLike | null)?.code === 'number') reportStatus(call, error as StatusLike);
+  else sendStatus(call, GrpcStatus.INTERNAL, 'Internal server error', undefined);
+}
+
+function reportStatus(call: Responder, status: StatusLike): void {
+  sendStatus(call, typeof status.code === 'number' ? status.code : GrpcStatus.UNKNOWN, status.details ?? status.message ?? 'Unknown error', status.metadata instanceof Metadata ? status.metadata : undefined);
+}
+
+/** grpc-js's unary / client-streaming callback. */
+function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, value: unknown, trailers: Metadata | undefined): void {
+  if (call.done) return;
+  if (pastDeadline(call)) {
+    // The handler's own deadline timer (its signal) can fire before the server's: the caller still gets DEADLINE_EXCEEDED.
+    expireDeadline(call);
+    return;
+  }
+  if (error !== null && error !== undefined) {
+    reportStatus(call, error);
+    return;
+  }
+  const frame = frameMessage(call, value);
+  if (frame !== undefined) sendLast(call, frame, trailers);
+}
+
+// Shared stream listeners: `this` is the HTTP/2 stream, the call hangs off it.
+
+function onSingleData(this: CallStream, chunk: Buffer): void {
+  const call = this[CALL] as SingleRequest;
+  if (call.done) return;
+  try {
+    call.reader.push(chunk);
+  } catch (error) {
+    fail(call, error);
+  }
+}
+
+function onSingleEnd(this: CallStream): void {
+  const call = this[CALL] as SingleRequest;
+  call.limits.pendingRequests?.release(this);
+  if (call.done) return;
+  try {
+    const envelope = call.reader.next();
+    if (envelope === undefined) {
+      call.reader.finish();
+      throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried no message');
+    }
+    if (call.reader.pending) throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried more than one message');
+    call.begin(decode(call, envelope));
+  } catch (error) {
+    fail(call, error);
+  }
+}
+
+function onStreamData(this: CallStream, chunk: Buffer): void {
+  const call = this[CALL] as H2StreamCall;
+  if (call.done) return;
+  try {
+    call.reader.push(chunk);
+    for (let envelope = call.reader.next(); envelope !== undefined; envelope = call.reader.next()) {
+      if (!call.push(decode(call, envelope))) this.pause();
+    }
+  } catch (error) {
+    fail(call, error);
+    call.destroy(error as Error);
+  }
+}
+
+function onStreamEnd(this: CallStream): void {
+  const call = this[CALL] as H2StreamCall;
+  if (call.done) return;
+  try {
+    call.reader.finish();
+    call.push(null);
+  } catch (error) {
+    fail(call, error);
+    call.destroy(error as Error);
+  }
+}
+
+/** `stream` closed: a call not yet answered was cancelled (client RST_STREAM, connection gone). */
+export function callStreamClosed(stream: CallStream): void {
+  const call = stream[CALL] as (H2UnaryCall | H2StreamCall) | undefined;
+  if (call === undefined || call.done) return;
+  call.done = true;
+  call.cancel();
+}
+
+/** Deadline passed: DEADLINE_EXCEEDED to the client, then the handler's call is cancelled. */
+export function expireDeadline(call: H2UnaryCall | H2StreamCall): void {
+  call.deadlineTimer = undefined;
+  if (call.done) return;
+  sendStatus(call, GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded', undefined);
+  call.cancel();
+}
+
+function pastDeadline(call: CallHead): boolean {
+  return call.deadline !== Infinity && Date.now() >= call.deadline;
+}
+
+/** Calls that take one request message: unary and server streaming. */
+interface SingleRequest extends CallHead {
+  begin(request: unknown): void;
+}
+
+/** Shape shared by both call classes' constructors. */
+function attach(call: CallHead, stream: CallStream, single: boolean): void {
+  stream[CALL] = call;
+  stream.on('data', single ? onSingleData : onStreamData);
+  stream.on('end', single ? onSingleEnd : onStreamEnd);
+}
+
+// TypeScript accepts a class as a mixin base only with an `any[]` constructor.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type EmitterClass = abstract new (...args: any[]) => EventEmitter;
+
+/**
+ * The fields and grpc-js call surface both call classes share (one is an
+ * EventEmitter, the other a Duplex, so they share it as a mixin).
+ */
+// eslint-disable-next-line @typescript-eslint/explicit-function-return-type
+function withCallHead<Base extends EmitterClass>(base: Base) {
+  abstract class CallHeadBase extends base implements CallHead {
+    stream!: CallStream;
+    served!: ServedMethod;
+    limits!: MessageLimits;
+    headers!: IncomingHttpHeaders;
+    deadline!: number;
+    reader!: LengthPrefixedReader;
+    request: unknown = undefined;
+    cancelled = false;
+    headersSent = false;
+    done = false;
+    trailers: OutgoingHttpHeaders | undefined = undefined;
+    deadlineTimer: NodeJS.Timeout | undefined = undefined;
+    [STATE]?: StreamCompression;
+    /** Built on first read of `metadata` / `getPeer()`. */
+    metadataRead: Metadata | undefined = undefined;
+    peerRead: string | undefined = undefined;
+
+    /** Sets the call up; run by each subclass constructor. */
+    init(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined): void {
+      this.stream = stream;
+      this.served = served;
+      this.limits = limits;
+      this.headers = headers;
+      this.deadline = deadline;
+      this.reader = new LengthPrefixedReader(limits.maxReceive, READER_ERRORS);
+      if (compression !== undefined) this[STATE] = compression;
+    }
+    get metadata(): Metadata {
+      return (this.metadataRead ??= requestMetadata(this.headers));
+    }
+    getPeer(): string {
+      return (this.peerRead ??= peerOf(this.stream));
+    }
+    getDeadline(): number {
+      return this.deadline;
+    }
+    getPath(): string {
+      return this.served.path;
+    }
+    sendMetadata(metadata: Metadata): void {
+      sendHeaders(this, metadata);
+    }
+  }
+  return CallHeadBase;
+}
+
+/** A unary call (grpc-js's ServerUnaryCall). */
+export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest {
+  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
+    super();
+    this.init(stream, served, limits, headers, deadline, compression);
+    attach(this, stream, true);
+  }
+
+  begin(request: unknown): void {
+    this.request = request;
+    try {
+      (this.served.handler as unknown as (call: H2UnaryCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
+    } catch (error) {
+      fail(this, error);
+    }
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.emit('cancelled', 'cancelled');
+  }
+}
+
+/** A streaming call (grpc-js's ServerWritableStream, ServerReadableStream, ServerDuplexStream). */
+export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest {
+  #statusTrailers: Metadata | undefined = undefined;
+
+  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
+    super({ objectMode: true });
+    this.init(stream, served, limits, headers, deadline, compression);
+    this.on('error', onHandlerError);
+    const single = served.kind === 'serverStream';
+    attach(this, stream, single);
+    if (single) this.push(null);
+    else this.#start();
+  }
+
+  /** Server streaming: the request arrived, run the handler. */
+  begin(request: unknown): void {
+    this.request = request;
+    this.#start();
+  }
+
+  #start(): void {
+    try {
+      if (this.served.kind === 'clientStream') {
+        (this.served.handler as unknown as (call: H2StreamCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
+      } else {
+        (this.served.handler as unknown as (call: H2StreamCall) => void)(this);
+      }
+    } catch (error) {
+      fail(this, error);
+    }
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.emit('cancelled', 'cancelled');
+    if (!this.destroyed) this.destroy();
+  }
+
+  /** `end(trailers)` as grpc-js takes it: the Metadata goes out with the OK status. */
+  override end(...args: unknown[]): this {
+    if (args[0] instanceof Metadata) {
+      this.#statusTrailers = args[0];
+      return super.end();
+    }
+    return (super.end as (...a: unknown[]) => this)(...args);
+  }
+
+  override _read(): void {
+    if (this.stream.isPaused()) this.stream.resume();
+  }
+
+  override _write(value: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.done) {
+      callback();
+      return;
+    }
+    const frame = frameMessage(this, value);
+    if (frame === undefined || this.stream.write(frame)) callback();
+    else this.stream.once('drain', () => callback());
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    if (pastDeadline(this)) expireDeadline(this);
+    else sendStatus(this, GrpcStatus.OK, '', this.#statusTrailers);
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // A destroyed call still owes its caller a status (a handler's destroy(error), a refused request message).
+    if (!this.done) fail(this, error ?? new GrpcError(GrpcStatus.CANCELLED, 'Call ended by the server'));
+    callback(error);
+  }
+}
+
+function onHandlerError(this: H2StreamCall, status: StatusLike): void {
+  reportStatus(this, status);
+}

@@ -1,0 +1,221 @@
+/**
+ * fw's gRPC server on `node:http2` (the default engine of `server.grpc()`
+ * and of the gateway's gRPC transport). HTTP/2 itself — HPACK, flow control,
+ * SETTINGS — stays Node's; this is only the gRPC layer grpc-js's Server
+ * would otherwise add: routing a stream to its method, `grpc-timeout`
+ * deadlines, request decompression, the HTTP/2 limits and connection
+ * policy. Services are registered in grpc-js's shape (definition +
+ * implementation), so the same handlers run on either engine.
+ */
+import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
+import type { Duplex } from 'node:stream';
+import { parseGrpcTimeout } from '../../core/grpc-timeout';
+import { GrpcStatus } from '../../core/status';
+import { compressionSettingsOf, newStreamCompression } from '../compression';
+import { RequestTimeoutSweep, resolveHttp2Limits } from '../h2-limits';
+import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
+import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
+import { refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
+import { SessionTracker, streamClosed, streamOpened, type SessionPolicy } from './sessions';
+import { isGrpcContentType, unsupportedEncoding } from './wire';
+
+/** Takes a stream that is not gRPC (true), or declines it (false → 415). */
+export type ForeignStreamHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]) => boolean;
+
+/** A method in grpc-js's definition shape (what `loadPackageDefinition`, @grpc/reflection and fw build). */
+export interface MethodDefinitionLike {
+  readonly path: string;
+  readonly requestStream: boolean;
+  readonly responseStream: boolean;
+  readonly requestDeserialize: (bytes: Buffer) => unknown;
+  readonly responseSerialize: (value: unknown) => Buffer;
+  readonly originalName?: string;
+}
+
+const SESSION = Symbol('fw.grpc.session');
+type ServedStream = CallStream & { [SESSION]?: ServerHttp2Session };
+
+function ignore(): void {
+  // Stream errors end that stream; its call learns of it through 'close'.
+}
+
+function kindOf(definition: MethodDefinitionLike): CallKind {
+  if (definition.requestStream) return definition.responseStream ? 'bidi' : 'clientStream';
+  return definition.responseStream ? 'serverStream' : 'unary';
+}
+
+function onStreamClose(this: ServedStream): void {
+  streamClosed(this[SESSION]);
+  callStreamClosed(this);
+}
+
+function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
+  return {
+    maxConnectionIdle: resolveHttp2Limits(options).maxConnectionIdle,
+    maxConnectionAge: options.maxConnectionAge,
+    maxConnectionAgeGrace: options.maxConnectionAgeGrace,
+    keepaliveTimeMs: options.keepaliveTimeMs,
+    keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? 20_000,
+    minPingIntervalMs: options.http2MinTimeBetweenPingsMs,
+    maxPingStrikes: options.http2MaxPingStrikes ?? 2,
+  };
+}
+
+/** A gRPC server on node:http2, listening itself or fed connections (the gateway's one port). */
+export class H2GrpcServer {
+  readonly #methods = new Map<string, ServedMethod>();
+  readonly #options: GrpcServerOptions;
+  readonly #limits: MessageLimits;
+  readonly #sessions: SessionTracker;
+  readonly #sweep: RequestTimeoutSweep | undefined;
+  #h2: http2.Http2Server | http2.Http2SecureServer | undefined = undefined;
+  /** Streams that are not gRPC (Connect, gRPC-Web on the gateway's port); read per stream. */
+  foreignStreams: ForeignStreamHandler | undefined = undefined;
+
+  constructor(options: GrpcServerOptions & { maxMessageSize?: number }) {
+    this.#options = options;
+    const limits = resolveHttp2Limits(options);
+    this.#limits = {
+      maxReceive: options.maxReceiveMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
+      maxSend: options.maxSendMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
+      pendingRequests: limits.requestTimeout === 0 ? undefined : new RequestTimeoutSweep(limits.requestTimeout),
+    };
+    this.#sweep = this.#limits.pendingRequests as RequestTimeoutSweep | undefined;
+    this.#sessions = new SessionTracker(sessionPolicy(options));
+  }
+
+  /** Registers a service given as grpc-js does (definition + implementation keyed by method name). */
+  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
+    for (const name of Object.keys(definition)) {
+      const method = definition[name] as MethodDefinitionLike;
+      const handler = implementation[name] ?? (method.originalName === undefined ? undefined : implementation[method.originalName]);
+      // A method without an implementation stays unknown: UNIMPLEMENTED, as grpc-js answers.
+      if (typeof handler !== 'function') continue;
+      if (this.#methods.has(method.path)) throw new Error(`Method handler for ${method.path} already provided.`);
+      this.#methods.set(method.path, {
+        path: method.path,
+        kind: kindOf(method),
+        deserialize: method.requestDeserialize,
+        serialize: method.responseSerialize,
+        compression: compressionSettingsOf(method.responseSerialize),
+        handler: handler as ServedMethod['handler'],
+      });
+    }
+  }
+
+  /** Binds `host:port` (0 = any free port); resolves the bound port. */
+  listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number> {
+    const h2 = this.#server(tls);
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error): void => reject(error);
+      h2.once('error', onError);
+      h2.listen(port, host, () => {
+        h2.off('error', onError);
+        const address = h2.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  }
+
+  /** Serves an h2c connection accepted elsewhere (the gateway's multiplexed port). */
+  injectConnection(socket: Duplex): void {
+    this.#server(undefined).emit('connection', socket);
+  }
+
+  /** GOAWAY on every connection; resolves once running calls are done and connections closed. */
+  async shutdown(): Promise<void> {
+    const h2 = this.#h2;
+    if (h2?.listening === true) h2.close();
+    await this.#sessions.closeAll();
+  }
+
+  /** Ends every connection now; running calls are cancelled. */
+  forceShutdown(): void {
+    const h2 = this.#h2;
+    if (h2?.listening === true) h2.close();
+    this.#sessions.destroyAll();
+    this.#sweep?.stop();
+  }
+
+  #server(tls: GrpcTlsOptions | undefined): http2.Http2Server | http2.Http2SecureServer {
+    if (this.#h2 !== undefined) return this.#h2;
+    const limits = resolveHttp2Limits(this.#options);
+    const common = { settings: { maxConcurrentStreams: limits.maxConcurrentStreams }, maxSessionMemory: limits.maxSessionMemory };
+    const h2 =
+      tls === undefined
+        ? http2.createServer(common)
+        : http2.createSecureServer({
+            ...common,
+            cert: tls.cert,
+            key: tls.key,
+            ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+            requestCert: tls.requireClientCert === true,
+            rejectUnauthorized: tls.requireClientCert === true,
+            ALPNProtocols: ['h2'],
+          });
+    h2.on('session', (session: ServerHttp2Session) => this.#sessions.add(session));
+    h2.on('sessionError', ignore);
+    h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => this.#onStream(stream, headers, flags, rawHeaders));
+    this.#h2 = h2;
+    return h2;
+  }
+
+  #onStream(stream: ServedStream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {
+    stream.on('error', ignore);
+    const session = stream.session as ServerHttp2Session | undefined;
+    if (session !== undefined) {
+      stream[SESSION] = session;
+      streamOpened(session);
+    }
+    stream.on('close', onStreamClose);
+    if (!isGrpcContentType(headers['content-type'])) {
+      this.#foreign(stream, headers, rawHeaders);
+      return;
+    }
+    const path = headers[':path'] ?? '';
+    const served = this.#methods.get(path);
+    if (served === undefined) {
+      refuseStream(stream, GrpcStatus.UNIMPLEMENTED, `No method ${path} is served here`);
+      return;
+    }
+    const encoding = headers['grpc-encoding'] as string | undefined;
+    if (encoding !== undefined && encoding !== 'identity' && encoding !== 'gzip') {
+      const refusal = unsupportedEncoding(encoding);
+      refuseStream(stream, refusal.code, refusal.details);
+      return;
+    }
+    let deadline = Infinity;
+    const timeout = headers['grpc-timeout'] as string | undefined;
+    if (timeout !== undefined) {
+      const ms = parseGrpcTimeout(timeout);
+      if (ms === undefined) {
+        refuseStream(stream, GrpcStatus.INTERNAL, `Invalid grpc-timeout value "${timeout}"`);
+        return;
+      }
+      deadline = Date.now() + ms;
+    }
+    const accept = headers['grpc-accept-encoding'];
+    const compression = typeof accept === 'string' && accept.includes('gzip') ? newStreamCompression(accept) : undefined;
+    const call =
+      served.kind === 'unary'
+        ? new H2UnaryCall(stream, served, this.#limits, headers, deadline, compression)
+        : new H2StreamCall(stream, served, this.#limits, headers, deadline, compression);
+    if (deadline !== Infinity) call.deadlineTimer = setTimeout(expireDeadline, Math.max(0, deadline - Date.now()), call);
+    // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM (the call releases them then).
+    if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(stream);
+  }
+
+  #foreign(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): void {
+    const handler = this.foreignStreams;
+    try {
+      if (handler !== undefined && handler(stream, headers, rawHeaders)) return;
+    } catch {
+      // A handler bug must not escape into the HTTP/2 session.
+      stream.destroy();
+      return;
+    }
+    if (!stream.destroyed) {
+      stream.respond({ ':status': 415, 'grpc-status': String(GrpcStatus.INTERNAL), 'grpc-message': `Unsupported content-type ${String(headers['content-type'])}` }, { endStream: true });
+    }
+  }
+}

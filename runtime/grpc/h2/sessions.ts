@@ -1,0 +1,156 @@
+/**
+ * Connection-level policy of fw's node:http2 gRPC server, per HTTP/2
+ * session: idle connections closed (GOAWAY) after `maxConnectionIdle` with no
+ * open stream, connections retired after `maxConnectionAge` (+ grace),
+ * keepalive pings with a timeout, and clients pinging more often than
+ * allowed sent away (ENHANCE_YOUR_CALM) after too many strikes.
+ */
+import http2, { type ServerHttp2Session } from 'node:http2';
+
+/** The connection options (milliseconds; undefined = off). */
+export interface SessionPolicy {
+  readonly maxConnectionIdle: number;
+  readonly maxConnectionAge: number | undefined;
+  readonly maxConnectionAgeGrace: number | undefined;
+  readonly keepaliveTimeMs: number | undefined;
+  readonly keepaliveTimeoutMs: number;
+  readonly minPingIntervalMs: number | undefined;
+  readonly maxPingStrikes: number;
+}
+
+/** One session's timers and counters. */
+class SessionState {
+  readonly idleMs: number;
+  open = 0;
+  /** When the last stream closed (ms); the one idle timer re-checks it rather than being re-armed per stream. */
+  idleSince = Date.now();
+  idleTimer: NodeJS.Timeout | undefined = undefined;
+  timers: NodeJS.Timeout[] = [];
+  lastPing = 0;
+  strikes = 0;
+  constructor(idleMs: number) {
+    this.idleMs = idleMs;
+  }
+}
+
+const STATE = Symbol('fw.grpc.session');
+type TrackedSession = ServerHttp2Session & { [STATE]?: SessionState };
+
+function checkIdle(session: TrackedSession, state: SessionState): void {
+  state.idleTimer = undefined;
+  if (session.closed || session.destroyed) return;
+  if (state.open > 0) {
+    armIdle(session, state, state.idleMs);
+    return;
+  }
+  const idleFor = Date.now() - state.idleSince;
+  if (idleFor >= state.idleMs) session.close();
+  else armIdle(session, state, state.idleMs - idleFor);
+}
+
+function armIdle(session: TrackedSession, state: SessionState, ms: number): void {
+  state.idleTimer = setTimeout(checkIdle, ms, session, state);
+  state.idleTimer.unref();
+}
+
+/** Tracks the live sessions of one server and applies `policy` to each. */
+export class SessionTracker {
+  readonly #policy: SessionPolicy;
+  readonly #sessions = new Set<TrackedSession>();
+
+  constructor(policy: SessionPolicy) {
+    this.#policy = policy;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** A new connection: starts its idle clock and the age and keepalive timers. */
+  add(session: TrackedSession): void {
+    const policy = this.#policy;
+    const state = new SessionState(policy.maxConnectionIdle);
+    session[STATE] = state;
+    this.#sessions.add(session);
+    // A protocol error on one connection (an HTTP/1.1 client, a bad frame) ends that connection only.
+    session.on('error', ignore);
+    armIdle(session, state, policy.maxConnectionIdle);
+    if (policy.maxConnectionAge !== undefined) {
+      // Jitter (±10%) so connections opened together are not all retired at once.
+      const age = Math.round(policy.maxConnectionAge * (0.9 + Math.random() * 0.2));
+      state.timers.push(setTimeout(() => this.#retire(session), age).unref());
+    }
+    if (policy.keepaliveTimeMs !== undefined) state.timers.push(setInterval(() => this.#ping(session), policy.keepaliveTimeMs).unref());
+    if (policy.minPingIntervalMs !== undefined) session.on('ping', () => this.#countPing(session, state));
+    session.once('close', () => {
+      this.#sessions.delete(session);
+      if (state.idleTimer !== undefined) clearTimeout(state.idleTimer);
+      for (const timer of state.timers) clearTimeout(timer);
+    });
+  }
+
+  /** GOAWAY on every connection; running streams finish. Resolves when all have closed. */
+  closeAll(): Promise<void> {
+    const closing = [...this.#sessions].map((session) => new Promise<void>((resolve) => {
+      if (session.destroyed) resolve();
+      else {
+        session.once('close', () => resolve());
+        session.close();
+      }
+    }));
+    return Promise.all(closing).then(() => undefined);
+  }
+
+  /** Ends every connection now (their streams close, calls are cancelled). */
+  destroyAll(): void {
+    for (const session of this.#sessions) session.destroy();
+  }
+
+  #retire(session: TrackedSession): void {
+    if (session.closed || session.destroyed) return;
+    session.close();
+    const grace = this.#policy.maxConnectionAgeGrace;
+    if (grace !== undefined) setTimeout(() => session.destroy(), grace).unref();
+  }
+
+  #ping(session: TrackedSession): void {
+    if (session.closed || session.destroyed) return;
+    const timeout = setTimeout(() => session.destroy(), this.#policy.keepaliveTimeoutMs).unref();
+    const sent = session.ping((error) => {
+      clearTimeout(timeout);
+      if (error !== null) session.destroy();
+    });
+    if (!sent) clearTimeout(timeout);
+  }
+
+  #countPing(session: TrackedSession, state: SessionState): void {
+    const now = Date.now();
+    const tooSoon = state.open === 0 && now - state.lastPing < (this.#policy.minPingIntervalMs as number);
+    state.lastPing = now;
+    if (!tooSoon) return;
+    state.strikes++;
+    if (state.strikes > this.#policy.maxPingStrikes) {
+      session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      session.destroy();
+    }
+  }
+}
+
+/** A stream opened on `session`: not idle any more. */
+export function streamOpened(session: TrackedSession): void {
+  const state = session[STATE];
+  if (state === undefined) return;
+  state.open++;
+  state.strikes = 0;
+}
+
+/** A stream of `session` closed: the last one starts the idle clock. */
+export function streamClosed(session: TrackedSession | undefined): void {
+  const state = session?.[STATE];
+  if (session === undefined || state === undefined) return;
+  if (--state.open === 0) state.idleSince = Date.now();
+}
+
+function ignore(): void {
+  // The session closes itself; nothing to report to anyone.
+}
