@@ -12,7 +12,7 @@ const WATCHERS: unique symbol = Symbol('fw.abortWatchers');
 const LISTENING: unique symbol = Symbol('fw.abortListening');
 
 /** A signal's watchers: one function (the usual case: a signal per call), or a set of them. */
-type Watched = AbortSignal & { [WATCHERS]?: (() => void) | Set<() => void> };
+type Watched = AbortSignal & { [WATCHERS]?: (() => void) | Set<() => void>; [LISTENING]?: true };
 
 const ONCE = { once: true } as const;
 
@@ -30,9 +30,9 @@ export function watchAbort(signal: AbortSignal, cancel: () => void): void {
   const watchers = watched[WATCHERS];
   if (watchers === undefined) {
     watched[WATCHERS] = cancel;
-    // Registered once per signal; it stays (once: true) when the watchers leave before an abort.
-    if (!(signal as { [LISTENING]?: true })[LISTENING]) {
-      (signal as { [LISTENING]?: true })[LISTENING] = true;
+    // One listener per signal, left in place when its watchers leave before an abort.
+    if (watched[LISTENING] !== true) {
+      watched[LISTENING] = true;
       signal.addEventListener('abort', runWatchers, ONCE);
     }
   } else if (typeof watchers === 'function') {
