@@ -15,6 +15,9 @@ import * as http2 from 'node:http2';
 /** What a server is assumed to allow before any of its SETTINGS arrived (Node's own assumption, `peerMaxConcurrentStreams`). */
 const ASSUMED_STREAM_LIMIT = 100;
 
+/** HTTP/2's largest SETTINGS value. */
+const UNLIMITED = 2 ** 32 - 1;
+
 /** Connections per instance; past this, streams queue on the least busy one. */
 export const MAX_CONNECTIONS = 16;
 
@@ -54,9 +57,9 @@ export class H2SessionPool {
     this.#authority = authority;
   }
 
-  /** True while calls should fail fast: the last connection attempt failed moments ago. */
+  /** True while calls should fail fast: the last connection attempt failed moments ago and none is open. */
   backingOff(): boolean {
-    return this.#retryAt !== 0 && this.#retryAt > Date.now();
+    return this.#retryAt !== 0 && this.#connections.length === 0 && this.#retryAt > Date.now();
   }
 
   /**
@@ -104,7 +107,8 @@ export class H2SessionPool {
     });
     session.once('goaway', forget);
     session.on('remoteSettings', (settings: http2.Settings) => {
-      c.limit = settings.maxConcurrentStreams ?? Number.MAX_SAFE_INTEGER;
+      // Absent means unlimited: HTTP/2's largest setting value (what peerMaxConcurrentStreams accepts).
+      c.limit = Math.min(settings.maxConcurrentStreams ?? UNLIMITED, UNLIMITED);
       this.#learnedLimit = c.limit;
     });
     session.once('connect', (_session: http2.ClientHttp2Session, socket: { setNoDelay?: (on: boolean) => unknown }) => {
