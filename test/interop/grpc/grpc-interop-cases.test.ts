@@ -10,18 +10,18 @@
  * regenerate it with
  *   npx fw-gen test/interop/grpc/fixtures -o test/interop/grpc/generated --stubs /tmp/unused-stubs
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
 import { runCli } from '../../cli/support/run-cli';
+import { PEERS, PYTHON, requirePeers } from '../../support/peers';
 import { runInteropCases } from './fw-interop-client';
 import { interopHandlers } from './interop-test-service';
 import { TestServiceDescriptor } from './generated/src/proto/grpc/testing/test.fw';
 
-const PYTHON = '/usr/bin/python3';
 const root = path.resolve(__dirname, '../../..');
 const fixtures = path.join(__dirname, 'fixtures');
 const PROTOS = ['src/proto/grpc/testing/empty.proto', 'src/proto/grpc/testing/messages.proto', 'src/proto/grpc/testing/test.proto'];
@@ -48,19 +48,7 @@ const CASE_NAMES = [
   'timeout_on_sleeping_server',
 ];
 
-function grpcioMissing(): string | undefined {
-  try {
-    execFileSync(PYTHON, ['-c', 'import grpc, grpc_tools'], { stdio: 'ignore', timeout: 20_000 });
-    return undefined;
-  } catch {
-    return `skipped: grpcio not installed (apt-get install python3-grpcio python3-grpc-tools)`;
-  }
-}
-
-const missing = grpcioMissing();
-if (missing !== undefined && process.env['FW_REQUIRE_PEERS'] === '1') throw new Error(missing.replace('skipped', 'FW_REQUIRE_PEERS=1'));
-const describeWithPython = missing === undefined ? describe : describe.skip;
-if (missing !== undefined) console.warn(missing);
+const describeWithPython = requirePeers(PEERS.grpcio);
 
 function run(file: string, args: string[], timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
