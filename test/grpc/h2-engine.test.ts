@@ -177,6 +177,42 @@ describe('the node:http2 gRPC engine', () => {
     expect(ok.status).toBe(GrpcStatus.OK);
     await stillServing();
   });
+
+  // A unary body in one DATA chunk is read in place; any other shape goes through the framing reader.
+  it('reads a unary message however its DATA frames split it, and refuses an oversized prefix before the body ends', async () => {
+    const message = frame(json({ text: 'split me', n: 7 }));
+    for (const cuts of [[1], [3, 5], [5], [6, 9], [message.length - 1]]) {
+      const result = await new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+        const session = http2.connect(`http://${address}`);
+        session.on('error', reject);
+        const request = session.request({ ':method': 'POST', ':path': '/Engine/Echo', 'content-type': 'application/grpc', te: 'trailers' });
+        const body: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => body.push(chunk));
+        request.on('trailers', (trailers) => {
+          session.close();
+          resolve({ status: Number(trailers['grpc-status']), body: Buffer.concat(body) });
+        });
+        request.on('error', reject);
+        // Each piece leaves in its own DATA frame: the next is written once the previous is flushed.
+        const pieces = [0, ...cuts, message.length].slice(1).map((end, i, ends) => message.subarray(i === 0 ? 0 : (ends[i - 1] as number), end));
+        const writeNext = (i: number): void => {
+          if (i === pieces.length) {
+            request.end();
+            return;
+          }
+          request.write(pieces[i], () => setTimeout(() => writeNext(i + 1), 5));
+        };
+        writeNext(0);
+      });
+      expect(result.status).toBe(GrpcStatus.OK);
+      expect(JSON.parse(result.body.subarray(5).toString())).toEqual({ text: 'split me', n: 7 });
+    }
+    // Only the 5-byte prefix, claiming 1 MiB, and the body left open: refused at once, not at END_STREAM.
+    const prefix = Buffer.from([0, 0, 0x10, 0, 0]);
+    const refused = await rawCall(address, '/Engine/Echo', [prefix], { end: false });
+    expect(refused.status).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    await stillServing();
+  });
 });
 
 describe('grpc.engine', () => {

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Session } from 'node:http2';
 import { Metadata } from '@grpc/grpc-js';
 import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../core/envelope-reader';
 import { GrpcStatus } from '../../core/status';
@@ -40,7 +40,13 @@ interface CallHead extends Responder {
   readonly headers: IncomingHttpHeaders;
   /** Absolute deadline in epoch ms (Infinity for none). */
   readonly deadline: number;
-  readonly reader: LengthPrefixedReader;
+  /**
+   * Framing of the request body. A single-message call whose body arrives in
+   * one chunk (nearly all unary calls) never builds one: the chunk waits in
+   * `firstChunk` and is read in place at END_STREAM.
+   */
+  reader: LengthPrefixedReader | undefined;
+  firstChunk: Buffer | undefined;
   cancelled: boolean;
 }
 
@@ -108,14 +114,37 @@ function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, valu
 
 // Shared stream listeners: `this` is the HTTP/2 stream, the call hangs off it.
 
+function readerOf(call: CallHead): LengthPrefixedReader {
+  return (call.reader ??= new LengthPrefixedReader(call.limits.maxReceive, READER_ERRORS));
+}
+
 function onSingleData(this: CallStream, chunk: Buffer): void {
   const call = this[CALL] as SingleRequest;
   if (call.done) return;
   try {
-    call.reader.push(chunk);
+    // An oversized length prefix is refused as soon as it is seen, not at END_STREAM.
+    if (call.reader === undefined && call.firstChunk === undefined && (chunk.length < 5 || chunk.readUInt32BE(1) <= call.limits.maxReceive)) {
+      call.firstChunk = chunk;
+      return;
+    }
+    const reader = readerOf(call);
+    const first = call.firstChunk;
+    if (first !== undefined) {
+      call.firstChunk = undefined;
+      reader.push(first);
+    }
+    reader.push(chunk);
   } catch (error) {
     fail(call, error);
   }
+}
+
+/** The one message of a body that arrived as one chunk holding exactly one in-limit frame; else undefined. */
+function wholeFrame(call: CallHead, chunk: Buffer): Envelope | undefined {
+  if (chunk.length < 5) return undefined;
+  const size = chunk.readUInt32BE(1);
+  if (size > call.limits.maxReceive || chunk.length !== 5 + size) return undefined;
+  return { flags: chunk[0] as number, data: chunk.subarray(5) };
 }
 
 function onSingleEnd(this: CallStream): void {
@@ -123,12 +152,24 @@ function onSingleEnd(this: CallStream): void {
   call.limits.pendingRequests?.release(this);
   if (call.done) return;
   try {
-    const envelope = call.reader.next();
+    const first = call.firstChunk;
+    if (first !== undefined) {
+      call.firstChunk = undefined;
+      const envelope = wholeFrame(call, first);
+      if (envelope !== undefined) {
+        call.begin(decode(call, envelope));
+        return;
+      }
+      // Anything else (a short, oversized, truncated or second frame) takes the reader's path and its errors.
+      readerOf(call).push(first);
+    }
+    const reader = readerOf(call);
+    const envelope = reader.next();
     if (envelope === undefined) {
-      call.reader.finish();
+      reader.finish();
       throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried no message');
     }
-    if (call.reader.pending) throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried more than one message');
+    if (reader.pending) throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried more than one message');
     call.begin(decode(call, envelope));
   } catch (error) {
     fail(call, error);
@@ -139,8 +180,9 @@ function onStreamData(this: CallStream, chunk: Buffer): void {
   const call = this[CALL] as H2StreamCall;
   if (call.done) return;
   try {
-    call.reader.push(chunk);
-    for (let envelope = call.reader.next(); envelope !== undefined; envelope = call.reader.next()) {
+    const reader = readerOf(call);
+    reader.push(chunk);
+    for (let envelope = reader.next(); envelope !== undefined; envelope = reader.next()) {
       if (!call.push(decode(call, envelope))) this.pause();
     }
   } catch (error) {
@@ -153,7 +195,7 @@ function onStreamEnd(this: CallStream): void {
   const call = this[CALL] as H2StreamCall;
   if (call.done) return;
   try {
-    call.reader.finish();
+    call.reader?.finish();
     call.push(null);
   } catch (error) {
     fail(call, error);
@@ -209,7 +251,8 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
     limits!: MessageLimits;
     headers!: IncomingHttpHeaders;
     deadline!: number;
-    reader!: LengthPrefixedReader;
+    reader: LengthPrefixedReader | undefined = undefined;
+    firstChunk: Buffer | undefined = undefined;
     request: unknown = undefined;
     cancelled = false;
     headersSent = false;
@@ -221,14 +264,17 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
     metadataRead: Metadata | undefined = undefined;
     peerRead: string | undefined = undefined;
 
+    /** The connection, for its count of open streams. */
+    session: ServerHttp2Session | undefined = undefined;
+
     /** Sets the call up; run by each subclass constructor. */
-    init(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined): void {
+    init(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined): void {
       this.stream = stream;
+      this.session = session;
       this.served = served;
       this.limits = limits;
       this.headers = headers;
       this.deadline = deadline;
-      this.reader = new LengthPrefixedReader(limits.maxReceive, READER_ERRORS);
       if (compression !== undefined) this[STATE] = compression;
     }
     get metadata(): Metadata {
@@ -252,9 +298,9 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
 
 /** A unary call (grpc-js's ServerUnaryCall). */
 export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest {
-  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
+  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super();
-    this.init(stream, served, limits, headers, deadline, compression);
+    this.init(stream, served, limits, headers, deadline, compression, session);
     attach(this, stream, true);
   }
 
@@ -277,9 +323,9 @@ export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleReq
 export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest {
   #statusTrailers: Metadata | undefined = undefined;
 
-  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined) {
+  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super({ objectMode: true });
-    this.init(stream, served, limits, headers, deadline, compression);
+    this.init(stream, served, limits, headers, deadline, compression, session);
     this.on('error', onHandlerError);
     const single = served.kind === 'serverStream';
     attach(this, stream, single);

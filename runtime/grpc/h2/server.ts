@@ -15,7 +15,7 @@ import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { RequestTimeoutSweep, resolveHttp2Limits } from '../h2-limits';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
-import { refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
+import { CALL, refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
 import { SessionTracker, streamClosed, streamOpened, type SessionPolicy } from './sessions';
 import { isGrpcContentType, unsupportedEncoding } from './wire';
 
@@ -32,9 +32,6 @@ export interface MethodDefinitionLike {
   readonly originalName?: string;
 }
 
-const SESSION = Symbol('fw.grpc.session');
-type ServedStream = CallStream & { [SESSION]?: ServerHttp2Session };
-
 function ignore(): void {
   // Stream errors end that stream; its call learns of it through 'close'.
 }
@@ -44,9 +41,15 @@ function kindOf(definition: MethodDefinitionLike): CallKind {
   return definition.responseStream ? 'serverStream' : 'unary';
 }
 
-function onStreamClose(this: ServedStream): void {
-  streamClosed(this[SESSION]);
+function onCallStreamClose(this: CallStream): void {
+  const call = this[CALL] as { session?: ServerHttp2Session } | undefined;
+  streamClosed(call?.session);
   callStreamClosed(this);
+}
+
+/** A stream no call is made for still counts as open on its connection until it closes. */
+function trackWithoutCall(stream: ServerHttp2Stream, session: ServerHttp2Session | undefined): void {
+  if (session !== undefined) stream.once('close', () => streamClosed(session));
 }
 
 function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
@@ -160,27 +163,26 @@ export class H2GrpcServer {
     return h2;
   }
 
-  #onStream(stream: ServedStream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {
+  #onStream(stream: CallStream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {
     stream.on('error', ignore);
     const session = stream.session as ServerHttp2Session | undefined;
-    if (session !== undefined) {
-      stream[SESSION] = session;
-      streamOpened(session);
-    }
-    stream.on('close', onStreamClose);
+    if (session !== undefined) streamOpened(session);
     if (!isGrpcContentType(headers['content-type'])) {
+      trackWithoutCall(stream, session);
       this.#foreign(stream, headers, rawHeaders);
       return;
     }
     const path = headers[':path'] ?? '';
     const served = this.#methods.get(path);
     if (served === undefined) {
+      trackWithoutCall(stream, session);
       refuseStream(stream, GrpcStatus.UNIMPLEMENTED, `No method ${path} is served here`);
       return;
     }
     const encoding = headers['grpc-encoding'] as string | undefined;
     if (encoding !== undefined && encoding !== 'identity' && encoding !== 'gzip') {
       const refusal = unsupportedEncoding(encoding);
+      trackWithoutCall(stream, session);
       refuseStream(stream, refusal.code, refusal.details);
       return;
     }
@@ -189,6 +191,7 @@ export class H2GrpcServer {
     if (timeout !== undefined) {
       const ms = parseGrpcTimeout(timeout);
       if (ms === undefined) {
+        trackWithoutCall(stream, session);
         refuseStream(stream, GrpcStatus.INTERNAL, `Invalid grpc-timeout value "${timeout}"`);
         return;
       }
@@ -196,10 +199,12 @@ export class H2GrpcServer {
     }
     const accept = headers['grpc-accept-encoding'];
     const compression = typeof accept === 'string' && accept.includes('gzip') ? newStreamCompression(accept) : undefined;
+    // The call carries the session (one property added to Node's stream object, not two).
     const call =
       served.kind === 'unary'
-        ? new H2UnaryCall(stream, served, this.#limits, headers, deadline, compression)
-        : new H2StreamCall(stream, served, this.#limits, headers, deadline, compression);
+        ? new H2UnaryCall(stream, served, this.#limits, headers, deadline, compression, session)
+        : new H2StreamCall(stream, served, this.#limits, headers, deadline, compression, session);
+    stream.on('close', onCallStreamClose);
     if (deadline !== Infinity) call.deadlineTimer = setTimeout(expireDeadline, Math.max(0, deadline - Date.now()), call);
     // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM (the call releases them then).
     if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(stream);

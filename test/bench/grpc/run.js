@@ -33,6 +33,7 @@ const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
 const { h2Load, hasH2load } = require('./h2-load');
 const { cpuSeconds } = require('../support/process-cpu');
+const { compileFw } = require('../support/compiled-fw');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 6));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 2) * 1000;
@@ -95,6 +96,7 @@ async function check(name, port) {
 
 async function main() {
   pinLoadGenerator();
+  compileFw();
   const useH2load = hasH2load();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-grpc-'));
   const root = protobuf.loadSync(PROTO);

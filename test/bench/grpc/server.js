@@ -3,7 +3,7 @@
  * answering Echo with the same 3-field reply and Stream with `count` of them:
  *
  *   node server.js fw       fw's `server.grpc()` (proto form, async handlers),
- *                           whatever server path it runs on now
+ *                           compiled (../support/compiled-fw.js)
  *   node server.js plain    a bare grpc-js server (callback handlers)
  *   node server.js h2       a bare node:http2 responder: reads the request,
  *                           writes the pre-framed reply and the status trailer
@@ -21,7 +21,7 @@ const PROTO = path.join(__dirname, 'bench.proto');
 const reply = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
 
 async function startFw() {
-  require('../../support/require-ts');
+  require('../support/compiled-fw').useCompiledFw();
   const { server } = require('fw');
   const proto = require('fw/grpc').loadProtoDefinition(PROTO);
   const app = server.grpc().addService({
