@@ -2,8 +2,8 @@
  * Gateway forwarding scenario: gRPC calls to an fw instance directly vs the
  * same calls through a gateway that found the instance through service
  * discovery (static provider, the service known by its fw-gen descriptor).
- * The instance is fw's `server.grpc()` — whatever server path it runs on now
- * — serving plainuser.UserService/CreateUser (test/bench/gateway/generated,
+ * The instance is fw's `server.grpc()`, compiled as deployed
+ * (../support/compiled-fw.js), serving plainuser.UserService/CreateUser (test/bench/gateway/generated,
  * no buf.validate rules), so the gateway forwards the message bytes without
  * decoding them (runtime/gateway/pass-through.ts). A second gateway with one
  * interceptor installed (which sees the decoded request) shows what decoding
@@ -42,6 +42,7 @@ const grpc = require('@grpc/grpc-js');
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { h2Load, hasH2load } = require('../grpc/h2-load');
 const { cpuSeconds } = require('../support/process-cpu');
+const { compileFw, benchModule } = require('../support/compiled-fw');
 
 const ROOT = path.resolve(__dirname, '../../..');
 const METHOD = '/plainuser.UserService/CreateUser';
@@ -50,8 +51,7 @@ const REQUEST = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '', rol
 /* ---------- child roles ---------- */
 
 function descriptor() {
-  require(path.join(ROOT, 'test/support/require-ts'));
-  return require(path.join(__dirname, 'generated/plain_user.fw.ts')).UserServiceDescriptor;
+  return require(benchModule(path.join(__dirname, 'generated/plain_user.fw.ts'))).UserServiceDescriptor;
 }
 
 async function runInstance() {
@@ -125,6 +125,8 @@ function check(port) {
 
 async function run({ sliceSeconds = 2, passes = 6, connections = 8, streams = 32 } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-fwd-'));
+  // Instance and gateways run fw compiled, as deployed (../support/compiled-fw.js).
+  compileFw([path.join(__dirname, 'generated')]);
   const children = [];
   try {
     const file = requestFile(dir);

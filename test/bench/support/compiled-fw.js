@@ -10,7 +10,9 @@
  *   useCompiledFw() in a bench server, first: `fw`, `fw/grpc`, … resolve to
  *                   that output, or to the TypeScript source through
  *                   require-ts when no compiled copy was made (the server
- *                   run alone).
+ *                   run alone);
+ *   benchModule(f)  the path to require for one of the bench's own .ts
+ *                   files (its generated code), compiled or not.
  */
 'use strict';
 const fs = require('node:fs');
@@ -26,21 +28,44 @@ const ENTRY = {
   'fw/protobuf-wire': 'runtime/protobuf-wire.js',
 };
 
-/** Compiles fw into a fresh temporary directory; returns it (also as process.env.FW_BENCH_DIST). */
-function compileFw() {
+/** Every .ts file under `dir` (a bench's own generated code), transpiled to .js at the same place under `out`. */
+function transpileDir(dir, out) {
+  const ts = require('typescript');
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    const { outputText } = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+      fileName: file,
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    });
+    const target = path.join(out, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, outputText);
+  }
+}
+
+/**
+ * Compiles fw (and the bench's own generated TypeScript under `alsoTranspile`
+ * directories) into a fresh directory; returns it (also as process.env.FW_BENCH_DIST).
+ */
+function compileFw(alsoTranspile = []) {
   if (process.env.FW_BENCH_DIST !== undefined) return process.env.FW_BENCH_DIST;
   // Inside the checkout, so the compiled files resolve fw's own node_modules.
   const cache = path.join(ROOT, 'node_modules', '.cache');
   fs.mkdirSync(cache, { recursive: true });
   const out = fs.mkdtempSync(path.join(cache, 'fw-bench-dist-'));
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT, stdio: 'inherit' });
+  for (const dir of alsoTranspile) transpileDir(dir, out);
   process.env.FW_BENCH_DIST = out;
   process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   return out;
 }
 
 /** Makes `fw` and its subpaths resolve to the compiled copy (or the TypeScript source). */
+let installed = false;
 function useCompiledFw() {
+  if (installed) return;
+  installed = true;
   const dist = process.env.FW_BENCH_DIST;
   if (dist === undefined) {
     require('../../support/require-ts');
@@ -53,4 +78,11 @@ function useCompiledFw() {
   };
 }
 
-module.exports = { compileFw, useCompiledFw };
+/** A .ts file of the checkout as a bench server loads it: its compiled .js when there is one. */
+function benchModule(tsFile) {
+  useCompiledFw();
+  const dist = process.env.FW_BENCH_DIST;
+  return dist === undefined ? tsFile : path.join(dist, path.relative(ROOT, tsFile)).replace(/\.ts$/, '.js');
+}
+
+module.exports = { compileFw, useCompiledFw, benchModule };
