@@ -18,6 +18,7 @@ import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
 import { GrpcError } from '../errors';
+import type { PendingRequest } from './pending-requests';
 import { requestMetadata } from './wire';
 
 /** A status as grpc-js handlers report one (callback error or `emit('error')`). */
@@ -36,7 +37,7 @@ const READER_ERRORS: EnvelopeErrors = {
 };
 
 /** What every call knows of its request. */
-interface CallHead extends Responder {
+interface CallHead extends Responder, PendingRequest {
   readonly headers: IncomingHttpHeaders;
   /** Absolute deadline in epoch ms (Infinity for none). */
   readonly deadline: number;
@@ -149,7 +150,7 @@ function wholeFrame(call: CallHead, chunk: Buffer): Envelope | undefined {
 
 function onSingleEnd(this: CallStream): void {
   const call = this[CALL] as SingleRequest;
-  call.limits.pendingRequests?.release(this);
+  call.limits.pendingRequests?.release(call);
   if (call.done) return;
   try {
     const first = call.firstChunk;
@@ -206,7 +207,10 @@ function onStreamEnd(this: CallStream): void {
 /** `stream` closed: a call not yet answered was cancelled (client RST_STREAM, connection gone). */
 export function callStreamClosed(stream: CallStream): void {
   const call = stream[CALL] as (H2UnaryCall | H2StreamCall) | undefined;
-  if (call === undefined || call.done) return;
+  if (call === undefined) return;
+  // A request cancelled while still arriving leaves the timeout list now, not when its timeout comes.
+  call.limits.pendingRequests?.release(call);
+  if (call.done) return;
   call.done = true;
   call.cancel();
 }
@@ -266,6 +270,11 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
 
     /** The connection, for its count of open streams. */
     session: ServerHttp2Session | undefined = undefined;
+    // The list of requests still arriving (pending-requests.ts).
+    pendingSince = 0;
+    pendingPrev: PendingRequest | undefined = undefined;
+    pendingNext: PendingRequest | undefined = undefined;
+    pendingListed = false;
 
     /** Sets the call up; run by each subclass constructor. */
     init(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined): void {

@@ -10,6 +10,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
 import type { CompressionSettings } from '../options';
+import type { PendingRequests } from './pending-requests';
 import { addMetadataHeaders, statusHeaders } from './wire';
 
 /** grpc-js's four call kinds, by which a handler is called. */
@@ -31,7 +32,7 @@ export interface MessageLimits {
   readonly maxReceive: number;
   readonly maxSend: number;
   /** Unary and server-streaming requests must complete in time (released when their END_STREAM arrives). */
-  readonly pendingRequests: { release(stream: ServerHttp2Stream): void } | undefined;
+  readonly pendingRequests: PendingRequests | undefined;
 }
 
 /** The fields of a call the response functions use. */

@@ -12,7 +12,8 @@ import type { Duplex } from 'node:stream';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
-import { RequestTimeoutSweep, resolveHttp2Limits } from '../h2-limits';
+import { resolveHttp2Limits } from '../h2-limits';
+import { PendingRequests } from './pending-requests';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
 import { CALL, refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
@@ -70,7 +71,7 @@ export class H2GrpcServer {
   readonly #options: GrpcServerOptions;
   readonly #limits: MessageLimits;
   readonly #sessions: SessionTracker;
-  readonly #sweep: RequestTimeoutSweep | undefined;
+  readonly #sweep: PendingRequests | undefined;
   #h2: http2.Http2Server | http2.Http2SecureServer | undefined = undefined;
   /** Streams that are not gRPC (Connect, gRPC-Web on the gateway's port); read per stream. */
   foreignStreams: ForeignStreamHandler | undefined = undefined;
@@ -81,9 +82,9 @@ export class H2GrpcServer {
     this.#limits = {
       maxReceive: options.maxReceiveMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
       maxSend: options.maxSendMessageLength ?? options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_LENGTH,
-      pendingRequests: limits.requestTimeout === 0 ? undefined : new RequestTimeoutSweep(limits.requestTimeout),
+      pendingRequests: limits.requestTimeout === 0 ? undefined : new PendingRequests(limits.requestTimeout),
     };
-    this.#sweep = this.#limits.pendingRequests as RequestTimeoutSweep | undefined;
+    this.#sweep = this.#limits.pendingRequests;
     this.#sessions = new SessionTracker(sessionPolicy(options));
   }
 
@@ -207,7 +208,7 @@ export class H2GrpcServer {
     stream.on('close', onCallStreamClose);
     if (deadline !== Infinity) call.deadlineTimer = setTimeout(expireDeadline, Math.max(0, deadline - Date.now()), call);
     // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM (the call releases them then).
-    if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(stream);
+    if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(call);
   }
 
   #foreign(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): void {
