@@ -5,6 +5,7 @@
  * ProtocolGateway or on each other.
  */
 import { CollectedCallMetadata, incomingFromHeaders, type IncomingMetadata } from '../core/call-metadata';
+import { CANCELLATION, type Cancellation } from '../core/cancellation';
 import type { ClientInfo, Protocol, RequestContext, TracingInfo } from '../core/request-context';
 import type { Dispatcher } from './dispatch';
 import type { ServiceError } from './errors';
@@ -44,10 +45,11 @@ export function createContext(
   signal: AbortSignal | (() => AbortSignal),
   incoming?: () => IncomingMetadata,
   compressed?: () => boolean,
+  cancellation?: Cancellation,
 ): RequestContext {
   const call = new CollectedCallMetadata(incoming ?? (() => incomingFromHeaders(headers)), compressed);
   // A function: the call's own signal, made on first read (session/call-cancellation.ts).
-  if (typeof signal === 'function') return new LazySignalContext(protocol, client, headers, metadata, tracing, signal, call);
+  if (typeof signal === 'function') return new LazySignalContext(protocol, client, headers, metadata, tracing, signal, call, cancellation);
   return { protocol, client, headers, metadata, authentication: undefined, tracing, signal, call };
 }
 
@@ -58,6 +60,8 @@ export function createContext(
  */
 class LazySignalContext implements RequestContext {
   authentication: RequestContext['authentication'] = undefined;
+  /** Cancellation without the signal, for fw's forwarding (core/cancellation.ts). */
+  readonly [CANCELLATION]: Cancellation | undefined;
   readonly #signal: () => AbortSignal;
 
   constructor(
@@ -68,8 +72,10 @@ class LazySignalContext implements RequestContext {
     readonly tracing: TracingInfo,
     signal: () => AbortSignal,
     readonly call: CollectedCallMetadata,
+    cancellation: Cancellation | undefined,
   ) {
     this.#signal = signal;
+    this[CANCELLATION] = cancellation;
   }
 
   get signal(): AbortSignal {

@@ -22,6 +22,7 @@ import type { ForwardingPolicy } from './forwarding-policy';
 import type { InstancePool } from './instance-pool';
 import type { ServiceInstance } from './service-instance';
 import { callError, H2UnaryChannel, type H2RequestMetadata } from './h2-unary-channel';
+import { callerCancelled } from './caller-cancel';
 import { forwardedMetadata } from './metadata-relay';
 import { forwardBidiStream, forwardClientStream, forwardServerStream, grpcJsCall, type StreamForwarding } from './stream-forwarding';
 import { callerDeadline, forwardUnary, type AttemptStarter, type UnaryForwarding } from './unary-forwarding';
@@ -138,7 +139,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
 
   const maxInFlight = s.policy.maxInFlight;
   function pick(context: RequestContext, tried: ServiceInstance[] | undefined, lastError: unknown): ServiceInstance {
-    if (context.signal.aborted) throw new ForwardingError(GrpcCode.CANCELLED, 'the call was cancelled before it was forwarded');
+    if (callerCancelled(context)) throw new ForwardingError(GrpcCode.CANCELLED, 'the call was cancelled before it was forwarded');
     const instance = s.pool.pick(s.router.strategy(context), s.router.affinityKey(context), tried, maxInFlight);
     if (instance !== undefined) return instance;
     if (lastError !== undefined) throw lastError;

@@ -13,7 +13,7 @@
  */
 import { status as GrpcCode } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
-import { unwatchAbort, watchAbort } from './abort-fanout';
+import { callerCancelled, unwatchCaller, watchCaller } from './caller-cancel';
 import type { DiscoveryDecision } from './forwarding-events';
 import type { ForwardingPolicy } from './forwarding-policy';
 import type { IncomingHttpHeaders } from 'node:http2';
@@ -100,7 +100,7 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
       if (settled) return;
       settled = true;
       if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
-      if (watching) unwatchAbort(context.signal, cancelledByCaller);
+      if (watching) unwatchCaller(context, cancelledByCaller);
       // A copy: cancelling runs the attempt's callback, which takes it out of `live`.
       if (live.length > 0) for (const a of [...live]) if (!a.done) a.cancel?.();
       if (error === null) {
@@ -121,7 +121,7 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
     const cancelledByCaller = (): void => settle(callError(GrpcCode.CANCELLED, 'Cancelled by the caller'));
 
     /** An idempotent call may send one more attempt (retry, hedge, unresponsive instance). */
-    const mayRepeat = (): boolean => f.idempotent && tried.length < f.policy.maxAttempts && Date.now() < deadline && !context.signal.aborted;
+    const mayRepeat = (): boolean => f.idempotent && tried.length < f.policy.maxAttempts && Date.now() < deadline && !callerCancelled(context);
 
     const launch = (why: DiscoveryDecision | undefined, reason: string): boolean => {
       let instance: ServiceInstance;
@@ -165,7 +165,7 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
         lastError = error;
         if (error.code === GrpcCode.DEADLINE_EXCEEDED) {
           f.observe('deadline_exceeded', instance, `no answer within the ${ownDeadline ? 'forwarding' : "caller's"} deadline from ${instance.key}`);
-        } else if (error.code === GrpcCode.UNAVAILABLE && !context.signal.aborted && Date.now() < deadline && (!answered || mayRepeat())) {
+        } else if (error.code === GrpcCode.UNAVAILABLE && !callerCancelled(context) && Date.now() < deadline && (!answered || mayRepeat())) {
           // Never reached a handler: safe anywhere. Reached one: only idempotent methods go again.
           if (launch('retry', `${instance.key}: ${error.message}`)) return;
           if (settled) return;
@@ -175,13 +175,13 @@ export function forwardUnary(f: UnaryForwarding, start: AttemptStarter, context:
       return true;
     };
 
-    if (context.signal.aborted) {
+    if (callerCancelled(context)) {
       reject(callError(GrpcCode.CANCELLED, 'the call was cancelled before it was forwarded'));
       return;
     }
     if (!launch(undefined, '')) return;
     if (!settled) {
-      watchAbort(context.signal, cancelledByCaller);
+      watchCaller(context, cancelledByCaller);
       watching = true;
     }
     const hedgeDelay = f.policy.hedgeDelayMs;

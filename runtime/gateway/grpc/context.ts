@@ -4,6 +4,7 @@
  * `metadata.grpc`.
  */
 import type { Metadata } from '@grpc/grpc-js';
+import type { Cancellation } from '../../core/cancellation';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { MapIncomingMetadata, type MetadataValue } from '../../core/call-metadata';
 import { createContext } from '../gateway-core';
@@ -35,6 +36,7 @@ export function grpcContext(
   signal: AbortSignal | (() => AbortSignal),
   compressed: () => boolean,
   deadline?: number,
+  cancellation?: Cancellation,
 ): RequestContext {
   const { address, port } = parsePeer(peer);
   const headers: Record<string, string> = {};
@@ -52,5 +54,6 @@ export function grpcContext(
     signal,
     () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
     compressed,
+    cancellation,
   );
 }

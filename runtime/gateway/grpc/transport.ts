@@ -176,14 +176,14 @@ export class GrpcTransport {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
+    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
       const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
       reply.set('x-trace-id', tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call));
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
       if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
@@ -228,7 +228,7 @@ export class GrpcTransport {
           const raw = requestFor(resolved, passing !== undefined, c.request);
           const json = cameAsJson(raw);
           const method = raw instanceof RawMessage ? passing : resolved;
-          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json);
+          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json, watch);
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
         };
@@ -241,7 +241,7 @@ export class GrpcTransport {
           let replyHeaders: grpc.Metadata | undefined;
           const { resolved, passing } = methodFor();
           const requests = requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined);
-          const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false);
+          const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false, watch);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
           promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
