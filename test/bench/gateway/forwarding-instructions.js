@@ -18,6 +18,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const { compileFw } = require('../support/compiled-fw');
+
 const FORWARDING = path.join(__dirname, 'forwarding.js');
 const BARE = path.join(__dirname, 'bare-proxy.js');
 const METHOD = '/plainuser.UserService/CreateUser';
@@ -80,6 +82,8 @@ async function count(subject, requestFile, dir) {
 async function main() {
   const subjects = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['instance', 'gateway', 'bare-proxy'];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-fwd-instr-'));
+  // The instance and gateway run fw compiled, as deployed (../support/compiled-fw.js).
+  compileFw([path.join(__dirname, 'generated')]);
   try {
     require(path.join(__dirname, '../../support/require-ts'));
     const { CreateUserRequest } = require(path.join(__dirname, 'generated/plain_user.ts'));
