@@ -130,7 +130,8 @@ export class H2UnaryChannel {
    * (`too_many_pings`), which must not cut calls in flight. Anything the
    * server sends proves it is alive: the PING ack, its SETTINGS on a fresh
    * connection, even that GOAWAY. A frozen or unreachable process sends
-   * nothing. `done(true)` when something arrives within `timeoutMs`.
+   * nothing. `done(true)` when something arrives within `timeoutMs` (counting
+   * what arrived by the first I/O poll after it).
    */
   ping(timeoutMs: number, done: (alive: boolean) => void): void {
     let settled = false;
@@ -144,7 +145,9 @@ export class H2UnaryChannel {
       done(alive);
     };
     const answered = (): void => finish(true);
-    const timer = setTimeout(() => finish(false), timeoutMs);
+    // The verdict waits for one I/O poll after the timeout: when this process was busy (its own event
+    // loop lagging), the ack may sit unread in the socket, and a live instance must not be taken for a frozen one.
+    const timer = setTimeout(() => setImmediate(finish, false), timeoutMs);
     timer.unref();
     if (this.#closed) {
       finish(false);
