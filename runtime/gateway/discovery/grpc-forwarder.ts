@@ -189,15 +189,22 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       reply = { message };
       return message;
     };
+    let succeeded: { response: unknown } | undefined;
     const call = channelOf(instance, s.forwarding).makeUnaryRequest(at, identity, keepReply, bytes, metadata, { deadline }, (error, response) => {
       const received = { headers: headers?.toHttp2Headers() as IncomingHttpHeaders | undefined, trailers: undefined };
-      if (error === null) done(null, response, true, received);
+      // A success waits for the 'status' event grpc-js emits right after this callback: it carries the trailers.
+      if (error === null) succeeded = { response };
       else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) done(null, reply.message, true, received);
       else done(error, undefined, answered);
     });
     call.on('metadata', (md: Metadata) => {
       answered = true;
       headers = md;
+    });
+    call.on('status', (status: { metadata?: Metadata }) => {
+      if (succeeded === undefined) return;
+      const trailers = status.metadata?.toHttp2Headers() as IncomingHttpHeaders | undefined;
+      done(null, succeeded.response, true, { headers: headers?.toHttp2Headers() as IncomingHttpHeaders | undefined, trailers });
     });
     return () => call.cancel();
   };

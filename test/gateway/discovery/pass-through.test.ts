@@ -163,6 +163,31 @@ describe('gRPC forwarding passes message bytes through', () => {
     expect(status.metadata.get('x-trailer')).toEqual(['done']);
   });
 
+  it('on the grpc-js client path too (channel options set): response headers and success trailers come back', async () => {
+    const viaGrpcJs = new ProtocolGateway({ enableUDP: false });
+    viaGrpcJs.configureServiceDiscovery({
+      provider: 'static',
+      services: { TestService: { descriptor: TestServiceDescriptor, instances: [{ host: HOST, port: raw.port }] } },
+      forwarding: { channelOptions: { 'grpc.keepalive_time_ms': 60_000 } },
+    });
+    const { port } = await viaGrpcJs.listen(0, HOST);
+    const c = new grpc.Client(`${HOST}:${port as number}`, grpc.credentials.createInsecure());
+    try {
+      raw.handle = async (stream, _call, messages) => {
+        for await (const _ of messages) void _;
+        reply(stream, [NON_CANONICAL], { 'x-head': 'h' }, { 'x-trailer': 'done', 'x-trailer-bin': Buffer.from([9, 255]).toString('base64') });
+      };
+      const { value, headers, status } = await unary(c, `${TEST}/UnaryCall`, NON_CANONICAL);
+      expect(value).toEqual(NON_CANONICAL);
+      expect(headers.get('x-head')).toEqual(['h']);
+      expect(status.metadata.get('x-trailer')).toEqual(['done']);
+      expect(status.metadata.get('x-trailer-bin')).toEqual([Buffer.from([9, 255])]);
+    } finally {
+      c.close();
+      await viaGrpcJs.close();
+    }
+  });
+
   it('errors: code, message, grpc-status-details-bin and custom trailers come back unchanged', async () => {
     const details = Buffer.from([0x08, 0x03, 0x12, 0x03, 0x62, 0x61, 0x64, 0xff]);
     raw.handle = async (stream, _call, messages) => {
