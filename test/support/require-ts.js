@@ -19,15 +19,9 @@ require.extensions['.ts'] = (module, filename) => {
 };
 
 const root = path.resolve(__dirname, '../..');
-const FW = {
-  fw: 'runtime/index.ts',
-  'fw/grpc': 'runtime/grpc/index.ts',
-  'fw/grpc-client': 'runtime/grpc/client/index.ts',
-  'fw/protobuf-wire': 'runtime/protobuf-wire.ts',
-  'fw/browser': 'runtime/browser/index.ts',
-};
+const { FW_ENTRIES } = require('./fw-entries');
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function resolve(request, ...rest) {
-  const mapped = FW[request];
+  const mapped = FW_ENTRIES[request];
   return resolveFilename.call(this, mapped === undefined ? request : path.join(root, mapped), ...rest);
 };

@@ -21,12 +21,12 @@ const Module = require('node:module');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '../../..');
-const ENTRY = {
-  fw: 'runtime/index.js',
-  'fw/grpc': 'runtime/grpc/index.js',
-  'fw/grpc-client': 'runtime/grpc/client/index.js',
-  'fw/protobuf-wire': 'runtime/protobuf-wire.js',
-};
+const { FW_ENTRIES } = require('../../support/fw-entries');
+
+/** Where a .ts file of the checkout lands in the compiled copy `out`. */
+function compiledPath(out, tsFile) {
+  return path.join(out, path.relative(ROOT, tsFile)).replace(/\.ts$/, '.js');
+}
 
 /** Every .ts file under `dir` (a bench's own generated code), transpiled to .js at the same place under `out`. */
 function transpileDir(dir, out) {
@@ -38,7 +38,7 @@ function transpileDir(dir, out) {
       fileName: file,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     });
-    const target = path.join(out, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
+    const target = compiledPath(out, file);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, outputText);
   }
@@ -73,8 +73,8 @@ function useCompiledFw() {
   }
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function resolve(request, ...rest) {
-    const mapped = ENTRY[request];
-    return resolveFilename.call(this, mapped === undefined ? request : path.join(dist, mapped), ...rest);
+    const mapped = FW_ENTRIES[request];
+    return resolveFilename.call(this, mapped === undefined ? request : compiledPath(dist, path.join(ROOT, mapped)), ...rest);
   };
 }
 
@@ -82,7 +82,7 @@ function useCompiledFw() {
 function benchModule(tsFile) {
   useCompiledFw();
   const dist = process.env.FW_BENCH_DIST;
-  return dist === undefined ? tsFile : path.join(dist, path.relative(ROOT, tsFile)).replace(/\.ts$/, '.js');
+  return dist === undefined ? tsFile : compiledPath(dist, tsFile);
 }
 
 module.exports = { compileFw, useCompiledFw, benchModule };
