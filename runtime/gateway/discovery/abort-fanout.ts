@@ -7,12 +7,14 @@
  * registration it saved, and weighed on garbage collection), and the one
  * listener is shared by all signals.
  */
+import { addListener, removeListener, runListeners, type ListenerSlot } from '../../core/listener-slot';
+
 const WATCHERS: unique symbol = Symbol('fw.abortWatchers');
 /** The signal has runWatchers as its 'abort' listener. */
 const LISTENING: unique symbol = Symbol('fw.abortListening');
 
 /** A signal's watchers: one function (the usual case: a signal per call), or a set of them. */
-type Watched = AbortSignal & { [WATCHERS]?: (() => void) | Set<() => void>; [LISTENING]?: true };
+type Watched = AbortSignal & { [WATCHERS]?: ListenerSlot; [LISTENING]?: true };
 
 const ONCE = { once: true } as const;
 
@@ -20,34 +22,24 @@ function runWatchers(this: unknown, event: Event): void {
   const signal = event.currentTarget as Watched;
   const watchers = signal[WATCHERS];
   signal[WATCHERS] = undefined;
-  if (typeof watchers === 'function') watchers();
-  else if (watchers !== undefined) for (const fn of watchers) fn();
+  runListeners(watchers);
 }
 
 /** Runs `cancel` when `signal` aborts, until `unwatchAbort(signal, cancel)`. */
 export function watchAbort(signal: AbortSignal, cancel: () => void): void {
   const watched = signal as Watched;
-  const watchers = watched[WATCHERS];
-  if (watchers === undefined) {
-    watched[WATCHERS] = cancel;
-    // One listener per signal, left in place when its watchers leave before an abort.
-    if (watched[LISTENING] !== true) {
-      watched[LISTENING] = true;
-      signal.addEventListener('abort', runWatchers, ONCE);
-    }
-  } else if (typeof watchers === 'function') {
-    watched[WATCHERS] = new Set([watchers, cancel]);
-  } else {
-    watchers.add(cancel);
+  watched[WATCHERS] = addListener(watched[WATCHERS], cancel);
+  // One listener per signal, left in place when its watchers leave before an abort.
+  if (watched[LISTENING] !== true) {
+    watched[LISTENING] = true;
+    signal.addEventListener('abort', runWatchers, ONCE);
   }
 }
 
 /** Stops running `cancel` when `signal` aborts. */
 export function unwatchAbort(signal: AbortSignal, cancel: () => void): void {
   const watched = signal as Watched;
-  const watchers = watched[WATCHERS];
-  if (watchers === cancel) watched[WATCHERS] = undefined;
-  else if (typeof watchers === 'object') watchers.delete(cancel);
+  watched[WATCHERS] = removeListener(watched[WATCHERS], cancel);
 }
 
 /** Runs `cancel` when `signal` aborts; returns the function that stops watching. */

@@ -9,6 +9,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Cancellation } from '../../core/cancellation';
+import { addListener, removeListener, runListeners, type ListenerSlot } from '../../core/listener-slot';
 
 /** What the watch reads of a call (grpc-js's server calls and fw's node:http2 ones alike). */
 type CancellableCall = Pick<EventEmitter, 'once'> & { readonly cancelled: boolean };
@@ -16,8 +17,7 @@ type CancellableCall = Pick<EventEmitter, 'once'> & { readonly cancelled: boolea
 export class CancelWatch implements Cancellation {
   readonly #call: CancellableCall;
   #controller: AbortController | undefined = undefined;
-  /** One listener (the usual case), or several. */
-  #listeners: (() => void) | Set<() => void> | undefined = undefined;
+  #listeners: ListenerSlot = undefined;
   #subscribed = false;
   #cancelled = false;
   #finished = false;
@@ -48,17 +48,12 @@ export class CancelWatch implements Cancellation {
       listener();
       return;
     }
-    const listeners = this.#listeners;
-    if (listeners === undefined) this.#listeners = listener;
-    else if (typeof listeners === 'function') this.#listeners = new Set([listeners, listener]);
-    else listeners.add(listener);
+    this.#listeners = addListener(this.#listeners, listener);
     this.#subscribe();
   }
 
   offCancel(listener: () => void): void {
-    const listeners = this.#listeners;
-    if (listeners === listener) this.#listeners = undefined;
-    else if (typeof listeners === 'object') listeners.delete(listener);
+    this.#listeners = removeListener(this.#listeners, listener);
   }
 
   /** The call is answered: a later 'cancelled' is the stream closing, not a cancel. */
@@ -78,7 +73,6 @@ export class CancelWatch implements Cancellation {
     this.#controller?.abort();
     const listeners = this.#listeners;
     this.#listeners = undefined;
-    if (typeof listeners === 'function') listeners();
-    else if (listeners !== undefined) for (const listener of listeners) listener();
+    runListeners(listeners);
   }
 }
