@@ -8,6 +8,7 @@
  */
 import http2 from 'node:http2';
 import type { ChannelOptions, Server } from '@grpc/grpc-js';
+import { PendingRequests, type PendingRequest } from './pending-requests';
 
 /** The HTTP/2 options shared by `withOptions({grpc})` and the gateway's `grpc` options. */
 export interface Http2LimitOptions {
@@ -61,49 +62,6 @@ export function http2ChannelOptions(limits: Required<Http2LimitOptions>): Channe
   };
 }
 
-/**
- * Streams whose request must complete (END_STREAM) within `timeoutMs`; a
- * periodic sweep resets the late ones with CANCEL.
- */
-export class RequestTimeoutSweep {
-  readonly #pending = new Map<http2.ServerHttp2Stream, number>();
-  readonly #timeoutMs: number;
-  readonly #timer: NodeJS.Timeout;
-
-  constructor(timeoutMs: number) {
-    this.#timeoutMs = timeoutMs;
-    this.#timer = setInterval(() => this.#sweep(), Math.max(25, Math.min(1000, Math.floor(timeoutMs / 4))));
-    this.#timer.unref();
-  }
-
-  watch(stream: http2.ServerHttp2Stream): void {
-    this.#pending.set(stream, Date.now());
-  }
-
-  /** The request of `stream` is complete (or no longer matters). */
-  release(stream: http2.ServerHttp2Stream): void {
-    this.#pending.delete(stream);
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#pending.clear();
-  }
-
-  #sweep(): void {
-    const now = Date.now();
-    for (const [stream, started] of this.#pending) {
-      // Done: the request is complete (END_STREAM received), or answered already.
-      if (stream.destroyed || stream.headersSent || stream.state.remoteClose === 1) {
-        this.#pending.delete(stream);
-      } else if (now - started >= this.#timeoutMs) {
-        this.#pending.delete(stream);
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-      }
-    }
-  }
-}
-
 const watched = new WeakSet<object>();
 
 /**
@@ -119,14 +77,16 @@ export function watchRequestTimeouts(server: Server, timeoutMs: number): () => v
   const servers = internals.http2Servers;
   const handlers = internals.handlers;
   if (!(servers instanceof Map) || !(handlers instanceof Map)) throw new Error('grpc-js no longer exposes its HTTP/2 servers and handlers: fw cannot enforce grpc.requestTimeout (pin @grpc/grpc-js 1.14)');
-  const sweep = new RequestTimeoutSweep(timeoutMs);
+  const pending = new PendingRequests(timeoutMs);
   const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number): void => {
     if ((flags & http2.constants.NGHTTP2_FLAG_END_STREAM) !== 0) return;
     const type = handlers.get(headers[':path'] ?? '')?.type;
     // Client and bidi streams: the handler already runs and owns the stream.
     if (type === 'clientStream' || type === 'bidi') return;
-    sweep.watch(stream);
-    stream.once('close', () => sweep.release(stream));
+    // grpc-js keeps its call objects to itself: the list holds a small entry per stream instead.
+    const entry: PendingRequest = { stream, pendingSince: 0, pendingPrev: undefined, pendingNext: undefined, pendingListed: false };
+    pending.watch(entry);
+    stream.once('close', () => pending.release(entry));
   };
   const attached: http2.Http2Server[] = [];
   for (const h2 of servers.keys()) {
@@ -136,7 +96,7 @@ export function watchRequestTimeouts(server: Server, timeoutMs: number): () => v
     attached.push(h2);
   }
   return () => {
-    sweep.stop();
+    pending.stop();
     for (const h2 of attached) {
       h2.off('stream', onStream);
       watched.delete(h2);

@@ -2,7 +2,8 @@
  * The fallback engine (`grpc.engine: 'grpc-js'`), smoke-tested on both
  * servers that offer it: `server.grpc()` (the four call kinds, a GrpcError,
  * gzip, health and reflection) and the gateway's one port (gRPC beside
- * Connect over HTTP/2, through the foreign-streams hook, and reflection).
+ * Connect over HTTP/2, through the foreign-streams hook, and reflection),
+ * and its request timeout (the same pending-requests list as fw's engine).
  */
 import http2 from 'node:http2';
 import { ProtocolGateway } from 'fw';
@@ -53,6 +54,28 @@ describe("server.grpc() on grpc.engine: 'grpc-js'", () => {
     const unknown = await rawCall(address, '/nope.Nope/Nope', [frame(Buffer.alloc(0))]);
     expect(unknown.status).toBe(GrpcStatus.UNIMPLEMENTED);
     expect(unknown.message).toMatch(/does not implement the method/);
+  });
+});
+
+describe("requestTimeout on grpc.engine: 'grpc-js'", () => {
+  afterAll(stopAll);
+
+  it('resets a unary request not complete within requestTimeout (RST_STREAM CANCEL); a complete one is served', async () => {
+    const app = newApp().withOptions({ grpc: { engine: 'grpc-js', requestTimeout: 200 } }).addService({ name: 'Slow', methods: { Echo: { handler: async (r: Obj) => r } } });
+    const address = await listen(app);
+    const session = http2.connect(`http://${address}`);
+    try {
+      const stream = session.request({ ':method': 'POST', ':path': '/Slow/Echo', 'content-type': 'application/grpc', te: 'trailers' });
+      stream.on('error', () => undefined);
+      // Half a message, and the body left open.
+      stream.write(frame(Buffer.from(JSON.stringify({ a: 1 }))).subarray(0, 7));
+      const rstCode = await new Promise<number>((resolve) => stream.once('close', () => resolve(stream.rstCode ?? -1)));
+      expect(rstCode).toBe(http2.constants.NGHTTP2_CANCEL);
+      const whole = await rawCall(address, '/Slow/Echo', [frame(Buffer.from(JSON.stringify({ a: 2 })))]);
+      expect(whole.status).toBe(GrpcStatus.OK);
+    } finally {
+      session.close();
+    }
   });
 });
 

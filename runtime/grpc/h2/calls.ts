@@ -18,7 +18,7 @@ import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
 import { GrpcError } from '../errors';
-import type { PendingRequest } from './pending-requests';
+import type { PendingRequest } from '../pending-requests';
 import { requestMetadata } from './wire';
 
 /** A status as grpc-js handlers report one (callback error or `emit('error')`). */
@@ -270,7 +270,7 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
 
     /** The connection, for its count of open streams. */
     session: ServerHttp2Session | undefined = undefined;
-    // The list of requests still arriving (pending-requests.ts).
+    // The list of requests still arriving (../pending-requests.ts).
     pendingSince = 0;
     pendingPrev: PendingRequest | undefined = undefined;
     pendingNext: PendingRequest | undefined = undefined;

@@ -10,7 +10,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
 import type { CompressionSettings } from '../options';
-import type { PendingRequests } from './pending-requests';
+import type { PendingRequests } from '../pending-requests';
 import { addMetadataHeaders, statusHeaders } from './wire';
 
 /** grpc-js's four call kinds, by which a handler is called. */

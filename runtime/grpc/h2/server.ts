@@ -13,7 +13,7 @@ import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { resolveHttp2Limits } from '../h2-limits';
-import { PendingRequests } from './pending-requests';
+import { PendingRequests } from '../pending-requests';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
 import { CALL, refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';

@@ -1,11 +1,12 @@
 /**
  * Unary and server-streaming requests that must be complete (END_STREAM)
- * within `timeoutMs`, else their stream is reset with CANCEL. The calls form
- * a list in arrival order through fields on the calls themselves, so a call
- * joins and leaves it without a Map entry (no hashing of Node's stream
- * object, nothing allocated); arrival is stamped with a clock the sweep
- * timer advances, not `Date.now()`. The sweep walks from the oldest call
- * and stops at the first one still in time.
+ * within `timeoutMs` (the `requestTimeout` limit, on both server engines),
+ * else their stream is reset with CANCEL. The entries form a list in arrival
+ * order through their own fields — fw's node:http2 calls are their own
+ * entries, so a call joins and leaves without a Map entry or an allocation;
+ * the grpc-js engine adds a small entry per stream. Arrival is stamped with
+ * a clock the sweep timer advances, not `Date.now()`. The sweep walks from
+ * the oldest entry and stops at the first one still in time.
  */
 import http2, { type ServerHttp2Stream } from 'node:http2';
 

@@ -1,12 +1,12 @@
 /**
- * The list of requests still arriving on fw's node:http2 gRPC server
- * (runtime/grpc/h2/pending-requests.ts): calls leave it in any order, a
+ * The list of requests still arriving on fw's gRPC servers
+ * (runtime/grpc/pending-requests.ts): calls leave it in any order, a
  * late request's stream is reset with CANCEL — never before its timeout, at
  * most two sweep periods after — and finished streams are left alone.
  * End to end (real sockets) the limit is covered by http2-limits.test.ts.
  */
 import http2, { type ServerHttp2Stream } from 'node:http2';
-import { PendingRequests, type PendingRequest } from '../../runtime/grpc/h2/pending-requests';
+import { PendingRequests, type PendingRequest } from '../../runtime/grpc/pending-requests';
 
 interface FakeStream {
   destroyed: boolean;
