@@ -41,9 +41,3 @@ export function unwatchAbort(signal: AbortSignal, cancel: () => void): void {
   const watched = signal as Watched;
   watched[WATCHERS] = removeListener(watched[WATCHERS], cancel);
 }
-
-/** Runs `cancel` when `signal` aborts; returns the function that stops watching. */
-export function onAbort(signal: AbortSignal, cancel: () => void): () => void {
-  watchAbort(signal, cancel);
-  return () => unwatchAbort(signal, cancel);
-}

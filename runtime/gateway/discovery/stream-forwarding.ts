@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http2';
 import { type Client, type Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
 import { drainOrClose } from '../drain-or-close';
-import { onAbort } from './abort-fanout';
+import { callerCancelled, unwatchCaller, watchCaller } from './caller-cancel';
 import type { DiscoveryDecision } from './forwarding-events';
 import { callError } from './h2-grpc-wire';
 import type { H2StreamCall } from './h2-stream-call';
@@ -85,11 +85,12 @@ export function grpcJsCall(client: Client, path: string, metadata: Metadata, dea
  * it for as long as the stream may last. Returns the unwatch.
  */
 function watchCall(context: RequestContext, instance: ServiceInstance, call: ForwardCall): () => void {
-  const unwatchCaller = onAbort(context.signal, () => call.cancel());
+  const cancel = (): void => call.cancel();
+  watchCaller(context, cancel);
   const stalled = (): void => call.abort(GrpcCode.UNAVAILABLE, `instance ${instance.key} is unresponsive (no HTTP/2 PING ack)`);
   instance.stallWaiters.add(stalled);
   return () => {
-    unwatchCaller();
+    unwatchCaller(context, cancel);
     instance.stallWaiters.delete(stalled);
   };
 }
@@ -161,7 +162,7 @@ export async function* forwardServerStream(f: StreamForwarding, request: unknown
       ended = true;
       recordOutcome(instance, codeOf(error) ?? GrpcCode.UNKNOWN, call.answered, false);
       if (!call.answered && f.nextPath(path, error)) continue;
-      if (call.answered || context.signal.aborted || codeOf(error) !== GrpcCode.UNAVAILABLE) {
+      if (call.answered || callerCancelled(context) || codeOf(error) !== GrpcCode.UNAVAILABLE) {
         relayError(context, call, error);
         throw error;
       }

@@ -3,7 +3,7 @@
  * calls watching one shared signal get one 'abort' listener between them,
  * a call that stopped watching is not run, each watcher runs once.
  */
-import { onAbort, unwatchAbort, watchAbort } from '../../../runtime/gateway/discovery/abort-fanout';
+import { unwatchAbort, watchAbort } from '../../../runtime/gateway/discovery/abort-fanout';
 
 describe('abort fan-out', () => {
   it('runs every watcher still watching once, on one listener per signal', () => {
@@ -13,11 +13,11 @@ describe('abort fan-out', () => {
     const a = (): void => void ran.push('a');
     const b = (): void => void ran.push('b');
     watchAbort(controller.signal, a);
-    const stopB = onAbort(controller.signal, b);
+    watchAbort(controller.signal, b);
     const c = (): void => void ran.push('c');
     watchAbort(controller.signal, c);
     unwatchAbort(controller.signal, a);
-    stopB();
+    unwatchAbort(controller.signal, b);
     controller.abort();
     controller.abort();
     expect(ran).toEqual(['c']);
