@@ -6,7 +6,8 @@
  * and a body that stops inside a message is an error, never a short stream.
  * Each caller chooses the errors (gateway ServiceError, gRPC status).
  */
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
+import { PrefixedFrameReader } from './prefixed-frame-reader';
 
 /** One length-prefixed message. */
 export interface Envelope {
@@ -21,62 +22,57 @@ export interface EnvelopeErrors {
 }
 
 /**
- * Incremental parser: push chunks, take whole messages. Chunks are kept as
- * they came and joined only once a whole message is there, so a large
- * message arriving in many small chunks is copied once, not once per chunk.
+ * Incremental parser: push chunks, take whole messages. Messages are split
+ * off as their bytes arrive (PrefixedFrameReader), so what a reader holds
+ * follows the bytes received, however small the chunks.
  */
 export class LengthPrefixedReader {
-  readonly #limit: number;
+  readonly #frames: PrefixedFrameReader;
   readonly #errors: EnvelopeErrors;
-  #chunks: Buffer[] = [];
-  #length = 0;
+  /** Whole messages not yet taken by `next()`. */
+  #ready: Envelope[] = [];
+  #readyHead = 0;
+  readonly #sink = (header: Buffer, offset: number, data: Buffer): void => {
+    this.#ready.push({ flags: header[offset] as number, data });
+  };
 
   constructor(limit: number, errors: EnvelopeErrors) {
-    this.#limit = limit;
     this.#errors = errors;
+    this.#frames = new PrefixedFrameReader(5, (bytes, offset) => {
+      const size = bytes.readUInt32BE(offset + 1);
+      if (size > limit) throw errors.tooLarge(size, limit);
+      return size;
+    });
   }
 
-  /** Appends bytes; throws when the next message announces more than the limit. */
+  /** Appends bytes; throws when a message announces more than the limit. */
   push(chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    this.#chunks.push(chunk);
-    this.#length += chunk.length;
-    const size = this.#nextSize();
-    if (size !== undefined && size > this.#limit) throw this.#errors.tooLarge(size, this.#limit);
+    this.#frames.push(chunk, this.#sink);
   }
 
   /** The next whole message, or undefined when more bytes are needed. */
   next(): Envelope | undefined {
-    const size = this.#nextSize();
-    if (size === undefined) return undefined;
-    if (size > this.#limit) throw this.#errors.tooLarge(size, this.#limit);
-    if (this.#length < 5 + size) return undefined;
-    const buffer = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#length);
-    const envelope = { flags: buffer[0] as number, data: buffer.subarray(5, 5 + size) };
-    const rest = buffer.length - 5 - size;
-    this.#chunks = rest === 0 ? [] : [buffer.subarray(5 + size)];
-    this.#length = rest;
+    if (this.#readyHead === this.#ready.length) return undefined;
+    const envelope = this.#ready[this.#readyHead++] as Envelope;
+    if (this.#readyHead === this.#ready.length) {
+      this.#ready = [];
+      this.#readyHead = 0;
+    }
     return envelope;
   }
 
-  /** True while bytes of an unfinished message are held. */
+  /** Whole messages waiting to be taken. */
+  get ready(): number {
+    return this.#ready.length - this.#readyHead;
+  }
+
+  /** True while a message not yet taken, or part of one, is held. */
   get pending(): boolean {
-    return this.#length !== 0;
+    return this.ready !== 0 || this.#frames.partial;
   }
 
   /** Throws when the body ended inside a message. */
   finish(): void {
-    if (this.#length !== 0) throw this.#errors.truncated();
-  }
-
-  /** The length the next message's prefix announces, once its 5 bytes are here. */
-  #nextSize(): number | undefined {
-    if (this.#length < 5) return undefined;
-    let first = this.#chunks[0] as Buffer;
-    if (first.length < 5) {
-      first = Buffer.concat(this.#chunks, this.#length);
-      this.#chunks = [first];
-    }
-    return first.readUInt32BE(1);
+    if (this.#frames.partial) throw this.#errors.truncated();
   }
 }

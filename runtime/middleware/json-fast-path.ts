@@ -10,6 +10,7 @@
  * CPU as the rest of the request; the JSON-body scenario is measured against
  * Fastify's own parser. docs/middleware.md records the measurement.
  */
+import { ByteAccumulator } from '../core/byte-accumulator';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../core/json-depth';
 import type { IncomingMessage } from 'node:http';
 import { MiddlewareError } from './middleware-error';
@@ -20,8 +21,6 @@ import { assertNoPrototypeKeys } from './prototype-guard';
 export type JsonDone = (error: MiddlewareError | undefined, value?: unknown) => void;
 
 const DIGITS = /^\d{1,15}$/;
-
-const EMPTY = Buffer.alloc(0);
 
 /** The Content-Length to read on the fast path, or -1 when body-parser must handle the request. */
 export function fastPathLength(req: IncomingMessage, limit: number): number {
@@ -64,8 +63,7 @@ function parse(raw: Buffer, strict: boolean): unknown {
 /** Reads exactly `length` bytes of `req` and parses them. */
 export function readJson(req: IncomingMessage, length: number, strict: boolean, done: JsonDone): void {
   let received = 0;
-  let first: Buffer | undefined;
-  let chunks: Buffer[] | undefined;
+  const body = new ByteAccumulator();
   let settled = false;
 
   function cleanup(): void {
@@ -77,8 +75,7 @@ export function readJson(req: IncomingMessage, length: number, strict: boolean, 
   }
   function onData(chunk: Buffer): void {
     received += chunk.length;
-    if (first === undefined) first = chunk;
-    else (chunks ??= [first]).push(chunk);
+    body.push(chunk);
   }
   function onEnd(): void {
     if (settled) return;
@@ -89,7 +86,7 @@ export function readJson(req: IncomingMessage, length: number, strict: boolean, 
     }
     let value: unknown;
     try {
-      value = parse(chunks === undefined ? first ?? EMPTY : Buffer.concat(chunks, received), strict);
+      value = parse(body.take(), strict);
     } catch (error) {
       done(error as MiddlewareError);
       return;

@@ -10,6 +10,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
+import { ByteAccumulator } from '../../core/byte-accumulator';
 import { ServiceError } from '../errors';
 import { FLAG_COMPRESSED, readEnvelopes } from '../wire/envelope';
 import type { WebRpcRequest } from './protocol';
@@ -57,8 +58,7 @@ export function readWhole(req: IncomingMessage, limit: number, done: (error: Ser
     done(tooLarge(limit), EMPTY);
     return;
   }
-  let first: Buffer | undefined;
-  let more: Buffer[] | undefined;
+  const body = new ByteAccumulator();
   let received = 0;
   let settled = false;
   req.on('data', (chunk: Buffer) => {
@@ -70,13 +70,12 @@ export function readWhole(req: IncomingMessage, limit: number, done: (error: Ser
       done(tooLarge(limit), EMPTY);
       return;
     }
-    if (first === undefined) first = chunk;
-    else (more ??= [first]).push(chunk);
+    body.push(chunk);
   });
   req.on('end', () => {
     if (settled) return;
     settled = true;
-    done(undefined, more !== undefined ? Buffer.concat(more, received) : (first ?? EMPTY));
+    done(undefined, body.take());
   });
 }
 
@@ -84,23 +83,31 @@ const EMPTY = Buffer.alloc(0);
 
 const BASE64 = /^[A-Za-z0-9+/=\r\n]*$/;
 
-/** gRPC-Web text bodies: base64, possibly as several padded chunks back to back. */
+/**
+ * gRPC-Web text bodies: base64, possibly as several padded runs back to back.
+ * Each incoming chunk decodes into one Buffer, however many runs it holds, so
+ * a body of `AA==` quads costs no more than its bytes.
+ */
 async function* base64Decoded(source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
   let rest = '';
   for await (const chunk of source) {
     const text = rest + chunk.toString('latin1').replace(/[\r\n]/g, '');
     if (!BASE64.test(text)) throw invalid('gRPC-Web text body is not base64');
     const whole = text.length - (text.length % 4);
+    rest = text.slice(whole);
+    if (whole === 0) continue;
+    const out = Buffer.allocUnsafe((whole / 4) * 3);
+    let written = 0;
     let start = 0;
     for (let i = 0; i < whole; i += 4) {
       // A quad with padding ends one base64 run: decode each run on its own.
       if (text.charCodeAt(i + 3) === 61 /* = */) {
-        yield Buffer.from(text.slice(start, i + 4), 'base64');
+        written += out.write(text.slice(start, i + 4), written, 'base64');
         start = i + 4;
       }
     }
-    if (start < whole) yield Buffer.from(text.slice(start, whole), 'base64');
-    rest = text.slice(whole);
+    if (start < whole) written += out.write(text.slice(start, whole), written, 'base64');
+    yield out.subarray(0, written);
   }
   if (rest !== '') throw invalid('gRPC-Web text body ends inside a base64 quad');
 }

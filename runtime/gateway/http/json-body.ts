@@ -5,9 +5,9 @@
  * on-finished's async-hook wrapping), which bench:gateway showed to be a
  * quarter of the gateway's per-call overhead over bare node:http.
  */
-// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { ByteAccumulator } from '../../core/byte-accumulator';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { ServiceError } from '../errors';
@@ -47,9 +47,8 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
     done({ ok: false, error: tooLarge(limit) });
     return;
   }
-  // Small bodies arrive as one chunk: keep it without an array.
-  let first: Buffer | undefined;
-  let more: Buffer[] | undefined;
+  // A body in one chunk is kept as it came; smaller chunks are gathered in bounded blocks.
+  const body = new ByteAccumulator();
   let received = 0;
   let finished = false;
   // The listeners stay on: `finished` mutes them, and removing them would cost more than req lives.
@@ -68,9 +67,7 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
       finish({ ok: false, error: tooLarge(limit) });
       return;
     }
-    if (first === undefined) first = chunk;
-    else if (more === undefined) more = [first, chunk];
-    else more.push(chunk);
+    body.push(chunk);
   };
   const onEnd = (): void => {
     if (finished) return;
@@ -78,8 +75,8 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
       finish({ ok: false, error: new ServiceError('BAD_REQUEST', 'Request body size did not match Content-Length', 400) });
       return;
     }
-    const bytes = more !== undefined ? Buffer.concat(more, received) : first;
-    if (bytes === undefined || bytes.length === 0) {
+    const bytes = body.take();
+    if (bytes.length === 0) {
       finish({ ok: true, body: {}, suspect: false });
       return;
     }

@@ -6,9 +6,10 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
-import { jsonTextTooDeep, TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
+import { jsonTextTooDeep, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { GatewayErrors, ServiceError } from '../errors';
+import { msgpackRefusal } from './msgpack-bounds';
 
 /** `configureWebSocket({messageFormat})` values. */
 export type WebSocketMessageFormat = 'json' | 'msgpack' | 'binary';
@@ -35,8 +36,11 @@ export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayB
       if (!tooDeep) value = JSON.parse(text);
       suspect = textMayHavePrototypeKeys(text);
     } else {
-      value = msgpackDecode(bytes);
-      tooDeep = valueTooDeep(value);
+      // Sizes and nesting are checked before the decoder allocates anything for them.
+      const refusal = msgpackRefusal(bytes, MAX_JSON_DEPTH);
+      if (refusal === 'malformed') throw new Error(refusal);
+      tooDeep = refusal === 'too-deep';
+      if (!tooDeep) value = msgpackDecode(bytes);
     }
   } catch {
     throw new ServiceError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack', 400);

@@ -8,6 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, PROTOTYPE_KEY_MESSAGE, textMayHavePrototypeKeys } from '../../core/prototype-keys';
+import { PrefixedFrameReader } from '../../core/prefixed-frame-reader';
 import { ServiceError } from '../errors';
 
 /** The only frame version; replies carry it too. */
@@ -94,68 +95,50 @@ export function decodeFrame(buffer: Buffer, maxPayload: number): Frame {
   return { type, payload: parsePayloadText(buffer.toString('utf8', FRAME_HEADER_BYTES, buffer.length)) };
 }
 
-/** The reader's empty remainder: one shared zero-length Buffer instead of a new one per chunk. */
-const EMPTY = Buffer.alloc(0);
-
 /** Frame type of a payload that was not valid JSON (`payload.error` holds the ServiceError). */
 export const BAD_PAYLOAD = -1;
 /** Frame type reporting a bad header: framing is lost, the stream must be closed. */
 export const BAD_HEADER = -2;
 
 /**
- * Incremental decoder for a byte stream (TCP). Buffers at most one frame
- * (header + `maxPayload`); `push` returns the complete frames so far. A bad
- * header ends the list with a BAD_HEADER frame, after which the reader
- * ignores all input (the stream must be closed).
+ * Incremental decoder for a byte stream (TCP). Holds at most one unfinished
+ * frame (header + `maxPayload`), gathered in bounded blocks however small the
+ * chunks; `push` returns the complete frames so far. A bad header ends the
+ * list with a BAD_HEADER frame, after which the reader ignores all input (the
+ * stream must be closed).
  */
 export class FrameReader {
-  readonly #maxPayload: number;
-  #buffer: Buffer = EMPTY;
+  readonly #frames: PrefixedFrameReader;
+  #out: Frame[] = [];
   #failed = false;
+  readonly #sink = (header: Buffer, offset: number, payload: Buffer): void => {
+    const type = header[offset + 1] as number;
+    try {
+      this.#out.push({ type, payload: parsePayloadText(payload.toString('utf8')) });
+    } catch (e) {
+      // A bad payload in a well-framed message: report it and keep the stream.
+      this.#out.push({ type: BAD_PAYLOAD, payload: { error: e } });
+    }
+  };
 
   constructor(maxPayload: number) {
-    this.#maxPayload = maxPayload;
+    this.#frames = new PrefixedFrameReader(FRAME_HEADER_BYTES, (bytes, offset) => readHeader(bytes, offset, maxPayload));
   }
 
   /** Bytes held waiting for the rest of a frame. */
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#frames.held;
   }
 
   push(chunk: Buffer): Frame[] {
     if (this.#failed) return [];
-    let buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-    const frames: Frame[] = [];
-    let offset = 0;
-    while (buffer.length - offset >= FRAME_HEADER_BYTES) {
-      let length: number;
-      try {
-        length = readHeader(buffer, offset, this.#maxPayload);
-      } catch (e) {
-        this.#failed = true;
-        this.#buffer = EMPTY;
-        frames.push({ type: BAD_HEADER, payload: { error: e } });
-        return frames;
-      }
-      const end = offset + FRAME_HEADER_BYTES + length;
-      if (buffer.length < end) break;
-      const type = buffer[offset + 1] as number;
-      const start = offset + FRAME_HEADER_BYTES;
-      offset = end;
-      let payload: Record<string, unknown>;
-      try {
-        // Decoded from offsets, as in decodeFrame: no subarray view per frame.
-        payload = parsePayloadText(buffer.toString('utf8', start, end));
-      } catch (e) {
-        // A bad payload in a well-framed message: report it and keep the stream.
-        frames.push({ type: BAD_PAYLOAD, payload: { error: e } });
-        continue;
-      }
-      frames.push({ type, payload });
+    const frames: Frame[] = (this.#out = []);
+    try {
+      this.#frames.push(chunk, this.#sink);
+    } catch (e) {
+      this.#failed = true;
+      frames.push({ type: BAD_HEADER, payload: { error: e } });
     }
-    buffer = offset === buffer.length ? EMPTY : buffer.subarray(offset);
-    // Copy a small remainder so one retained slice never pins a large chunk.
-    this.#buffer = buffer.length > 0 && buffer.length < 4096 ? Buffer.from(buffer) : buffer;
     return frames;
   }
 }

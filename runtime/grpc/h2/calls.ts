@@ -135,6 +135,8 @@ function onSingleData(this: CallStream, chunk: Buffer): void {
       reader.push(first);
     }
     reader.push(chunk);
+    // A unary body holds one message: a second one is refused now, so an endless body is never held.
+    if (reader.ready > 1) throw new GrpcError(GrpcStatus.INTERNAL, 'Request carried more than one message');
   } catch (error) {
     fail(call, error);
   }
