@@ -139,6 +139,8 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
         noDelay: tcp?.noDelay !== false,
         keepAlive: tcp?.keepAlive ?? this.#options.keepAlive !== false,
         sniffTimeout: Math.min(MAX_SNIFF_MS, this.#options.headersTimeout || MAX_SNIFF_MS),
+        maxConnections: tcp?.maxConnections,
+        maxConnectionsPerAddress: tcp?.maxConnectionsPerAddress,
       },
     );
     mux.on('connection', (socket: Socket) => {

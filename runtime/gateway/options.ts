@@ -50,6 +50,10 @@ export interface GatewayOptions {
    * consumer"). Default 128 MiB.
    */
   maxBufferedOutputBytes?: number;
+  /** Connections the one port holds at once, every protocol together; more are closed on arrival. Default 10000. */
+  maxConnections?: number;
+  /** Connections one client address holds at once on the one port; more are closed on arrival. Default 256; 0 = no cap. */
+  maxConnectionsPerAddress?: number;
 }
 
 /** `createProtocolGateway({protocols, port})`. */

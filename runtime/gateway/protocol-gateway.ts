@@ -439,6 +439,8 @@ export class ProtocolGateway {
       ...(this.#options.tcp ?? {}),
       [PORT_HOST]: hostOnAppPort,
       maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20,
+      maxConnections: this.#options.maxConnections,
+      maxConnectionsPerAddress: this.#options.maxConnectionsPerAddress,
       handleConnection: (socket) => this.#tcp.handle(socket),
       drain: this.#drainHosted,
     };

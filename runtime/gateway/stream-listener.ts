@@ -10,6 +10,7 @@ import type { Protocol } from '../core/request-context';
 import type { ConnectTransport } from './connect/transport';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport } from './http/transport';
+import { timeoutCheckInterval } from '../http/server-options';
 import { createMuxServer } from './mux/connection-mux';
 import type { GatewayOptions } from './options';
 import type { TcpTransport } from './tcp/transport';
@@ -44,10 +45,11 @@ export class StreamListener {
   #createHttpServer(): http.Server {
     const o = this.#deps.options().http ?? {};
     const headersTimeout = o.headersTimeout ?? 60_000;
+    const requestTimeout = o.requestTimeout ?? 120_000;
     const options: http.ServerOptions = {
       headersTimeout,
-      requestTimeout: o.requestTimeout ?? 120_000,
-      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 2))),
+      requestTimeout,
+      connectionsCheckingInterval: timeoutCheckInterval(Math.min(headersTimeout || Infinity, requestTimeout || Infinity)),
     };
     const server = http.createServer(options, (req, res) => {
       if (this.#deps.enabled('http')) {
@@ -73,7 +75,8 @@ export class StreamListener {
 
   /** Listens on `port` (0 = any); resolves with the bound port. */
   listen(port: number, host: string): Promise<number> {
-    const tcpOptions = this.#deps.options().tcp ?? {};
+    const options = this.#deps.options();
+    const muxOptions = { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress };
     this.#httpServer = this.#createHttpServer();
     const httpServer = this.#httpServer;
     const mux = createMuxServer(
@@ -90,7 +93,7 @@ export class StreamListener {
           socket.resume();
         } : undefined,
       },
-      tcpOptions,
+      muxOptions,
     );
     this.#mux = mux;
     return new Promise((resolve, reject) => {

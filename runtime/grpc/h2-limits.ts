@@ -26,6 +26,13 @@ export interface Http2LimitOptions {
    * `maxConcurrentStreams` instead. Default 120000; 0 turns it off.
    */
   requestTimeout?: number;
+  /**
+   * Streams one connection may reset (RST_STREAM) within one second; past
+   * that the connection is sent away (GOAWAY ENHANCE_YOUR_CALM). Stops
+   * rapid-reset floods below the much larger burst nghttp2 itself allows.
+   * fw's node:http2 engine only. Default 200; 0 turns it off.
+   */
+  maxResetsPerSecond?: number;
 }
 
 /** Safe defaults (DESIGN.md "Defaults that keep users safe"; docs/security.md). */
@@ -34,6 +41,7 @@ export const HTTP2_LIMIT_DEFAULTS: Required<Http2LimitOptions> = {
   maxSessionMemory: 32,
   maxConnectionIdle: 120_000,
   requestTimeout: 120_000,
+  maxResetsPerSecond: 200,
 };
 
 function positiveInteger(name: string, value: unknown, allowZero: boolean): number {
@@ -50,6 +58,7 @@ export function resolveHttp2Limits(options: Http2LimitOptions = {}): Required<Ht
     maxSessionMemory: positiveInteger('maxSessionMemory', options.maxSessionMemory ?? HTTP2_LIMIT_DEFAULTS.maxSessionMemory, false),
     maxConnectionIdle: positiveInteger('maxConnectionIdle', options.maxConnectionIdle ?? HTTP2_LIMIT_DEFAULTS.maxConnectionIdle, false),
     requestTimeout: positiveInteger('requestTimeout', options.requestTimeout ?? HTTP2_LIMIT_DEFAULTS.requestTimeout, true),
+    maxResetsPerSecond: positiveInteger('maxResetsPerSecond', options.maxResetsPerSecond ?? HTTP2_LIMIT_DEFAULTS.maxResetsPerSecond, true),
   };
 }
 

@@ -66,6 +66,10 @@ export interface HostedTcpOptions extends PortHostCarrier {
   keepAlive?: boolean;
   /** Nagle off on the shared listener's sockets; default true. */
   noDelay?: boolean;
+  /** Connections the shared port holds at once; default 10000. */
+  maxConnections?: number;
+  /** Connections one client address holds at once on the shared port; default 256, 0 = no cap. */
+  maxConnectionsPerAddress?: number;
 }
 
 /** `app.withOptions({ udp })`: what `gateway.getUDPConfig()` returns. */

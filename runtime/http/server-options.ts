@@ -80,15 +80,29 @@ export function serverConstructorOptions(options: HttpServerOptions): { keepAliv
 type TimeoutProperties = Pick<Server, 'keepAliveTimeout' | 'requestTimeout' | 'headersTimeout'> & { connectionsCheckingInterval?: number };
 
 /**
- * Applies the timeouts to a server (they are plain properties there). Node
- * checks them every `connectionsCheckingInterval` (30 s by default), which
- * would make short timeouts meaningless, so the check runs at least twice per
- * shortest timeout. Takes effect for a server that has not started listening.
+ * How often Node should check a server's header and request timeouts. Node
+ * checks every `connectionsCheckingInterval` (30 s by default), so a
+ * slowloris client was closed up to 30 s after `headersTimeout`; the check
+ * runs every second (and at least twice per shortest timeout), which makes
+ * the documented bound `headersTimeout` + 1 s. A check walks the open
+ * connections once: cheap next to the connections themselves.
+ */
+export function timeoutCheckInterval(shortestTimeout: number): number {
+  return Math.max(50, Math.min(TIMEOUT_CHECK_SLACK, Math.floor(shortestTimeout / 2)));
+}
+
+/** The most a connection can outlive its header or request timeout (ms). */
+export const TIMEOUT_CHECK_SLACK = 1000;
+
+/**
+ * Applies the timeouts to a server (they are plain properties there), checked
+ * every {@link timeoutCheckInterval}. Takes effect for a server that has not
+ * started listening.
  */
 export function applyTimeouts(server: TimeoutProperties, options: HttpServerOptions): void {
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT;
   server.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   server.headersTimeout = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT;
   const shortest = Math.min(server.headersTimeout || Infinity, server.requestTimeout || Infinity);
-  server.connectionsCheckingInterval = Math.max(50, Math.min(30_000, Math.floor(shortest / 2)));
+  server.connectionsCheckingInterval = timeoutCheckInterval(shortest);
 }

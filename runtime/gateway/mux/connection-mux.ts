@@ -7,6 +7,7 @@
  * cost.
  */
 import net, { type Socket } from 'node:net';
+import { connectionAdmission, resolveConnectionCaps, type ConnectionCaps } from './connection-caps';
 
 /** Where a classified connection goes. */
 export type MuxTarget = 'grpc' | 'http' | 'tcp';
@@ -49,9 +50,12 @@ export function classify(bytes: Buffer): MuxTarget | null | undefined {
 }
 
 /** A net.Server that routes each connection to `handlers` by its first bytes. */
-export function createMuxServer(handlers: MuxHandlers, options: MuxOptions = {}): net.Server {
+export function createMuxServer(handlers: MuxHandlers, options: MuxOptions & ConnectionCaps = {}): net.Server {
   const sniffTimeout = options.sniffTimeout ?? 10_000;
-  return net.createServer({ noDelay: options.noDelay !== false, keepAlive: options.keepAlive !== false, pauseOnConnect: false }, (socket) => {
+  const caps = resolveConnectionCaps(options);
+  let admit: (socket: Socket) => boolean;
+  const server = net.createServer({ noDelay: options.noDelay !== false, keepAlive: options.keepAlive !== false, pauseOnConnect: false }, (socket) => {
+    if (!admit(socket)) return;
     let seen: Buffer = Buffer.alloc(0);
     const timer = setTimeout(() => socket.destroy(), sniffTimeout);
     const onError = (): void => {
@@ -77,4 +81,6 @@ export function createMuxServer(handlers: MuxHandlers, options: MuxOptions = {})
     socket.on('data', onData);
     socket.once('close', () => clearTimeout(timer));
   });
+  admit = connectionAdmission(server, caps);
+  return server;
 }

@@ -44,13 +44,13 @@ function kindOf(definition: MethodDefinitionLike): CallKind {
 
 function onCallStreamClose(this: CallStream): void {
   const call = this[CALL] as { session?: ServerHttp2Session } | undefined;
-  streamClosed(call?.session);
+  streamClosed(call?.session, this.rstCode);
   callStreamClosed(this);
 }
 
 /** A stream no call is made for still counts as open on its connection until it closes. */
 function trackWithoutCall(stream: ServerHttp2Stream, session: ServerHttp2Session | undefined): void {
-  if (session !== undefined) stream.once('close', () => streamClosed(session));
+  if (session !== undefined) stream.once('close', () => streamClosed(session, stream.rstCode));
 }
 
 function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
@@ -62,6 +62,7 @@ function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
     keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? 20_000,
     minPingIntervalMs: options.http2MinTimeBetweenPingsMs,
     maxPingStrikes: options.http2MaxPingStrikes ?? 2,
+    maxResetsPerSecond: resolveHttp2Limits(options).maxResetsPerSecond,
   };
 }
 

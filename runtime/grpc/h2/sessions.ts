@@ -2,8 +2,9 @@
  * Connection-level policy of fw's node:http2 gRPC server, per HTTP/2
  * session: idle connections closed (GOAWAY) after `maxConnectionIdle` with no
  * open stream, connections retired after `maxConnectionAge` (+ grace),
- * keepalive pings with a timeout, and clients pinging more often than
- * allowed sent away (ENHANCE_YOUR_CALM) after too many strikes.
+ * keepalive pings with a timeout, clients pinging more often than
+ * allowed sent away (ENHANCE_YOUR_CALM) after too many strikes, and clients
+ * resetting streams faster than `maxResetsPerSecond` sent away the same way.
  */
 import http2, { type ServerHttp2Session } from 'node:http2';
 
@@ -16,6 +17,8 @@ export interface SessionPolicy {
   readonly keepaliveTimeoutMs: number;
   readonly minPingIntervalMs: number | undefined;
   readonly maxPingStrikes: number;
+  /** Streams a connection may reset (RST_STREAM) in one second before it is sent away; 0 = no cap. */
+  readonly maxResetsPerSecond: number;
 }
 
 /** One session's timers and counters. */
@@ -28,8 +31,13 @@ class SessionState {
   timers: NodeJS.Timeout[] = [];
   lastPing = 0;
   strikes = 0;
-  constructor(idleMs: number) {
+  readonly maxResets: number;
+  /** Resets counted in the current one-second window, and when it began. */
+  resets = 0;
+  resetWindowStart = 0;
+  constructor(idleMs: number, maxResets: number) {
     this.idleMs = idleMs;
+    this.maxResets = maxResets;
   }
 }
 
@@ -69,7 +77,7 @@ export class SessionTracker {
   /** A new connection: starts its idle clock and the age and keepalive timers. */
   add(session: TrackedSession): void {
     const policy = this.#policy;
-    const state = new SessionState(policy.maxConnectionIdle);
+    const state = new SessionState(policy.maxConnectionIdle, policy.maxResetsPerSecond);
     session[STATE] = state;
     this.#sessions.add(session);
     // A protocol error on one connection (an HTTP/1.1 client, a bad frame) ends that connection only.
@@ -144,11 +152,27 @@ export function streamOpened(session: TrackedSession): void {
   state.strikes = 0;
 }
 
-/** A stream of `session` closed: the last one starts the idle clock. */
-export function streamClosed(session: TrackedSession | undefined): void {
+/**
+ * A stream of `session` closed (`rstCode` as Node reports it, 0 when it ended
+ * normally): the last one starts the idle clock, and a connection resetting
+ * streams faster than its cap is sent away. nghttp2's own rapid-reset guard
+ * allows bursts of 1000; at that rate a few connections still kept the event
+ * loop busy enough to delay every other client by hundreds of milliseconds.
+ */
+export function streamClosed(session: TrackedSession | undefined, rstCode = 0): void {
   const state = session?.[STATE];
   if (session === undefined || state === undefined) return;
   if (--state.open === 0) state.idleSince = Date.now();
+  if (rstCode === 0 || state.maxResets === 0) return;
+  const now = Date.now();
+  if (now - state.resetWindowStart >= 1000) {
+    state.resetWindowStart = now;
+    state.resets = 0;
+  }
+  if (++state.resets > state.maxResets && !session.destroyed) {
+    session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    session.destroy();
+  }
 }
 
 function ignore(): void {
