@@ -9,24 +9,13 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import * as grpc from '@grpc/grpc-js';
 import { encodeFrame, FrameType, ProtocolGateway } from 'fw';
+import { prng } from '../support/prng';
 import { HOST, parseFrames, TcpFrameClient, udpCall, withTimeout, WsClient } from './support/clients';
 
 v8.setFlagsFromString('--expose_gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
 const N = 10_000;
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomBytes(rand: () => number, max: number): Buffer {
   const n = Math.floor(rand() * max);
