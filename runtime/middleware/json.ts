@@ -61,12 +61,13 @@ export function json(options: JsonOptions = {}): ConnectHandler {
   const explicitLimit = options.limit === undefined ? undefined : toBytes(options.limit, 'limit');
 
   return function fwJson(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
-    const length = fastPathLength(req, explicitLimit ?? appBodyLimit(req));
+    const limit = explicitLimit ?? appBodyLimit(req);
+    const length = fastPathLength(req, limit);
     if (length === -1) {
       general(req, res, next);
       return;
     }
-    readJson(req, length, strict, (error, value) => {
+    readJson(req, length, limit, strict, (error, value) => {
       if (error !== undefined) {
         next(error);
         return;

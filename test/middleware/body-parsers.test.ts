@@ -91,6 +91,16 @@ describe('json()', () => {
     await expectAlive();
   });
 
+  test('chunked body in one-byte chunks is parsed; an empty chunked body is {} as body-parser gives it', async () => {
+    const text = JSON.stringify({ pad: 'y'.repeat(2000), n: 1 });
+    const r = await send(s.port, { method: 'POST', path: '/json', chunks: [...text], headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ body: { pad: 'y'.repeat(2000), n: 1 } });
+    const empty = await send(s.port, { method: 'POST', path: '/json', chunks: [], headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(200);
+    expect(empty.json).toEqual({ body: {} });
+  });
+
   test('a gzip bomb is measured inflated → 413', async () => {
     const bomb = gzipSync(Buffer.from(`{"pad":"${'a'.repeat(4 * 1024 * 1024)}"}`));
     expect(bomb.length).toBeLessThan(64 * 1024);

@@ -6,6 +6,7 @@
  */
 import * as http2 from 'node:http2';
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
+import { PrefixedFrameReader } from '../../core/prefixed-frame-reader';
 
 /** grpc-js's default largest message a client accepts. */
 export const MAX_RESPONSE_BYTES = 4 << 20;
@@ -114,38 +115,37 @@ export function frame(message: Buffer): Buffer {
 }
 
 /**
- * Cuts a response body, arriving in chunks of any size, into its messages.
- * `push` throws a call error for a compressed message (the forwarder never
- * asks for compression) or one over `maxBytes`.
+ * Cuts a response body, arriving in chunks of any size, into its messages
+ * (held in bounded blocks, like every request reader). `push` throws a call
+ * error for a compressed message (the forwarder never asks for compression)
+ * or one over `maxBytes`.
  */
 export class MessageReader {
-  #pending: Buffer | undefined = undefined;
-  readonly #maxBytes: number;
+  readonly #frames: PrefixedFrameReader;
+  #out: Buffer[] = [];
+  readonly #sink = (_header: Buffer, _offset: number, message: Buffer): void => {
+    this.#out.push(message);
+  };
 
   constructor(maxBytes = MAX_RESPONSE_BYTES) {
-    this.#maxBytes = maxBytes;
+    this.#frames = new PrefixedFrameReader(5, (bytes, offset) => {
+      if (bytes[offset] !== 0) throw callError(GrpcCode.INTERNAL, 'Compressed response not supported');
+      const size = bytes.readUInt32BE(offset + 1);
+      if (size > maxBytes) throw callError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${maxBytes})`);
+      return size;
+    });
   }
 
   /** The messages `chunk` completes, in order. */
   push(chunk: Buffer): Buffer[] {
-    let data = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
-    this.#pending = undefined;
-    const out: Buffer[] = [];
-    while (data.length >= 5) {
-      if (data[0] !== 0) throw callError(GrpcCode.INTERNAL, 'Compressed response not supported');
-      const size = data.readUInt32BE(1);
-      if (size > this.#maxBytes) throw callError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${this.#maxBytes})`);
-      if (data.length < 5 + size) break;
-      out.push(data.subarray(5, 5 + size));
-      data = data.subarray(5 + size);
-    }
-    if (data.length > 0) this.#pending = data;
+    const out: Buffer[] = (this.#out = []);
+    this.#frames.push(chunk, this.#sink);
     return out;
   }
 
   /** True when a message was cut off by the end of the body. */
   get partial(): boolean {
-    return this.#pending !== undefined;
+    return this.#frames.partial;
   }
 }
 

@@ -11,6 +11,7 @@
  */
 import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
+import { ByteAccumulator } from '../../core/byte-accumulator';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, MAX_RESPONSE_BYTES, onlyMessage, frame, statusError, type H2CallError } from './h2-grpc-wire';
 import { H2StreamCall } from './h2-stream-call';
 import { H2SessionPool, type H2Connection } from './h2-session-pool';
@@ -244,8 +245,8 @@ class PendingUnary implements H2UnaryCall, H2Reply {
   answered = false;
   finished = false;
   timer: NodeJS.Timeout | undefined = undefined;
-  /** The response body: its one chunk, or all of them once there are more. */
-  body: Buffer | Buffer[] | undefined = undefined;
+  /** The response body: its one chunk, or an accumulator once there are more (held in bounded blocks). */
+  body: Buffer | ByteAccumulator | undefined = undefined;
   size = 0;
   streamError: Error | undefined = undefined;
   /** The current attempt's stream and its connection (set by send()). */
@@ -275,7 +276,7 @@ class PendingUnary implements H2UnaryCall, H2Reply {
 
   wholeBody(): Buffer {
     const b = this.body;
-    return b === undefined ? Buffer.alloc(0) : Array.isArray(b) ? Buffer.concat(b) : b;
+    return b === undefined ? Buffer.alloc(0) : b instanceof ByteAccumulator ? b.take() : b;
   }
 }
 
@@ -305,7 +306,15 @@ function onData(this: TaggedStream, chunk: Buffer): void {
     return;
   }
   const b = call.body;
-  call.body = b === undefined ? chunk : Array.isArray(b) ? (b.push(chunk), b) : [b, chunk];
+  if (b === undefined) {
+    call.body = chunk;
+  } else if (b instanceof ByteAccumulator) {
+    b.push(chunk);
+  } else {
+    const body = (call.body = new ByteAccumulator());
+    body.push(b);
+    body.push(chunk);
+  }
 }
 
 function onTrailers(this: TaggedStream, t: http2.IncomingHttpHeaders): void {
