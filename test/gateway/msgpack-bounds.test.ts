@@ -64,11 +64,15 @@ function randomValue(rand: () => number, depth: number): unknown {
     case 5: return new Uint8Array(Math.floor(rand() * (rand() < 0.1 ? 70_000 : 300)));
     case 6: return new ExtData(7, new Uint8Array([1, 2, 4, 8, 16].includes(Math.floor(rand() * 17)) ? 4 : Math.floor(rand() * 300)));
     case 7: return BigInt(Math.floor(rand() * 2 ** 40)) * 1000n;
-    case 8: return Array.from({ length: Math.floor(rand() * (rand() < 0.05 ? 70_000 : 5)) }, () => (depth > 3 ? 1 : randomValue(rand, depth + 1)));
+    // Containers with more than 65,535 entries (array32/map32) hold only numbers, so a value stays small.
+    case 8: {
+      const wide = rand() < 0.05;
+      return Array.from({ length: wide ? 70_000 : Math.floor(rand() * 5) }, (_, i) => (wide || depth > 3 ? i : randomValue(rand, depth + 1)));
+    }
     default: {
-      const entries = Math.floor(rand() * (rand() < 0.05 ? 70_000 : 5));
+      const wide = rand() < 0.05;
       const o: Record<string, unknown> = {};
-      for (let i = 0; i < entries; i++) o[`k${i}`] = depth > 3 ? i : randomValue(rand, depth + 1);
+      for (let i = 0; i < (wide ? 70_000 : Math.floor(rand() * 5)); i++) o[`k${i}`] = wide || depth > 3 ? i : randomValue(rand, depth + 1);
       return o;
     }
   }
