@@ -7,7 +7,7 @@
  */
 import { compose } from '../core/compose';
 import type { RequestContext } from '../core/request-context';
-import type { StreamingMode } from '../grpc/descriptor';
+import type { StreamingMode } from '../rpc/descriptor';
 import { authenticationRequired } from './auth/authentication-required';
 import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';

@@ -13,8 +13,8 @@ export type { GrpcApplication, GrpcListenAddress } from './application';
 export { createGrpcApplication } from './application';
 export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcApplicationOptions, type GrpcTlsOptions, type GrpcServerEngine } from './options';
 export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, DescriptorHandlers, Message } from './service-forms';
-export { inferStreaming } from './handler-kind';
-export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';
+export { inferStreaming } from '../rpc/streaming-kind';
+export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from '../rpc/descriptor';
 export type { DescriptorOptions } from './request-checks';
 export {
   InvalidMetadataError,

@@ -7,7 +7,7 @@
  * protovalidate loads with the first generated service registered.
  */
 import type { GrpcCall } from './call';
-import type { MethodDescriptor, ServiceDescriptor } from './descriptor';
+import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
 import { checkInvalidItems, validateEach, type InvalidItemPolicy } from '../validation/stream-items';
 
 /** `app.addService(descriptor, handlers, options)` for generated services. */

@@ -12,7 +12,7 @@
  */
 import { fromBinary, fromJson, toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { pathToString } from '@bufbuild/protobuf/reflect';
-import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from '../grpc/descriptor';
+import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
 import { locateJsonError } from './json-error-path';
 import { hasRules, schemaSetOf, tsProtoReadsJson, type SchemaSet } from './schema-registry';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from './violations';

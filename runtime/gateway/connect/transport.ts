@@ -12,7 +12,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { StreamingMode } from '../../rpc/descriptor';
 import type { CredentialSource } from '../auth/types';
 import { ServiceError, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
