@@ -39,7 +39,7 @@ describe('gateway API', () => {
   it('decides an inline handler\'s call kind by the same rule as server.grpc()', async () => {
     const g = new ProtocolGateway({ enableUDP: false });
     const kinds: string[] = [];
-    g.use((call, next) => { kinds.push(`${call.method}:${call.streaming}`); return next(call); });
+    g.use((call, next) => { kinds.push(`${call.method}:${call.streaming}`); return next(); });
     g.addService('K', {
       unary: async (request: unknown) => request,
       feed: async function* (request: unknown) { yield request; },
