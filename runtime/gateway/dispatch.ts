@@ -11,7 +11,7 @@ import type { StreamingMode } from '../rpc/descriptor';
 import { authenticationRequired } from './auth/authentication-required';
 import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
-import { GatewayErrors } from './errors';
+import { ServiceErrors } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
 import { isMessageBlind } from './pass-through';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
@@ -113,7 +113,7 @@ export class Dispatcher {
    * for client/bidi streaming); the result is a value or an AsyncIterable.
    */
   call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
-    if (this.#draining) return Promise.reject(GatewayErrors.shuttingDown());
+    if (this.#draining) return Promise.reject(ServiceErrors.shuttingDown());
     const running = this.#start(resolved, service, method, request, context, credentials);
     this.#inflight++;
     running.then(this.#settle, this.#settle);
@@ -152,31 +152,31 @@ export class Dispatcher {
     const m = call.resolved;
     if (m === undefined) {
       if (this.#registry.service(call.service) === undefined && this.resolver?.resolve(call.service, call.method) === undefined) {
-        throw GatewayErrors.serviceNotFound(call.service);
+        throw ServiceErrors.serviceNotFound(call.service);
       }
-      throw GatewayErrors.methodNotFound(call.service, call.method);
+      throw ServiceErrors.methodNotFound(call.service, call.method);
     }
     const policy = m.policy;
     const address = call.context.client.address;
     if (policy?.limiter !== undefined) {
       const wait = policy.limiter.take(address);
-      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+      if (wait > 0) throw ServiceErrors.rateLimited(wait);
     }
     if (m.limiter !== undefined) {
       const wait = m.limiter.take(address);
-      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+      if (wait > 0) throw ServiceErrors.rateLimited(wait);
     }
     const auth = policy?.authentication;
     const required = authenticationRequired(auth, m.authentication);
     if (required || (auth !== undefined && m.authentication !== false)) {
       if (this.authenticator === undefined) {
-        if (required) throw GatewayErrors.unauthenticated('Authentication required');
+        if (required) throw ServiceErrors.unauthenticated('Authentication required');
       } else {
         const info = await this.authenticator.authenticate(call.context, call.credentials, required, auth?.methods);
         call.context.authentication = info;
         if (auth?.authorize !== undefined && m.authentication !== false) {
-          if (info === undefined) throw GatewayErrors.unauthenticated('Authentication required');
-          if ((await auth.authorize(info.user, m.method, call.request)) !== true) throw GatewayErrors.forbidden(`Not allowed to call ${m.method}`);
+          if (info === undefined) throw ServiceErrors.unauthenticated('Authentication required');
+          if ((await auth.authorize(info.user, m.method, call.request)) !== true) throw ServiceErrors.forbidden(`Not allowed to call ${m.method}`);
         }
       }
     }

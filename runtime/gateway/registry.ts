@@ -12,7 +12,7 @@ import type { DispatchInterceptor } from './extension-points';
 import { FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
-import type { GateOptions, MethodGates } from '../validation/message-gate';
+import type { GateOptions, MethodGates } from '../rpc/message-gate';
 import { passThroughSpec } from './pass-through';
 import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-items';
 import { deliverInvalid, isInvalidMessageError } from '../validation/violations';
@@ -28,7 +28,7 @@ export interface ValidationDefaults extends GateOptions {
 /** The message gates of a method, loaded on first use so HTTP-only apps never load protovalidate. */
 function gatesOf(descriptor: ServiceDescriptor, md: MethodDescriptor, options: GateOptions): MethodGates | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('../validation/message-gate') as typeof import('../validation/message-gate');
+  const mod = require('../rpc/message-gate') as typeof import('../rpc/message-gate');
   return mod.methodGates(descriptor, md, options);
 }
 

@@ -13,7 +13,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';
-import { decodeFailure, GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
+import { catalogueError, decodeFailure, grpcStatusOf, type ServiceError, ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
@@ -60,7 +60,7 @@ async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyO
 }
 
 function invalidArgument(rejected: RejectedPayload): ServiceError {
-  return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
+  return catalogueError('INVALID_ARGUMENT', rejected.message);
 }
 
 /** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
@@ -274,7 +274,7 @@ export class GrpcTransport {
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-                throw GatewayErrors.badRequest('A streaming handler must return an async iterable');
+                throw ServiceErrors.badRequest('A streaming handler must return an async iterable');
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;

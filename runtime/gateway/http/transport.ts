@@ -16,7 +16,7 @@ import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { decodeFailure, GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
+import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError, transformError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -95,10 +95,10 @@ function parseQuery(search: string): Record<string, string> {
 
 function bodyError(err: unknown): ServiceError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
-  if (e.type === 'entity.too.large') return GatewayErrors.tooLarge('Request body', e.limit ?? 0);
-  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return new ServiceError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding', 415);
-  if (e.type === 'entity.parse.failed') return new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim(), 400);
-  return new ServiceError('BAD_REQUEST', e.message ?? 'Unreadable request body', e.status !== undefined && e.status < 500 ? e.status : 400);
+  if (e.type === 'entity.too.large' || e.status === 413) return ServiceErrors.tooLarge('Request body', e.limit ?? 0);
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return catalogueError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding');
+  if (e.type === 'entity.parse.failed') return catalogueError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim());
+  return catalogueError('BAD_REQUEST', e.message ?? 'Unreadable request body');
 }
 
 function* arrayItems(value: unknown[]): Iterable<unknown> {
@@ -205,7 +205,7 @@ export class HttpTransport {
         return;
       }
       const tracing = tracingFrom(undefined);
-      this.#fail(res, new ServiceError('NOT_FOUND', `No gateway route for ${verb} ${path}`, 404, { path, method: verb }), tracing.traceId);
+      this.#fail(res, catalogueError('NOT_FOUND', `No gateway route for ${verb} ${path}`, { path, method: verb }), tracing.traceId);
       return;
     }
     const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
@@ -225,7 +225,7 @@ export class HttpTransport {
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
           const tracing = this.#tracing(headers);
-          this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
+          this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
           return;
         }
         req.body = outcome.body;
@@ -240,12 +240,12 @@ export class HttpTransport {
         return;
       }
       if (valueTooDeep(req.body)) {
-        this.#fail(res, new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400), this.#tracing(req.headers).traceId);
+        this.#fail(res, catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE), this.#tracing(req.headers).traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
         const tracing = this.#tracing(req.headers);
-        this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
+        this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
         return;
       }
       this.#dispatch(req, res, match, path, query);
@@ -297,7 +297,7 @@ export class HttpTransport {
     const streaming = resolved?.streaming ?? 'none';
     if (streaming === 'server' || streaming === 'bidirectional') {
       if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-        this.#fail(res, new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500), traceId);
+        this.#fail(res, catalogueError('INTERNAL_ERROR', 'A streaming handler must return an async iterable'), traceId);
         return;
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
@@ -328,7 +328,7 @@ export class HttpTransport {
     const param = resolved?.paramValue;
     if (streaming === 'client' || streaming === 'bidirectional') {
       // A client stream over HTTP is a JSON array body, one element per message.
-      if (!Array.isArray(req.body)) throw GatewayErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
+      if (!Array.isArray(req.body)) throw ServiceErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
       return toAsync(arrayItems(req.body), fromJSON);
     }
     let json: unknown;
@@ -339,7 +339,7 @@ export class HttpTransport {
       for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     } else if (match.body === '*' || match.body === undefined) {
-      if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
+      if (typeof body !== 'object' || Array.isArray(body)) throw ServiceErrors.badRequest('Request body must be a JSON object');
       const keys = Object.keys(match.params);
       if (keys.length === 0) json = body;
       else {

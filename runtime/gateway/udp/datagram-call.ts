@@ -7,7 +7,7 @@
  */
 import type { RemoteInfo } from 'node:dgram';
 import type { RequestContext } from '../../core/request-context';
-import { decodeFailure, GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
@@ -34,18 +34,18 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   const service = message.service;
   const method = message.method;
   if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-    replies.error(peer, id, GatewayErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
+    replies.error(peer, id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
     return;
   }
   if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-    replies.error(peer, undefined, GatewayErrors.badRequest('"id" must be a string or a number'), traceId);
+    replies.error(peer, undefined, ServiceErrors.badRequest('"id" must be a string or a number'), traceId);
     return;
   }
   const resolved = core.dispatcher.resolve(service, method);
   const streaming = resolved === undefined ? 'none' : resolved.streaming;
   if (streaming !== 'none') {
     // Datagrams give no ordering or end-of-stream: every streaming mode is refused.
-    replies.error(peer, id, GatewayErrors.unsupportedStreaming('udp', streaming), traceId);
+    replies.error(peer, id, ServiceErrors.unsupportedStreaming('udp', streaming), traceId);
     return;
   }
   let request: unknown;
