@@ -151,7 +151,7 @@ export class Dispatcher {
   async #run(call: GatewayCall): Promise<unknown> {
     const m = call.resolved;
     if (m === undefined) {
-      if (this.#registry.service(call.service) === undefined && this.resolver?.resolve(call.service, call.method) === undefined) {
+      if (!this.#registry.hosts(call.service) && this.resolver?.resolve(call.service, call.method) === undefined) {
         throw ServiceErrors.serviceNotFound(call.service);
       }
       throw ServiceErrors.methodNotFound(call.service, call.method);

@@ -146,6 +146,11 @@ export class ServiceRegistry {
     return this.#services.get(name);
   }
 
+  /** True when `name` (the registered name or a descriptor's full type name) is hosted here. */
+  hosts(name: string): boolean {
+    return this.#methods.has(name);
+  }
+
   resolve(service: string, method: string): ResolvedMethod | undefined {
     return this.#methods.get(service)?.get(method);
   }
