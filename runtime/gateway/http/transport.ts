@@ -205,6 +205,12 @@ export class HttpTransport {
         return;
       }
       const tracing = tracingFrom(undefined);
+      const allow = routes.allowedVerbs(path);
+      if (allow.length > 0) {
+        res.setHeader('Allow', allow.join(', '));
+        this.#fail(res, ServiceErrors.methodNotAllowed(verb, path, allow), tracing.traceId);
+        return;
+      }
       this.#fail(res, catalogueError('NOT_FOUND', `No gateway route for ${verb} ${path}`, { path, method: verb }), tracing.traceId);
       return;
     }
