@@ -81,7 +81,9 @@ export type UnexpectedErrorListener = (error: unknown, method: string) => void;
  * metadata that cannot be sent turns the status into INTERNAL, reported too.
  */
 export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: Metadata) => Metadata): Partial<StatusObject> {
-  if (!(error instanceof GrpcError) && !(error instanceof ServiceError) && !isInvalidMessageError(error)) onUnexpected(error, method);
+  // A ServiceError the server raised as INTERNAL_ERROR (a handler breaking its contract) is a bug to log too.
+  const classified = error instanceof GrpcError || isInvalidMessageError(error) || (error instanceof ServiceError && error.code !== 'INTERNAL_ERROR');
+  if (!classified) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
   try {
     const metadata = recordToMetadata(grpcError.metadata);

@@ -21,8 +21,8 @@ const entry = (httpStatus: number, grpcStatus: GrpcStatus, doc: string): Catalog
 
 /** Every code fw raises, with its statuses and a line of docs. */
 export const ERROR_CATALOGUE = {
-  SERVICE_NOT_FOUND: entry(404, GrpcStatus.NOT_FOUND, 'No service of that name is hosted or discovered.'),
-  METHOD_NOT_FOUND: entry(404, GrpcStatus.NOT_FOUND, 'The service is known but has no method of that name.'),
+  SERVICE_NOT_FOUND: entry(404, GrpcStatus.UNIMPLEMENTED, 'No service of that name is hosted or discovered.'),
+  METHOD_NOT_FOUND: entry(404, GrpcStatus.UNIMPLEMENTED, 'The service is known but has no method of that name.'),
   NOT_FOUND: entry(404, GrpcStatus.NOT_FOUND, 'No HTTP route matches the path.'),
   METHOD_NOT_ALLOWED: entry(405, GrpcStatus.UNIMPLEMENTED, 'The path is bound, but not to this HTTP verb; `Allow` lists the verbs it takes.'),
   BAD_REQUEST: entry(400, GrpcStatus.INVALID_ARGUMENT, 'The request does not match the method\'s message type, or its body cannot be read.'),

@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { CredentialSource } from '../auth/types';
-import { catalogueError, toServiceError } from '../errors';
+import { ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -303,7 +303,7 @@ export class ConnectTransport {
 
   #armDeadline(timeout: number, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
     const timer = setTimeout(() => {
-      reply.fail(this.#wireError(catalogueError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`)));
+      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(timeout)));
       context.abort();
     }, timeout);
     res.once('close', () => clearTimeout(timer));
@@ -324,7 +324,7 @@ export class ConnectTransport {
   async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
-        throw catalogueError('INTERNAL_ERROR', 'A streaming handler must return an async iterable');
+        throw ServiceErrors.notIterable();
       }
       for await (const item of value as AsyncIterable<unknown>) {
         if (reply.done) return;

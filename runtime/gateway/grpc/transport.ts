@@ -274,7 +274,7 @@ export class GrpcTransport {
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-                throw ServiceErrors.badRequest('A streaming handler must return an async iterable');
+                throw ServiceErrors.notIterable();
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;

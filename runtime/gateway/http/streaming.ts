@@ -6,8 +6,6 @@
  * `drain`, so a slow reader slows the producer instead of filling memory.
  */
 import type { ServerResponse } from 'node:http';
-import type { ServiceError } from '../errors';
-import { transformError } from '../errors';
 
 function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -30,7 +28,8 @@ export async function writeStream(
   sse: boolean,
   toJSON: ((v: unknown) => unknown) | undefined,
   signal: AbortSignal,
-  renderError: (e: unknown) => ServiceError,
+  /** The error line's body for what the stream threw (the user's transformError applied). */
+  renderError: (e: unknown) => unknown,
 ): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
@@ -47,7 +46,7 @@ export async function writeStream(
     res.end();
   } catch (error) {
     if (res.destroyed) return;
-    const body = transformError(renderError(error), 'http').body;
+    const body = renderError(error) ?? {};
     res.end(sse ? `event: error\ndata: ${JSON.stringify(body)}\n\n` : `${JSON.stringify(body)}\n`);
   }
 }

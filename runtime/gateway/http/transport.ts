@@ -303,13 +303,13 @@ export class HttpTransport {
     const streaming = resolved?.streaming ?? 'none';
     if (streaming === 'server' || streaming === 'bidirectional') {
       if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-        this.#fail(res, catalogueError('INTERNAL_ERROR', 'A streaming handler must return an async iterable'), traceId);
+        this.#fail(res, ServiceErrors.notIterable(), traceId);
         return;
       }
       const sse = (req.headers.accept ?? '').includes('text/event-stream');
       res.setHeader(this.#deps.core.traceHeader, traceId);
       writeCallMetadata(res, context);
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, (error) => this.#render(toServiceError(error)).body);
       return;
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
@@ -364,13 +364,18 @@ export class HttpTransport {
     return fromJSON === undefined ? json : fromJSON(json);
   }
 
+  /** The user's transformError rendering, else the default: for an error reply and for a stream's error line alike. */
+  #render(error: ServiceError): { status?: number; body?: unknown } {
+    const custom = this.#deps.core.renderError(error, 'http') as { status?: number; body?: unknown } | undefined;
+    return custom ?? transformError(error, 'http');
+  }
+
   #fail(res: ServerResponse, error: ServiceError, traceId: string | undefined): void {
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const custom = this.#deps.core.renderError(error, 'http') as { status?: number; body?: unknown } | undefined;
-    const out = custom ?? transformError(error, 'http');
+    const out = this.#render(error);
     const json = JSON.stringify(out.body ?? {});
     res.statusCode = out.status ?? 500;
     if (traceId !== undefined) res.setHeader(this.#deps.core.traceHeader, traceId);

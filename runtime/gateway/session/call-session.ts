@@ -255,12 +255,12 @@ export class CallSession {
     const k = key(id);
     const call = this.#active.get(k);
     if (call === undefined) return;
-    this.#abandon(k, call, catalogueError('CANCELLED', 'Cancelled by the client'));
+    this.#abandon(k, call, ServiceErrors.cancelled());
   }
 
   #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
     if (call.over || this.#closed) return;
-    const error = catalogueError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`, { timeout });
+    const error = ServiceErrors.deadlineExceeded(timeout);
     this.#abandon(k, call, error);
     this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
   }
@@ -283,7 +283,7 @@ export class CallSession {
     for (const call of [...this.#active.values(), ...this.#anonymous]) {
       clearTimeout(call.deadline);
       call.cancellation?.abort();
-      call.queue?.fail(catalogueError('CANCELLED', 'Connection closed'));
+      call.queue?.fail(ServiceErrors.cancelled('Connection closed'));
     }
     this.#active.clear();
     this.#anonymous.clear();
@@ -304,7 +304,7 @@ export class CallSession {
 
   async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
     if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
-      throw catalogueError('INTERNAL_ERROR', 'A streaming handler must return an async iterable');
+      throw ServiceErrors.notIterable();
     }
     const toJSON = call.resolved?.toJSON;
     const signal = call.cancellation ?? this.#controller.signal;
