@@ -22,6 +22,8 @@ import type { GatewayHandler } from './types';
 export interface GatewayCall extends DispatchCall {
   readonly resolved: ResolvedMethod | undefined;
   readonly credentials: CredentialSource;
+  /** Set when the transport could not decode the request: the call fails with it inside the interceptors. */
+  readonly refusal: unknown;
 }
 
 function remoteMethod(service: string, method: string, streaming: StreamingMode, handler: GatewayHandler): ResolvedMethod {
@@ -120,6 +122,19 @@ export class Dispatcher {
     return running;
   }
 
+  /**
+   * A call whose request did not decode (malformed JSON types, bytes the
+   * codec refuses): it passes the interceptors like any call and fails with
+   * `error` where the handler would run, so metrics, logs and spans count it
+   * with its real status. The handler never runs; the promise always rejects.
+   */
+  refuse(resolved: ResolvedMethod | undefined, service: string, method: string, error: unknown, context: RequestContext, credentials: CredentialSource): Promise<never> {
+    if (this.#chain === undefined) return Promise.reject(error);
+    const call: GatewayCall = { service: resolved?.service ?? service, method: resolved?.method ?? method, streaming: resolved?.streaming ?? 'none', request: undefined, context, resolved, credentials, refusal: error };
+    // An interceptor may replace the error, never turn the call into a success: there is no request to answer.
+    return this.#chain(call).then(() => Promise.reject(error));
+  }
+
   #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
     if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
       // Nothing but input validation wraps this method: skip building the call object and the async pipeline.
@@ -143,12 +158,14 @@ export class Dispatcher {
       context,
       resolved,
       credentials,
+      refusal: undefined,
     };
     if (this.#chain === undefined) return this.#run(call);
     return this.#chain(call);
   }
 
   async #run(call: GatewayCall): Promise<unknown> {
+    if (call.refusal !== undefined) throw call.refusal;
     const m = call.resolved;
     if (m === undefined) {
       if (!this.#registry.hosts(call.service) && this.resolver?.resolve(call.service, call.method) === undefined) {

@@ -249,12 +249,16 @@ export class ConnectTransport {
       readWhole(req, this.#limit, (error, body) => {
         // The deadline passed (or the client left) while the body arrived: the handler never runs.
         if (reply.done) return;
+        if (error !== undefined) {
+          reply.fail(this.#wireError(error));
+          return;
+        }
         let request: unknown;
         try {
-          if (error !== undefined) throw error;
           request = decode(decompress(body, encoding, this.#limit));
         } catch (e) {
-          reply.fail(this.#wireError(e));
+          // Through the interceptors, so monitoring counts the refusal with its status.
+          this.#settle(this.#core.dispatcher.refuse(resolved, proc.service, proc.method, toServiceError(e), context, credentials), streaming, resolved, codec, reply);
           return;
         }
         this.#settle(dispatch(request), streaming, resolved, codec, reply);

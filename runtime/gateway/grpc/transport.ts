@@ -184,7 +184,7 @@ export class GrpcTransport {
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
-      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context };
+      if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
     };

@@ -265,14 +265,15 @@ export class HttpTransport {
     const tracing = this.#tracing(headers);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
+    let refusal: ServiceError | undefined;
     try {
       request = this.#buildRequest(req, match, query, resolved, config);
     } catch (e) {
-      this.#fail(res, decodeFailure(e, 'Request'), tracing.traceId);
-      return;
+      refusal = decodeFailure(e, 'Request');
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
-    core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
+    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
+    running.then(
       (result) => {
         try {
           this.#respond(req, res, result, resolved, match, config, context, tracing.traceId);

@@ -174,7 +174,11 @@ export class CallSession {
       request = queue ?? (resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data));
     } catch (error) {
       this.#finish(id, k, call);
-      this.#sink.error(id, decodeFailure(error), tracing.traceId);
+      // Through the interceptors, so monitoring counts the refusal with its status.
+      const context = this.#contextFor(message, tracing, this.#controller.signal);
+      this.#core.dispatcher.refuse(resolved, service, method, decodeFailure(error), context, message).catch((refused: unknown) => {
+        if (!this.#closed) this.#sink.error(id, toServiceError(refused), tracing.traceId);
+      });
       return;
     }
     if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);

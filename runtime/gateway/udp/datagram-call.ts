@@ -49,14 +49,15 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
     return;
   }
   let request: unknown;
+  let refusal: ServiceError | undefined;
   try {
     request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
   } catch (error) {
-    replies.error(peer, id, decodeFailure(error), traceId);
-    return;
+    refusal = decodeFailure(error);
   }
   const context = udpContext(peer, message, tracing, signal);
-  core.dispatcher.call(resolved, service, method, request, context, message).then(
+  const running = refusal === undefined ? core.dispatcher.call(resolved, service, method, request, context, message) : core.dispatcher.refuse(resolved, service, method, refusal, context, message);
+  running.then(
     (result) => answer(replies, peer, id, method, resolved, result, traceId, context),
     (error: unknown) => replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true)),
   );
