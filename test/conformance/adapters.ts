@@ -31,6 +31,8 @@ export interface AdapterSpec {
   readonly carries: readonly Carried[];
   /** The adapter has no way to name an unknown service or method (a typed in-process client). */
   readonly namesOnlyKnownMethods?: boolean;
+  /** The client raises DEADLINE_EXCEEDED itself when the deadline passes (grpc-js): no server trailers to read then. */
+  readonly clientEnforcesDeadline?: boolean;
 }
 
 /** Where the adapters connect. */
@@ -43,7 +45,8 @@ export interface Servers {
 
 /** An open adapter: how it calls, and how it lets go of its connection. */
 export interface Connection {
-  call(service: string, method: string, kind: CallKind, input: unknown): Promise<Outcome>;
+  /** `timeoutMs`: the call's deadline, sent the way the protocol carries one. */
+  call(service: string, method: string, kind: CallKind, input: unknown, timeoutMs?: number): Promise<Outcome>;
   close(): void;
 }
 
@@ -76,6 +79,9 @@ function envelopes(body: Buffer): { flags: number; data: Buffer }[] {
   return out;
 }
 
+/** The `grpc-timeout` header for a deadline, in milliseconds. */
+const grpcTimeout = (timeoutMs: number | undefined): Record<string, string> => (timeoutMs === undefined ? {} : { 'grpc-timeout': `${timeoutMs}m` });
+
 const post = (url: string, headers: Record<string, string>, body: string | Buffer): Promise<Response> =>
   fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : new Uint8Array(body), signal: AbortSignal.timeout(TIMEOUT) });
 
@@ -84,8 +90,8 @@ type Json = Record<string, unknown>;
 /** HTTP/JSON: the default binding `POST /api/<Service>/<method>`. */
 function httpJson(base: string): Connection {
   return {
-    async call(service, method, _kind, input) {
-      const res = await post(`${base}/api/${service}/${method}`, { 'content-type': 'application/json' }, JSON.stringify(input));
+    async call(service, method, _kind, input, timeoutMs) {
+      const res = await post(`${base}/api/${service}/${method}`, { 'content-type': 'application/json', ...grpcTimeout(timeoutMs) }, JSON.stringify(input));
       const body = (await res.json()) as Json;
       if (res.ok) return { items: [body.data] };
       return { items: [], error: { code: body.error as string, http: res.status, message: body.message as string } };
@@ -97,8 +103,8 @@ function httpJson(base: string): Connection {
 /** NDJSON (`{"data":…}` lines, an error line last) or SSE (`data:` events, `event: error`). */
 function httpStream(base: string, sse: boolean): Connection {
   return {
-    async call(service, method, _kind, input) {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
+    async call(service, method, _kind, input, timeoutMs) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...grpcTimeout(timeoutMs) };
       if (sse) headers.accept = 'text/event-stream';
       const res = await post(`${base}/api/${service}/${method}`, headers, JSON.stringify(input));
       const text = await res.text();
@@ -131,14 +137,15 @@ function httpStream(base: string, sse: boolean): Connection {
 /** Connect with the JSON codec: unary `application/json`, streams `application/connect+json`. */
 function connectJson(base: string): Connection {
   return {
-    async call(service, method, kind, input) {
+    async call(service, method, kind, input, timeoutMs) {
+      const timeout: Record<string, string> = timeoutMs === undefined ? {} : { 'connect-timeout-ms': String(timeoutMs) };
       if (kind === 'unary') {
-        const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/json', 'connect-protocol-version': '1' }, JSON.stringify(input));
+        const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/json', 'connect-protocol-version': '1', ...timeout }, JSON.stringify(input));
         const body = (await res.json()) as Json;
         if (res.ok) return { items: [body] };
         return { items: [], error: { code: res.headers.get('x-error-code') ?? undefined, grpc: CONNECT_CODES.indexOf(body.code as string), message: body.message as string } };
       }
-      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/connect+json' }, envelope(0, Buffer.from(JSON.stringify(input))));
+      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/connect+json', ...timeout }, envelope(0, Buffer.from(JSON.stringify(input))));
       const frames = envelopes(Buffer.from(await res.arrayBuffer()));
       const items = frames.filter((f) => (f.flags & 2) === 0).map((f) => JSON.parse(f.data.toString()) as unknown);
       const end = JSON.parse(frames.find((f) => (f.flags & 2) !== 0)?.data.toString() ?? '{}') as { error?: Json; metadata?: Record<string, string[]> };
@@ -152,8 +159,8 @@ function connectJson(base: string): Connection {
 /** gRPC-Web with the JSON codec: enveloped messages, a trailers frame (or trailers-only headers). */
 function grpcWeb(base: string): Connection {
   return {
-    async call(service, method, _kind, input) {
-      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1' }, envelope(0, Buffer.from(JSON.stringify(input))));
+    async call(service, method, _kind, input, timeoutMs) {
+      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1', ...grpcTimeout(timeoutMs) }, envelope(0, Buffer.from(JSON.stringify(input))));
       const frames = envelopes(Buffer.from(await res.arrayBuffer()));
       const items = frames.filter((f) => (f.flags & 0x80) === 0).map((f) => JSON.parse(f.data.toString()) as unknown);
       const trailers = new Map<string, string>();
@@ -175,7 +182,7 @@ function grpcWeb(base: string): Connection {
 function grpcJs(port: number): Connection {
   const clients: grpc.Client[] = [];
   return {
-    async call(service, method, kind, input) {
+    async call(service, method, kind, input, timeoutMs) {
       const client = grpcJsonClient(port, service, { [method]: kind === 'unary' ? 'none' : 'server' });
       clients.push(client);
       const items: unknown[] = [];
@@ -184,7 +191,7 @@ function grpcJs(port: number): Connection {
         error: { code: e.metadata?.get('x-error-code')[0] as string | undefined, grpc: e.code, message: e.details },
       });
       return new Promise<Outcome>((resolve) => {
-        const deadline = new Date(Date.now() + TIMEOUT);
+        const deadline = new Date(Date.now() + (timeoutMs ?? TIMEOUT));
         if (kind === 'unary') {
           (client[method] as (...a: unknown[]) => unknown)(input, new grpc.Metadata(), { deadline }, (e: grpc.ServiceError | null, value: unknown) => resolve(e === null ? { items: [value] } : failed(e)));
           return;
@@ -203,9 +210,9 @@ function grpcJs(port: number): Connection {
 async function webSocket(base: string, format: 'json' | 'msgpack'): Promise<Connection> {
   const client = await WsClient.connect(`${base.replace('http', 'ws')}/ws`, format === 'json' ? {} : { protocol: 'fw.msgpack', decode: (d) => msgpackDecode(d) });
   return {
-    async call(service, method, _kind, input) {
+    async call(service, method, _kind, input, timeoutMs) {
       const id = nextId();
-      const message = { id, service, method, data: input };
+      const message = timeoutMs === undefined ? { id, service, method, data: input } : { id, service, method, data: input, timeout: timeoutMs };
       client.send(format === 'json' ? JSON.stringify(message) : Buffer.from(msgpackEncode(message)));
       const mine = (ms: unknown[]): Json[] => (ms as Json[]).filter((m) => m.id === id);
       const all = mine(await client.until((ms) => mine(ms).some((m) => m.type === 'response' || m.type === 'error' || m.type === 'stream_end'), TIMEOUT));
@@ -227,7 +234,7 @@ function frameOutcome(frames: { type: number; payload: Json }[]): Outcome {
 async function tcp(port: number): Promise<Connection> {
   const client = await TcpFrameClient.connect(port);
   return {
-    call: async (service, method, _kind, input) => frameOutcome(await client.call(nextId(), service, method, input)),
+    call: async (service, method, _kind, input, timeoutMs) => frameOutcome(await client.call(nextId(), service, method, input, { timeout: timeoutMs })),
     close: () => client.close(),
   };
 }
@@ -235,7 +242,7 @@ async function tcp(port: number): Promise<Connection> {
 /** UDP: one request datagram, one reply datagram; unary only. */
 function udp(port: number): Connection {
   return {
-    call: async (service, method, _kind, input) => frameOutcome([await udpCall(port, encodeFrame(FrameType.Request, { id: nextId(), service, method, data: input }), TIMEOUT)]),
+    call: async (service, method, _kind, input, timeoutMs) => frameOutcome([await udpCall(port, encodeFrame(FrameType.Request, { id: nextId(), service, method, data: input, timeout: timeoutMs }), TIMEOUT)]),
     close: () => undefined,
   };
 }
@@ -250,14 +257,15 @@ function grpcErrorOutcome(items: unknown[], e: unknown): Outcome {
 function fwGrpcClient(address: string): Connection {
   const clients: { close(): void }[] = [];
   return {
-    async call(service, method, kind, input) {
+    async call(service, method, kind, input, timeoutMs) {
       const client = createGrpcClient<Record<string, (r: unknown) => unknown> & { close(): void }>({ address, service: { name: service, methods: { [method]: kind === 'unary' ? 'none' : 'server' } } });
       clients.push(client);
       const local = method.charAt(0).toLowerCase() + method.slice(1);
       const items: unknown[] = [];
       try {
-        if (kind === 'unary') items.push(await (client[local] as (r: unknown) => Promise<unknown>)(input));
-        else for await (const item of (client[local] as (r: unknown) => AsyncIterable<unknown>)(input)) items.push(item);
+        const options = { deadline: timeoutMs ?? TIMEOUT };
+        if (kind === 'unary') items.push(await (client[local] as (r: unknown, o: object) => Promise<unknown>)(input, options));
+        else for await (const item of (client[local] as (r: unknown, o: object) => AsyncIterable<unknown>)(input, options)) items.push(item);
         return { items };
       } catch (e) {
         return grpcErrorOutcome(items, e);
@@ -270,12 +278,13 @@ function fwGrpcClient(address: string): Connection {
 /** fw/testing's in-process client over the same `server.grpc()` app: no socket. */
 function inProcess(app: GrpcApplication): Connection {
   return {
-    async call(service, method, kind, input) {
-      const client = createGrpcTestClient<Record<string, (r: unknown) => unknown>>(service, { app });
+    async call(service, method, kind, input, timeoutMs) {
+      const client = createGrpcTestClient<Record<string, (r: unknown, o: object) => unknown>>(service, { app });
+      const options = timeoutMs === undefined ? {} : { deadline: timeoutMs };
       const items: unknown[] = [];
       try {
-        if (kind === 'unary') items.push(await (client[method] as (r: unknown) => Promise<unknown>)(input));
-        else for await (const item of (client[method] as (r: unknown) => AsyncIterable<unknown>)(input)) items.push(item);
+        if (kind === 'unary') items.push(await (client[method] as (r: unknown, o: object) => Promise<unknown>)(input, options));
+        else for await (const item of (client[method] as (r: unknown, o: object) => AsyncIterable<unknown>)(input, options)) items.push(item);
         return { items };
       } catch (e) {
         return grpcErrorOutcome(items, e);
@@ -300,7 +309,7 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'SSE', kinds: ['server'], server: 'gateway', carries: ['code', 'message'], open: async (s) => httpStream(base(s), true) },
   { name: 'Connect JSON', kinds: ['unary', 'server'], server: 'gateway', carries: ALL, open: async (s) => connectJson(base(s)) },
   { name: 'gRPC-Web', kinds: ['unary', 'server'], server: 'gateway', carries: ALL, open: async (s) => grpcWeb(base(s)) },
-  { name: 'gRPC (gateway)', kinds: ['unary', 'server'], server: 'gateway', carries: ALL, open: async (s) => grpcJs(s.gatewayPort) },
+  { name: 'gRPC (gateway)', kinds: ['unary', 'server'], server: 'gateway', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort) },
   { name: 'WebSocket json', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'json') },
   { name: 'WebSocket msgpack', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'msgpack') },
   { name: 'TCP', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => tcp(s.gatewayPort) },

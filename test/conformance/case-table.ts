@@ -31,6 +31,8 @@ export interface Case {
   /** Items before the end (a unary reply is one item). */
   readonly items: readonly unknown[];
   readonly error?: ExpectedError;
+  /** A deadline the caller sends, in milliseconds; the handler's signal must abort too. */
+  readonly deadlineMs?: number;
   /** Checked only where this holds: gateway-only features (schemas, transformError) and stream-only kinds. */
   readonly on?: 'gateway';
 }
@@ -84,7 +86,30 @@ export const CASES: readonly Case[] = [
     name: 'a streaming handler that returns no iterable', method: 'Broken', kind: 'server', input: {}, items: [],
     error: { code: 'INTERNAL_ERROR', grpc: GrpcStatus.INTERNAL, http: 500, message: 'A streaming handler must return an async iterable' },
   },
+  {
+    name: 'deadline exceeded on a unary call', method: 'Slow', kind: 'unary', input: {}, items: [], deadlineMs: 100,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
+  {
+    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 100,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
 ];
+
+/** How many handlers saw their signal abort (the deadline cases wait for it to grow). */
+export const aborted = { count: 0 };
+
+/** Resolves when `signal` aborts, or after `ms` (every wait bounded). */
+function abortOf(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      aborted.count++;
+      resolve();
+    }, { once: true });
+  });
+}
 
 type Handler = (request: never, context: RequestContext) => unknown;
 
@@ -112,4 +137,18 @@ export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 's
     },
   },
   Broken: { streaming: 'server', handler: () => 42 },
+  Slow: {
+    streaming: 'none',
+    handler: async (_request: unknown, context: RequestContext) => {
+      await abortOf(context.signal, 3000);
+      return { late: true };
+    },
+  },
+  SlowStream: {
+    streaming: 'server',
+    handler: async function* (_request: unknown, context: RequestContext) {
+      yield { i: 0 };
+      await abortOf(context.signal, 3000);
+    },
+  },
 };

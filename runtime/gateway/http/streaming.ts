@@ -5,7 +5,7 @@
  * (`data:` events, then `event: end` or `event: error`). Writes wait for
  * `drain`, so a slow reader slows the producer instead of filling memory.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -19,6 +19,18 @@ function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
     res.on('close', done);
     signal.addEventListener('abort', done);
   });
+}
+
+/** True when the client asked for Server-Sent Events rather than NDJSON. */
+export function isSse(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').includes('text/event-stream');
+}
+
+/** Ends a begun stream with its error line (NDJSON) or `error` event (SSE): a deadline, a drain, a failure. */
+export function endStream(res: ServerResponse, sse: boolean, body: unknown): void {
+  if (res.destroyed || res.writableEnded) return;
+  const json = JSON.stringify(body ?? {});
+  res.end(sse ? `event: error\ndata: ${json}\n\n` : `${json}\n`);
 }
 
 /** Streams `items` to `res`; resolves when done. Errors after headers are sent go in-band. */
@@ -37,16 +49,15 @@ export async function writeStream(
   res.flushHeaders();
   try {
     for await (const item of items) {
-      if (signal.aborted || res.destroyed) return;
+      if (signal.aborted || res.destroyed || res.writableEnded) return;
       const json = JSON.stringify(toJSON === undefined ? item : toJSON(item));
       const ok = res.write(sse ? `data: ${json}\n\n` : `{"data":${json}}\n`);
       if (!ok) await drained(res, signal);
     }
+    if (res.writableEnded) return;
     if (sse) res.write('event: end\ndata: {}\n\n');
     res.end();
   } catch (error) {
-    if (res.destroyed) return;
-    const body = renderError(error) ?? {};
-    res.end(sse ? `event: error\ndata: ${JSON.stringify(body)}\n\n` : `${JSON.stringify(body)}\n`);
+    endStream(res, sse, renderError(error));
   }
 }

@@ -20,12 +20,14 @@ import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServ
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
+import { HttpCallContext } from '../http-exchange';
+import { grpcTimeoutHeader } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
 import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
 import { applyQuery } from './query-fields';
-import { writeStream } from './streaming';
+import { endStream, isSse, writeStream } from './streaming';
 
 /** `configureHTTP(config)` (spec 4.10). */
 export interface HttpGatewayConfig {
@@ -272,6 +274,8 @@ export class HttpTransport {
       refusal = decodeFailure(e, 'Request');
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
+    const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
+    if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
     const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
     running.then(
       (result) => {
@@ -307,7 +311,7 @@ export class HttpTransport {
         this.#fail(res, ServiceErrors.notIterable(), traceId);
         return;
       }
-      const sse = (req.headers.accept ?? '').includes('text/event-stream');
+      const sse = isSse(req);
       res.setHeader(this.#deps.core.traceHeader, traceId);
       writeCallMetadata(res, context);
       void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, (error) => this.#render(toServiceError(error)).body);
@@ -363,6 +367,21 @@ export class HttpTransport {
       json = merged;
     }
     return fromJSON === undefined ? json : fromJSON(json);
+  }
+
+  /**
+   * `grpc-timeout` bounds the call: once it passes, the caller gets
+   * DEADLINE_EXCEEDED (504, or an NDJSON/SSE error line when the stream has
+   * begun) and the handler's signal aborts.
+   */
+  #armDeadline(timeout: number, req: ParsedRequest, res: ServerResponse, context: HttpCallContext, traceId: string): void {
+    const timer = setTimeout(() => {
+      const error = ServiceErrors.deadlineExceeded(timeout);
+      if (!res.headersSent) this.#fail(res, error, traceId);
+      else endStream(res, isSse(req), this.#render(error).body);
+      context.abort();
+    }, timeout);
+    res.once('close', () => clearTimeout(timer));
   }
 
   /** The user's transformError rendering, else the default: for an error reply and for a stream's error line alike. */

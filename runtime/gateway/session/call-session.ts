@@ -12,6 +12,7 @@ import type { Protocol, RequestContext, TracingInfo } from '../../core/request-c
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
+import { envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -62,9 +63,6 @@ export interface CallSessionOptions {
    */
   perCallSignals?: boolean;
 }
-
-/** The longest accepted `timeout`: what setTimeout can hold (about 24.8 days). */
-const MAX_TIMEOUT_MS = 0x7fffffff;
 
 interface ActiveCall {
   readonly queue: AsyncQueue<unknown> | undefined;
@@ -156,9 +154,11 @@ export class CallSession {
       this.#sink.error(id, ServiceErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
       return;
     }
-    const timeout = message.timeout;
-    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS)) {
-      this.#sink.error(id, ServiceErrors.badRequest(`"timeout" must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`), tracing.traceId);
+    let timeout: number | undefined;
+    try {
+      timeout = envelopeTimeout(message.timeout);
+    } catch (error) {
+      this.#sink.error(id, toServiceError(error), tracing.traceId);
       return;
     }
     if (this.#active.size >= this.#options.maxConcurrentCalls) {
