@@ -8,6 +8,6 @@ export * from './core';
 export * from './http';
 export * from './gateway';
 export * from './health';
-export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode, IdempotencyLevel } from './grpc/descriptor';
+export * from './rpc';
 export type { PartialMessage } from './core/partial-message';
 export * from './validation';

@@ -14,6 +14,14 @@
  */
 import { createHttpApplication, type FwApplication } from './http/application';
 import type { GrpcApplication } from './grpc/application';
+import { provideGlobalMiddleware, type GlobalMiddlewareFactory } from './http/global-middleware';
+
+// withOptions' cors/compression/rateLimit keys load fw/middleware's wrappers on first use only.
+provideGlobalMiddleware(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { globalMiddleware } = require('./middleware/global-options') as typeof import('./middleware/global-options');
+  return globalMiddleware as unknown as GlobalMiddlewareFactory;
+});
 
 export interface ServerFactory {
   (): FwApplication;

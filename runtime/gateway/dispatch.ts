@@ -7,11 +7,11 @@
  */
 import { compose } from '../core/compose';
 import type { RequestContext } from '../core/request-context';
-import type { StreamingMode } from '../grpc/descriptor';
+import type { StreamingMode } from '../rpc/descriptor';
 import { authenticationRequired } from './auth/authentication-required';
 import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
-import { GatewayErrors } from './errors';
+import { ServiceErrors } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
 import { isMessageBlind } from './pass-through';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
@@ -22,6 +22,8 @@ import type { GatewayHandler } from './types';
 export interface GatewayCall extends DispatchCall {
   readonly resolved: ResolvedMethod | undefined;
   readonly credentials: CredentialSource;
+  /** Set when the transport could not decode the request: the call fails with it inside the interceptors. */
+  readonly refusal: unknown;
 }
 
 function remoteMethod(service: string, method: string, streaming: StreamingMode, handler: GatewayHandler): ResolvedMethod {
@@ -113,11 +115,24 @@ export class Dispatcher {
    * for client/bidi streaming); the result is a value or an AsyncIterable.
    */
   call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
-    if (this.#draining) return Promise.reject(GatewayErrors.shuttingDown());
+    if (this.#draining) return Promise.reject(ServiceErrors.shuttingDown());
     const running = this.#start(resolved, service, method, request, context, credentials);
     this.#inflight++;
     running.then(this.#settle, this.#settle);
     return running;
+  }
+
+  /**
+   * A call whose request did not decode (malformed JSON types, bytes the
+   * codec refuses): it passes the interceptors like any call and fails with
+   * `error` where the handler would run, so metrics, logs and spans count it
+   * with its real status. The handler never runs; the promise always rejects.
+   */
+  refuse(resolved: ResolvedMethod | undefined, service: string, method: string, error: unknown, context: RequestContext, credentials: CredentialSource): Promise<never> {
+    if (this.#chain === undefined) return Promise.reject(error);
+    const call: GatewayCall = { service: resolved?.service ?? service, method: resolved?.method ?? method, streaming: resolved?.streaming ?? 'none', request: undefined, context, resolved, credentials, refusal: error };
+    // An interceptor may replace the error, never turn the call into a success: there is no request to answer.
+    return this.#chain(call).then(() => Promise.reject(error));
   }
 
   #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
@@ -143,40 +158,42 @@ export class Dispatcher {
       context,
       resolved,
       credentials,
+      refusal: undefined,
     };
     if (this.#chain === undefined) return this.#run(call);
     return this.#chain(call);
   }
 
   async #run(call: GatewayCall): Promise<unknown> {
+    if (call.refusal !== undefined) throw call.refusal;
     const m = call.resolved;
     if (m === undefined) {
-      if (this.#registry.service(call.service) === undefined && this.resolver?.resolve(call.service, call.method) === undefined) {
-        throw GatewayErrors.serviceNotFound(call.service);
+      if (!this.#registry.hosts(call.service) && this.resolver?.resolve(call.service, call.method) === undefined) {
+        throw ServiceErrors.serviceNotFound(call.service);
       }
-      throw GatewayErrors.methodNotFound(call.service, call.method);
+      throw ServiceErrors.methodNotFound(call.service, call.method);
     }
     const policy = m.policy;
     const address = call.context.client.address;
     if (policy?.limiter !== undefined) {
       const wait = policy.limiter.take(address);
-      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+      if (wait > 0) throw ServiceErrors.rateLimited(wait);
     }
     if (m.limiter !== undefined) {
       const wait = m.limiter.take(address);
-      if (wait > 0) throw GatewayErrors.rateLimited(wait);
+      if (wait > 0) throw ServiceErrors.rateLimited(wait);
     }
     const auth = policy?.authentication;
     const required = authenticationRequired(auth, m.authentication);
     if (required || (auth !== undefined && m.authentication !== false)) {
       if (this.authenticator === undefined) {
-        if (required) throw GatewayErrors.unauthenticated('Authentication required');
+        if (required) throw ServiceErrors.unauthenticated('Authentication required');
       } else {
         const info = await this.authenticator.authenticate(call.context, call.credentials, required, auth?.methods);
         call.context.authentication = info;
         if (auth?.authorize !== undefined && m.authentication !== false) {
-          if (info === undefined) throw GatewayErrors.unauthenticated('Authentication required');
-          if ((await auth.authorize(info.user, m.method, call.request)) !== true) throw GatewayErrors.forbidden(`Not allowed to call ${m.method}`);
+          if (info === undefined) throw ServiceErrors.unauthenticated('Authentication required');
+          if ((await auth.authorize(info.user, m.method, call.request)) !== true) throw ServiceErrors.forbidden(`Not allowed to call ${m.method}`);
         }
       }
     }

@@ -6,7 +6,7 @@
  */
 import type { Middleware } from '../core/compose';
 import type { Protocol, RequestContext } from '../core/request-context';
-import type { StreamingMode } from '../grpc/descriptor';
+import type { StreamingMode } from '../rpc/descriptor';
 
 /** One call as dispatch sees it, after the transport decoded it. */
 export interface DispatchCall {

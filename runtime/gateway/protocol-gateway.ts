@@ -8,8 +8,8 @@
 import type { Protocol } from '../core/request-context';
 import { assertSafeCors } from '../core/cors-policy';
 import { pinTickObjectShape } from '../core/tick-object-pin';
-import type { ServiceDescriptor } from '../grpc/descriptor';
-import { isServiceDescriptor } from '../grpc/descriptor';
+import type { ServiceDescriptor } from '../rpc/descriptor';
+import { isServiceDescriptor } from '../rpc/descriptor';
 import { PORT_HOST, type HostedDrain, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
 import type { Dispatcher } from './dispatch';

@@ -5,13 +5,14 @@
  * Method lookup accepts the registered name, its camelCase and its PascalCase
  * spelling, so `getUser` and `GetUser` reach the same handler.
  */
-import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../grpc/descriptor';
-import { isServiceDescriptor } from '../grpc/descriptor';
+import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../rpc/descriptor';
+import { isServiceDescriptor } from '../rpc/descriptor';
+import { inferStreaming } from '../rpc/streaming-kind';
 import type { DispatchInterceptor } from './extension-points';
 import { FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
-import type { GateOptions, MethodGates } from '../validation/message-gate';
+import type { GateOptions, MethodGates } from '../rpc/message-gate';
 import { passThroughSpec } from './pass-through';
 import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-items';
 import { deliverInvalid, isInvalidMessageError } from '../validation/violations';
@@ -27,7 +28,7 @@ export interface ValidationDefaults extends GateOptions {
 /** The message gates of a method, loaded on first use so HTTP-only apps never load protovalidate. */
 function gatesOf(descriptor: ServiceDescriptor, md: MethodDescriptor, options: GateOptions): MethodGates | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('../validation/message-gate') as typeof import('../validation/message-gate');
+  const mod = require('../rpc/message-gate') as typeof import('../rpc/message-gate');
   return mod.methodGates(descriptor, md, options);
 }
 
@@ -96,10 +97,6 @@ export interface RegisteredService {
   readonly methods: readonly ResolvedMethod[];
 }
 
-function isAsyncGeneratorFunction(fn: unknown): boolean {
-  return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
-}
-
 function flipFirst(name: string): string {
   const first = name.charAt(0);
   const flipped = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
@@ -110,7 +107,7 @@ function toMethods(input: Record<string, unknown>, service: string): Record<stri
   const out: Record<string, ServiceMethod> = {};
   for (const [name, value] of Object.entries(input)) {
     if (typeof value === 'function') {
-      out[name] = { handler: value as GatewayHandler, streaming: isAsyncGeneratorFunction(value) ? 'server' : 'none' };
+      out[name] = { handler: value as GatewayHandler, streaming: inferStreaming(value as GatewayHandler) };
     } else if (value !== null && typeof value === 'object' && typeof (value as ServiceMethod).handler === 'function') {
       out[name] = value as ServiceMethod;
     } else {
@@ -147,6 +144,11 @@ export class ServiceRegistry {
 
   service(name: string): RegisteredService | undefined {
     return this.#services.get(name);
+  }
+
+  /** True when `name` (the registered name or a descriptor's full type name) is hosted here. */
+  hosts(name: string): boolean {
+    return this.#methods.has(name);
   }
 
   resolve(service: string, method: string): ResolvedMethod | undefined {
@@ -218,7 +220,7 @@ export class ServiceRegistry {
   }
 
   #inlineMethod(service: string, method: string, def: ServiceMethod, policy: ServicePolicy): ResolvedMethod {
-    const streaming = def.streaming ?? (isAsyncGeneratorFunction(def.handler) ? 'server' : 'none');
+    const streaming = def.streaming ?? inferStreaming(def.handler);
     if (!STREAMING.includes(streaming)) throw new TypeError(`${service}.${method}: streaming must be one of ${STREAMING.join(', ')}`);
     return withDirect({
       service,

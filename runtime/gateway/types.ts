@@ -4,7 +4,7 @@
  * the same model by the registry.
  */
 import type { RequestContext } from '../core/request-context';
-import type { StreamingMode } from '../grpc/descriptor';
+import type { StreamingMode } from '../rpc/descriptor';
 import type { DispatchInterceptor } from './extension-points';
 
 /**

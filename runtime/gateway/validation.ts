@@ -5,7 +5,7 @@
  */
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
-import { ServiceError } from './errors';
+import { catalogueError, type ServiceError } from './errors';
 import type { ValidationSchema } from './types';
 
 /** One failed rule: where, and what was expected. */
@@ -79,10 +79,10 @@ export function compileValidator(schema: ValidationSchema, kind: 'input' | 'outp
   const validate = ajv().compile(normalized);
   if (kind === 'input') {
     return (value) => {
-      if (!validate(value)) throw new ServiceError('VALIDATION_ERROR', 'Request validation failed', 400, issues(validate));
+      if (!validate(value)) throw catalogueError('VALIDATION_ERROR', 'Request validation failed', issues(validate));
     };
   }
   return (value) => {
-    if (!validate(value)) throw new ServiceError('OUTPUT_VALIDATION_ERROR', 'Response validation failed', 500, issues(validate));
+    if (!validate(value)) throw catalogueError('OUTPUT_VALIDATION_ERROR', 'Response validation failed', issues(validate));
   };
 }

@@ -9,7 +9,7 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import { compressingSerializer } from './compression';
-import { isServiceDescriptor, type ServiceDescriptor } from './descriptor';
+import { isServiceDescriptor, type ServiceDescriptor } from '../rpc/descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
 import type { ServiceBinding } from './method-binding';

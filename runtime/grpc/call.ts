@@ -8,7 +8,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext } from '../core/request-context';
-import type { StreamingMode } from './descriptor';
+import type { StreamingMode } from '../rpc/descriptor';
 import type { CallMetadata } from './call-metadata';
 import { GrpcCallMetadata } from './grpc-call-metadata';
 import { GrpcRequestContext } from './grpc-request-context';

@@ -4,9 +4,11 @@
  * status: a `GrpcError` passes unchanged; every other error becomes INTERNAL
  * with a generic message so internals never leak to callers (spec 7.1).
  */
-import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, type ServiceError as GrpcJsServiceError, type StatusObject } from '@grpc/grpc-js';
 import { InvalidMetadataError, metadataEntries, type MetadataRecord, type MetadataValue } from '../core/call-metadata';
-import { GrpcStatus, grpcStatusName, httpStatusToGrpc } from '../core/status';
+import { GrpcStatus, grpcStatusName } from '../core/status';
+import { GENERIC_INTERNAL_MESSAGE, grpcStatusOf } from '../rpc/error-catalogue';
+import { ServiceError } from '../rpc/service-error';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../validation/status-details';
 import { isInvalidMessageError } from '../validation/violations';
 
@@ -42,9 +44,9 @@ export class GrpcError extends Error {
 
   /**
    * The status a client sees for `error`: a GrpcError keeps its code; a
-   * gateway `ServiceError` (spec 7.3) maps its `statusCode` through the one
-   * HTTP→gRPC table and keeps its message; anything else is INTERNAL with a
-   * generic message.
+   * `ServiceError` takes the catalogue's gRPC status for its code (else the
+   * HTTP→gRPC table) and keeps its message and code (`x-error-code`);
+   * anything else is INTERNAL with a generic message.
    */
   static from(error: unknown): GrpcError {
     if (error instanceof GrpcError) return error;
@@ -56,25 +58,19 @@ export class GrpcError extends Error {
       const name = error.direction === 'request' ? 'VALIDATION_ERROR' : 'OUTPUT_VALIDATION_ERROR';
       return new GrpcError(code, error.message, { [STATUS_DETAILS_KEY]: details, 'x-error-code': name });
     }
-    if (isServiceError(error)) return new GrpcError(httpStatusToGrpc(error.statusCode), error.message);
+    if (error instanceof ServiceError) return new GrpcError(grpcStatusOf(error), error.message, { 'x-error-code': error.code });
     return new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
   }
 
   /** Rebuilds a GrpcError from a grpc-js client failure. */
-  static fromServiceError(error: Partial<ServiceError>): GrpcError {
+  static fromServiceError(error: Partial<GrpcJsServiceError>): GrpcError {
     const code = typeof error.code === 'number' ? (Number(error.code) as GrpcStatus) : GrpcStatus.UNKNOWN;
     const message = typeof error.details === 'string' ? error.details : (error.message ?? 'Unknown error');
     return new GrpcError(code, message, error.metadata instanceof Metadata ? metadataToRecord(error.metadata) : {});
   }
 }
 
-/** Spec 7.3's ServiceError, recognised by shape so gRPC does not depend on the gateway. */
-function isServiceError(error: unknown): error is { name: 'ServiceError'; message: string; statusCode: number } {
-  return error instanceof Error && error.name === 'ServiceError' && typeof (error as { statusCode?: unknown }).statusCode === 'number';
-}
-
-/** The message callers see for a failure the server did not classify. */
-export const GENERIC_INTERNAL_MESSAGE = 'Internal server error';
+export { GENERIC_INTERNAL_MESSAGE } from '../rpc/error-catalogue';
 
 /** Receives errors that were turned into a generic INTERNAL, so they are not lost. */
 export type UnexpectedErrorListener = (error: unknown, method: string) => void;
@@ -85,7 +81,9 @@ export type UnexpectedErrorListener = (error: unknown, method: string) => void;
  * metadata that cannot be sent turns the status into INTERNAL, reported too.
  */
 export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: Metadata) => Metadata): Partial<StatusObject> {
-  if (!(error instanceof GrpcError) && !isServiceError(error) && !isInvalidMessageError(error)) onUnexpected(error, method);
+  // A ServiceError the server raised as INTERNAL_ERROR (a handler breaking its contract) is a bug to log too.
+  const classified = error instanceof GrpcError || isInvalidMessageError(error) || (error instanceof ServiceError && error.code !== 'INTERNAL_ERROR');
+  if (!classified) onUnexpected(error, method);
   const grpcError = GrpcError.from(error);
   try {
     const metadata = recordToMetadata(grpcError.metadata);

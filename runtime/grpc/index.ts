@@ -4,6 +4,8 @@
  */
 export { GrpcStatus, grpcStatusName } from '../core/status';
 export { GrpcError, GENERIC_INTERNAL_MESSAGE, type UnexpectedErrorListener } from './errors';
+export { ServiceError } from '../rpc/service-error';
+export { ServiceErrors } from '../rpc/error-catalogue';
 export { loadProtoDefinition, type ProtoDefinition, type ProtoServiceSource } from './proto-definition';
 export { RateLimiter, type RateLimiterOptions, type RateLimitedCall } from './rate-limiter';
 export { HEALTH_SERVICE_NAME, type ServingStatus } from './health';
@@ -13,8 +15,8 @@ export type { GrpcApplication, GrpcListenAddress } from './application';
 export { createGrpcApplication } from './application';
 export { CHANNEL_OPTION_KEYS, DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcApplicationOptions, type GrpcTlsOptions, type GrpcServerEngine } from './options';
 export type { InlineServiceDefinition, InlineMethod, ProtoServiceRegistration, DescriptorHandlers, Message } from './service-forms';
-export { inferStreaming } from './handler-kind';
-export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from './descriptor';
+export { inferStreaming } from '../rpc/streaming-kind';
+export type { ServiceDescriptor, MethodDescriptor, MessageCodec, StreamingMode } from '../rpc/descriptor';
 export type { DescriptorOptions } from './request-checks';
 export {
   InvalidMetadataError,

@@ -4,7 +4,7 @@
  * Used by the gRPC server and by the gateway's gRPC transport.
  */
 import type { PackageDefinition } from '@grpc/proto-loader';
-import type { ServiceDescriptor } from './descriptor';
+import type { ServiceDescriptor } from '../rpc/descriptor';
 import { asBuffer } from './method-binding';
 
 /** A package-definition entry carrying `descriptor`'s files, or undefined when it has none. */

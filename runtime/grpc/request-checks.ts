@@ -7,7 +7,7 @@
  * protovalidate loads with the first generated service registered.
  */
 import type { GrpcCall } from './call';
-import type { MethodDescriptor, ServiceDescriptor } from './descriptor';
+import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
 import { checkInvalidItems, validateEach, type InvalidItemPolicy } from '../validation/stream-items';
 
 /** `app.addService(descriptor, handlers, options)` for generated services. */
@@ -36,7 +36,7 @@ function unchecked(streamsIn: boolean): RequestChecks {
 export function requestChecks(service: ServiceDescriptor, method: MethodDescriptor, options: DescriptorOptions): RequestChecks {
   const streamsIn = method.streaming === 'client' || method.streaming === 'bidirectional';
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { methodGates } = require('../validation/message-gate') as typeof import('../validation/message-gate');
+  const { methodGates } = require('../rpc/message-gate') as typeof import('../rpc/message-gate');
   const gates = methodGates(service, method);
   if (gates === undefined) return unchecked(streamsIn);
   const request = gates.request;

@@ -20,6 +20,7 @@ import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
 import { GrpcCall } from './call';
 import { GrpcError, toStatusObject } from './errors';
+import { ServiceErrors } from '../rpc/error-catalogue';
 import type { MethodBinding } from './method-binding';
 import type { CallPipeline } from './pipeline';
 
@@ -220,14 +221,16 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /**
  * The iterator of a streaming handler's result: an async iterable (async
  * generator, the spec's shape) or, as a convenience, a sync iterable such as
- * an array. Anything else is a programming error reported as INTERNAL.
+ * an array. Anything else is a programming error: INTERNAL, reported to
+ * `onUnexpectedError` too.
  */
 export function iteratorOf(produced: unknown, path: string): AsyncIterator<unknown> | Iterator<unknown> {
   if (isAsyncIterable(produced)) return produced[Symbol.asyncIterator]();
   if (typeof produced === 'object' && produced !== null && typeof (produced as Iterable<unknown>)[Symbol.iterator] === 'function') {
     return (produced as Iterable<unknown>)[Symbol.iterator]();
   }
-  throw new TypeError(`${path}: a streaming handler must return an async iterable (use async function*)`);
+  // The same answer as every gateway transport gives (INTERNAL_ERROR); the path goes to onUnexpectedError's log.
+  throw Object.assign(ServiceErrors.notIterable(), { path });
 }
 
 /** True when `value` can be iterated with `for await`. */

@@ -16,6 +16,7 @@ import { FwResponse } from './response';
 import { Router, type RouteMethod } from './router';
 import { compileTrust, type TrustFunction, type TrustProxySetting } from './trust-proxy';
 import { applyTimeouts, DEFAULT_MAX_REQUEST_BODY_SIZE, parseByteSize, serverConstructorOptions, validateOptions } from './server-options';
+import { globalMiddlewareFactory } from './global-middleware';
 import type { AnyRouteHandler, HttpServerOptions, MiddlewareHandler, NativeRoutes, PathPattern } from './types';
 
 /** `app.get`: a GET route, or with a single string argument an application setting (as in Express). */
@@ -304,10 +305,8 @@ export class FwApplication extends Router {
     this.#prepared = true;
     if (!GLOBAL_KEYS.some((key) => this.#options[key] !== undefined)) return;
     // Loaded only when asked for: an app without these options never loads cors, compression, rate limiting.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { globalMiddleware } = require('../middleware/global-options') as typeof import('../middleware/global-options');
-    const handlers = globalMiddleware(this.#options) as unknown as MiddlewareHandler[];
-    if (handlers.length > 0) this.insertFirst(handlers);
+    const handlers = globalMiddlewareFactory()(this.#options);
+    if (handlers.length > 0) this.insertFirst([...handlers]);
   }
 
   #entry(req: FwRequest, res: FwResponse): void {

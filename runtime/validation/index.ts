@@ -1,7 +1,7 @@
 /**
  * The light half of validation, exported from `fw`: the violation shape,
  * `violationsOf` for handlers that receive invalid stream items, and the
- * `grpc-status-details-bin` codec. protovalidate itself (message-gate.ts)
+ * `grpc-status-details-bin` codec. protovalidate itself (rpc/message-gate.ts)
  * loads only when a generated service is registered.
  */
 export { violationsOf, isInvalidMessageError, InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from './violations';

@@ -92,7 +92,11 @@ describe('Connect and gRPC-Web wire', () => {
     expect(await res.json()).toEqual({ code: 'internal', message: 'Internal server error' });
     const missing = await post('/user.UserService/Nope', connectJson, '{}');
     expect(missing.status).toBe(501);
-    expect(await missing.json()).toMatchObject({ code: 'unimplemented' });
+    expect(missing.headers.get('x-error-code')).toBe('METHOD_NOT_FOUND');
+    expect(await missing.json()).toMatchObject({ code: 'unimplemented', message: 'Unknown method: user.UserService.Nope' });
+    const unknownService = await post('/user.Nope/GetUser', connectJson, '{}');
+    expect(unknownService.headers.get('x-error-code')).toBe('SERVICE_NOT_FOUND');
+    expect(await unknownService.json()).toMatchObject({ code: 'unimplemented', message: 'Unknown service: user.Nope' });
   });
 
   it('Connect unary: bad JSON, unknown fields types and prototype keys are invalid_argument', async () => {

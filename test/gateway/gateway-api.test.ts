@@ -36,6 +36,28 @@ describe('gateway API', () => {
     expect(() => g.addService('F', { x: { handler: async () => 1, rateLimit: { requests: 1, window: 0 } } })).toThrow(/window/);
   });
 
+  it('decides an inline handler\'s call kind by the same rule as server.grpc()', async () => {
+    const g = new ProtocolGateway({ enableUDP: false });
+    const kinds: string[] = [];
+    g.use((call, next) => { kinds.push(`${call.method}:${call.streaming}`); return next(); });
+    g.addService('K', {
+      unary: async (request: unknown) => request,
+      feed: async function* (request: unknown) { yield request; },
+      chat: async function* (stream: AsyncIterable<unknown>) { yield* stream; },
+    });
+    const port = await start(g);
+    const client = grpcJsonClient(port, 'K', { unary: 'none', feed: 'server', chat: 'bidirectional' });
+    await grpcUnary(client, 'unary', {});
+    const ended = (stream: NodeJS.EventEmitter): Promise<void> => new Promise((resolve, reject) => { stream.on('data', () => undefined); stream.on('end', resolve); stream.on('error', reject); });
+    await ended(client.feed({}) as NodeJS.EventEmitter);
+    const chat = client.chat() as NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
+    chat.write({});
+    chat.end();
+    await ended(chat);
+    client.close();
+    expect(kinds).toEqual(['unary:none', 'feed:server', 'chat:bidirectional']);
+  });
+
   it('createProtocolGateway enables only the listed protocols', async () => {
     const g = createProtocolGateway({ protocols: ['http', 'tcp'], port: 0 });
     g.addService('E', { echo: async (r: unknown) => r });

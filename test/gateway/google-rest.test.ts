@@ -86,7 +86,19 @@ describe('Google API protos served over REST', () => {
       ['CancelOperation', 'operations/x/y'],
       ['DeleteOperation', 'operations/x/y'],
     ]);
-    expect((await call('POST', '/v1/operations/x/y:explode', {})).status).toBe(404);
+    // `**` also takes `y:explode`, so only GET and DELETE bind that path.
+    const explode = await fetch(`${base}/v1/operations/x/y:explode`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(explode.status).toBe(405);
+    expect(explode.headers.get('allow')).toBe('DELETE, GET');
+  });
+
+  it('a verb a bound path does not take answers 405 with Allow; an unbound path 404', async () => {
+    const res = await fetch(`${base}/v1/operations/x`, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('DELETE, GET');
+    expect(await res.json()).toMatchObject({ error: 'METHOD_NOT_ALLOWED', details: { allow: ['DELETE', 'GET'] } });
+    expect((await call('GET', '/v2/nothing/here')).status).toBe(404);
+    expect(calls).toEqual([]);
   });
 
   it('additional bindings each reach the method, with the variable holding its whole sub-pattern', async () => {
@@ -97,8 +109,9 @@ describe('Google API protos served over REST', () => {
     const listed = await call('GET', '/v2/projects/p1/locations/global/buckets/b/views/v/logs?resource_names=projects/p1&resource_names=projects/p2');
     expect(listed.json).toEqual({ data: { logNames: ['a', 'b'] } });
     expect(calls[3]?.request).toMatchObject({ parent: 'projects/p1/locations/global/buckets/b/views/v', resourceNames: ['projects/p1', 'projects/p2'] });
-    // One segment short of every binding: no route.
-    expect((await call('DELETE', '/v2/projects/p1/logs')).status).toBe(404);
+    // One segment short of every DELETE binding: that path is ListLogs' (GET) only.
+    expect((await call('DELETE', '/v2/projects/p1/logs')).status).toBe(405);
+    expect((await call('DELETE', '/v2/projects/p1/logs/a/b')).status).toBe(404);
   });
 
   it('a multi-segment capture decodes its segments but keeps an encoded slash', async () => {

@@ -82,7 +82,11 @@ describe('the node:http2 gRPC engine', () => {
   it('answers unknown methods UNIMPLEMENTED and non-gRPC content types 415, then keeps serving', async () => {
     const unknown = await rawCall(address, '/Engine/Nope', [frame(json({}))]);
     expect(unknown.status).toBe(GrpcStatus.UNIMPLEMENTED);
-    expect(unknown.message).toBe('No method /Engine/Nope is served here');
+    expect(unknown.message).toBe('Unknown method: Engine.Nope');
+    expect(unknown.headers['x-error-code']).toBe('METHOD_NOT_FOUND');
+    const otherService = await rawCall(address, '/Nobody/Nope', [frame(json({}))]);
+    expect(otherService.message).toBe('Unknown service: Nobody');
+    expect(otherService.headers['x-error-code']).toBe('SERVICE_NOT_FOUND');
     const plain = await rawCall(address, '/Engine/Echo', [json({})], { headers: { 'content-type': 'application/json' } });
     expect(plain.headers[':status']).toBe(415);
     await stillServing();

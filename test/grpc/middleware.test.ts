@@ -5,7 +5,7 @@
  * in-process test client alike.
  */
 import { createGrpcClient } from 'fw/grpc-client';
-import { GrpcError, GrpcStatus, RateLimiter, type GrpcCall, type GrpcMiddleware } from 'fw/grpc';
+import { GrpcError, GrpcStatus, RateLimiter, ServiceError, ServiceErrors, type GrpcCall, type GrpcMiddleware } from 'fw/grpc';
 import { createGrpcTestClient } from 'fw/testing';
 import { collect, listen, newApp, stopAll } from './fixtures/servers';
 
@@ -135,16 +135,14 @@ describe('gRPC middleware', () => {
     await expect(client.fail({}, auth)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'gone' });
   });
 
-  it('a gateway ServiceError (spec 7.3) keeps its message and maps statusCode through the HTTP→gRPC table', async () => {
-    class ServiceError extends Error {
-      override name = 'ServiceError';
-      constructor(readonly code: string, message: string, readonly statusCode = 500) {
-        super(message);
-      }
-    }
-    const app = newApp().addService({ name: 'Svc', methods: { Find: { handler: async () => { throw new ServiceError('USER_NOT_FOUND', 'No such user', 404); } } } });
-    const svc = createGrpcClient<{ find(r: Msg): Promise<Msg>; close(): void }>({ address: await listen(app), service: { name: 'Svc', methods: { Find: 'none' } } });
-    await expect(svc.find({})).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'No such user' });
+  it('a ServiceError keeps its message and maps statusCode through the HTTP→gRPC table, a catalogued one through the catalogue', async () => {
+    const app = newApp().addService({ name: 'Svc', methods: {
+      Find: { handler: async () => { throw new ServiceError('USER_NOT_FOUND', 'No such user', 404); } },
+      Big: { handler: async () => { throw ServiceErrors.tooLarge('Upload', 10); } },
+    } });
+    const svc = createGrpcClient<{ find(r: Msg): Promise<Msg>; big(r: Msg): Promise<Msg>; close(): void }>({ address: await listen(app), service: { name: 'Svc', methods: { Find: 'none', Big: 'none' } } });
+    await expect(svc.find({})).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'No such user', metadata: { 'x-error-code': 'USER_NOT_FOUND' } });
+    await expect(svc.big({})).rejects.toMatchObject({ code: GrpcStatus.RESOURCE_EXHAUSTED, metadata: { 'x-error-code': 'PAYLOAD_TOO_LARGE' } });
     await expect(createGrpcTestClient<{ Find(r: Msg): Promise<Msg> }>('Svc').Find({})).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
     svc.close();
   });

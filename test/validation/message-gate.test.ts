@@ -4,7 +4,7 @@
  * and a copy made in between (a middleware's `{ ...request, name: '' }`)
  * must be validated from its own content, not from the original's.
  */
-import { methodGates } from '../../runtime/validation/message-gate';
+import { methodGates } from '../../runtime/rpc/message-gate';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 
 const gates = methodGates(UserServiceDescriptor, UserServiceDescriptor.methods.CreateUser);

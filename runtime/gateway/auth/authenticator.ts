@@ -5,7 +5,7 @@
  * and the service's `authorize(user, method, request)` policy.
  */
 import type { AuthenticationInfo, Protocol, RequestContext } from '../../core/request-context';
-import { GatewayErrors } from '../errors';
+import { ServiceErrors } from '../errors';
 import { createApiKeyProvider } from './apikey-provider';
 import { createJwtProvider } from './jwt-provider';
 import { createOAuthProvider } from './oauth-provider';
@@ -72,8 +72,8 @@ export class Authenticator {
         // Try the next accepted provider; report once all have refused.
       }
     }
-    if (presented) throw GatewayErrors.unauthenticated('Invalid or expired credentials');
-    if (required) throw GatewayErrors.unauthenticated('Authentication required');
+    if (presented) throw ServiceErrors.unauthenticated('Invalid or expired credentials');
+    if (required) throw ServiceErrors.unauthenticated('Authentication required');
     return undefined;
   }
 }

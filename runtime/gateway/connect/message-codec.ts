@@ -10,14 +10,14 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import sjson from 'secure-json-parse';
-import { ServiceError } from '../errors';
+import { catalogueError, ServiceError } from '../errors';
 import type { ResolvedMethod } from '../registry';
 import type { MessageCodecName } from './protocol';
 
 const JSON_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const;
 
 function invalid(what: string, reason: string): ServiceError {
-  return new ServiceError('INVALID_ARGUMENT', `Request is not a valid ${what} message: ${reason}`, 400);
+  return catalogueError('INVALID_ARGUMENT', `Request is not a valid ${what} message: ${reason}`);
 }
 
 /** True when `method` can carry `codec` (binary needs a generated descriptor). */

@@ -5,7 +5,7 @@
  * Connect spec's rule); inline services have no proto and never allow GET.
  * @bufbuild/protobuf loads on the first GET, not with the gateway.
  */
-import type { MethodDescriptor, ServiceDescriptor } from '../../grpc/descriptor';
+import type { MethodDescriptor, ServiceDescriptor } from '../../rpc/descriptor';
 
 const cache = new WeakMap<ServiceDescriptor, ReadonlySet<string>>();
 

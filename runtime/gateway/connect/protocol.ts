@@ -9,7 +9,7 @@
  * read or two, so HTTP/JSON requests pay next to nothing for it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 import type { WebRpcProtocol } from './context';
 
 /** How a message body is serialized. */
@@ -87,7 +87,7 @@ const GRPC_TIMEOUT = /^(\d{1,8})([HMSmun])$/;
 const GRPC_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000_001 };
 
 function badTimeout(name: string, value: string): ServiceError {
-  return new ServiceError('INVALID_ARGUMENT', `Invalid ${name} header: ${JSON.stringify(value.slice(0, 32))}`, 400);
+  return catalogueError('INVALID_ARGUMENT', `Invalid ${name} header: ${JSON.stringify(value.slice(0, 32))}`);
 }
 
 /**

@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import { ByteAccumulator } from '../../core/byte-accumulator';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 import { FLAG_COMPRESSED, readEnvelopes } from '../wire/envelope';
 import type { WebRpcRequest } from './protocol';
 
@@ -19,11 +19,11 @@ import type { WebRpcRequest } from './protocol';
 export type RequestEncoding = 'identity' | 'gzip';
 
 function invalid(message: string): ServiceError {
-  return new ServiceError('INVALID_ARGUMENT', message, 400);
+  return catalogueError('INVALID_ARGUMENT', message);
 }
 
 function tooLarge(limit: number): ServiceError {
-  return new ServiceError('RESOURCE_EXHAUSTED', `Message exceeds the ${limit}-byte limit`, 429, { limit });
+  return catalogueError('RESOURCE_EXHAUSTED', `Message exceeds the ${limit}-byte limit`, { limit });
 }
 
 /** The encoding named by a Content-Encoding-like header; throws UNIMPLEMENTED for one fw does not speak. */
@@ -32,7 +32,7 @@ export function requestEncoding(value: string | undefined): RequestEncoding {
   const v = value.trim().toLowerCase();
   if (v === 'identity' || v === '') return 'identity';
   if (v === 'gzip') return 'gzip';
-  throw new ServiceError('UNIMPLEMENTED', `Unsupported compression "${v.slice(0, 32)}"; supported: gzip, identity`, 501);
+  throw catalogueError('UNIMPLEMENTED', `Unsupported compression "${v.slice(0, 32)}"; supported: gzip, identity`);
 }
 
 /** Undoes `encoding` with the output bounded by `limit`. Empty input is never decompressed (Connect spec). */

@@ -12,9 +12,9 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { StreamingMode } from '../../rpc/descriptor';
 import type { CredentialSource } from '../auth/types';
-import { ServiceError, toServiceError } from '../errors';
+import { ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -249,12 +249,16 @@ export class ConnectTransport {
       readWhole(req, this.#limit, (error, body) => {
         // The deadline passed (or the client left) while the body arrived: the handler never runs.
         if (reply.done) return;
+        if (error !== undefined) {
+          reply.fail(this.#wireError(error));
+          return;
+        }
         let request: unknown;
         try {
-          if (error !== undefined) throw error;
           request = decode(decompress(body, encoding, this.#limit));
         } catch (e) {
-          reply.fail(this.#wireError(e));
+          // Through the interceptors, so monitoring counts the refusal with its status.
+          this.#settle(this.#core.dispatcher.refuse(resolved, proc.service, proc.method, toServiceError(e), context, credentials), streaming, resolved, codec, reply);
           return;
         }
         this.#settle(dispatch(request), streaming, resolved, codec, reply);
@@ -303,7 +307,7 @@ export class ConnectTransport {
 
   #armDeadline(timeout: number, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
     const timer = setTimeout(() => {
-      reply.fail(this.#wireError(new ServiceError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`, 504)));
+      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(timeout)));
       context.abort();
     }, timeout);
     res.once('close', () => clearTimeout(timer));
@@ -324,7 +328,7 @@ export class ConnectTransport {
   async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
-        throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
+        throw ServiceErrors.notIterable();
       }
       for await (const item of value as AsyncIterable<unknown>) {
         if (reply.done) return;

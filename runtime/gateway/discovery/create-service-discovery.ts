@@ -8,7 +8,7 @@
  * warning, `status()`) while the last-known instances keep serving.
  */
 import type { RequestContext } from '../../core/request-context';
-import type { MethodDescriptor, ServiceDescriptor } from '../../grpc/descriptor';
+import type { MethodDescriptor, ServiceDescriptor } from '../../rpc/descriptor';
 import type { RemoteMethod, RemoteServiceResolver } from '../extension-points';
 import { PASS_THROUGH, type PassThroughSpec } from '../pass-through';
 import { DiscoveryConfigError, validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, type ServiceDiscoveryConfig } from './discovery-config';

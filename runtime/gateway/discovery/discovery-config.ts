@@ -6,7 +6,7 @@
  * with the key named, never on a call.
  */
 import type { ChannelCredentials, ChannelOptions } from '@grpc/grpc-js';
-import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../../grpc/descriptor';
+import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../../rpc/descriptor';
 import type { CircuitBreakerSetting } from './circuit-breakers';
 
 export type DiscoveryProvider = 'static' | 'dns' | 'etcd' | 'consul';

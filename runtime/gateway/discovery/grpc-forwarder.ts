@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http2';
 import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/request-context';
 import { RawMessage } from '../pass-through';
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { StreamingMode } from '../../rpc/descriptor';
 import type { RemoteMethod } from '../extension-points';
 import type { BalancingStrategy, ForwardingOptions } from './discovery-config';
 import type { DiscoveryDecision } from './forwarding-events';

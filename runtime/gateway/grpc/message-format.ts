@@ -11,7 +11,7 @@
  */
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
-import { GatewayErrors, ServiceError } from '../errors';
+import { catalogueError, type ServiceError, ServiceErrors } from '../errors';
 
 /** Content-type of replies to gRPC+JSON requests. */
 export const GRPC_JSON_CONTENT_TYPE = 'application/grpc+json';
@@ -37,14 +37,14 @@ export function cameAsJson(request: unknown): boolean {
 export function parseJsonMessage(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
   const text = bytes.toString('utf8');
-  if (jsonTextTooDeep(text)) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
+  if (jsonTextTooDeep(text)) throw catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ServiceError('INVALID_JSON', 'Message is not valid JSON', 400);
+    throw catalogueError('INVALID_JSON', 'Message is not valid JSON');
   }
-  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw GatewayErrors.prototypeKey();
+  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw ServiceErrors.prototypeKey();
   return value;
 }
 

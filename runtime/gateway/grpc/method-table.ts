@@ -9,7 +9,7 @@
 import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { StreamingMode } from '../../rpc/descriptor';
 import type { ServiceRegistry } from '../registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
 import { RawMessage } from '../pass-through';

@@ -13,7 +13,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';
-import { decodeFailure, GatewayErrors, grpcStatusOf, ServiceError, toServiceError } from '../errors';
+import { catalogueError, decodeFailure, grpcStatusOf, type ServiceError, ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
@@ -60,7 +60,7 @@ async function* mapStream(call: NodeJS.ReadableStream & { iterator(o: { destroyO
 }
 
 function invalidArgument(rejected: RejectedPayload): ServiceError {
-  return new ServiceError('INVALID_ARGUMENT', rejected.message, 400);
+  return catalogueError('INVALID_ARGUMENT', rejected.message);
 }
 
 /** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
@@ -184,7 +184,7 @@ export class GrpcTransport {
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
-      if (request instanceof Undecodable) return { promise: Promise.reject(decodeFailure(request.error)), reply, context };
+      if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
       return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
     };
@@ -274,7 +274,7 @@ export class GrpcTransport {
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-                throw GatewayErrors.badRequest('A streaming handler must return an async iterable');
+                throw ServiceErrors.notIterable();
               }
               for await (const item of result as AsyncIterable<unknown>) {
                 if (controller.signal.aborted) return;

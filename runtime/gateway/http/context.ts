@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { metadataText } from '../../core/call-metadata';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { HttpCallContext } from '../http-exchange';
-import { parseGrpcTimeout } from '../../core/grpc-timeout';
+import { grpcTimeoutHeader } from '../../rpc/deadline';
 
 /**
  * Writes what the handler set through `context.call` as HTTP headers: response
@@ -26,7 +26,7 @@ export function writeCallMetadata(res: ServerResponse, context: RequestContext):
  * Builds the RequestContext of one HTTP call; `headers` is `req.headers`,
  * already read by the caller. A `grpc-timeout` header (as grpc-gateway takes
  * it) becomes `metadata.deadline`, which bounds the call when it is forwarded
- * to a discovered instance.
+ * to a discovered instance; the transport also fails the call once it passes.
  */
 export function httpContext(
   req: IncomingMessage,
@@ -36,9 +36,8 @@ export function httpContext(
   query: Record<string, string>,
   params: Record<string, string>,
   tracing: TracingInfo,
-): RequestContext {
-  const timeout = headers['grpc-timeout'];
-  const ms = typeof timeout === 'string' ? parseGrpcTimeout(timeout) : undefined;
+): HttpCallContext {
+  const ms = grpcTimeoutHeader(headers['grpc-timeout']);
   const metadata = ms === undefined ? { method: req.method ?? 'GET', path, query, params } : { method: req.method ?? 'GET', path, query, params, deadline: Date.now() + ms };
   return new HttpCallContext('http', req, headers, res, metadata, tracing);
 }

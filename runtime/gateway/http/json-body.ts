@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ByteAccumulator } from '../../core/byte-accumulator';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { textMayHavePrototypeKeys } from '../../core/prototype-keys';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 
 /** Parsed body, `undefined` for a request without one, or the error to answer with. */
 export type BodyOutcome = { ok: true; body: unknown; suspect: boolean } | { ok: false; error: ServiceError };
@@ -26,7 +26,7 @@ export function isPlainJsonBody(headers: IncomingHttpHeaders): boolean {
 }
 
 function tooLarge(limit: number): ServiceError {
-  return new ServiceError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, 413, { limit });
+  return catalogueError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { limit });
 }
 
 
@@ -72,7 +72,7 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
   const onEnd = (): void => {
     if (finished) return;
     if (declared !== undefined && received !== declared) {
-      finish({ ok: false, error: new ServiceError('BAD_REQUEST', 'Request body size did not match Content-Length', 400) });
+      finish({ ok: false, error: catalogueError('BAD_REQUEST', 'Request body size did not match Content-Length') });
       return;
     }
     const bytes = body.take();
@@ -82,13 +82,13 @@ export function readJsonBody(req: IncomingMessage, headers: IncomingHttpHeaders,
     }
     const text = bytes.toString('utf8');
     if (jsonTextTooDeep(text)) {
-      finish({ ok: false, error: new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400) });
+      finish({ ok: false, error: catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE) });
       return;
     }
     try {
       finish({ ok: true, body: JSON.parse(text) as unknown, suspect: textMayHavePrototypeKeys(text) });
     } catch (e) {
-      finish({ ok: false, error: new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`, 400) });
+      finish({ ok: false, error: catalogueError('INVALID_JSON', `Request body is not valid JSON: ${(e as Error).message}`) });
     }
   };
   req.on('data', onData);

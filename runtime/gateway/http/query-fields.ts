@@ -7,7 +7,7 @@
  * non-repeated field given twice, or a boolean that is neither `true` nor
  * `false`, is a 400, not a guess.
  */
-import { GatewayErrors } from '../errors';
+import { ServiceErrors } from '../errors';
 import { jsonFieldPath, setPath } from './routes';
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; $ref?: string; $defs?: Record<string, Schema> };
@@ -37,7 +37,7 @@ function scalar(schema: Schema | undefined, key: string, value: string): unknown
   if (!hasType(schema, 'boolean')) return value;
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw GatewayErrors.badRequest(`Query parameter ${key} must be true or false`);
+  throw ServiceErrors.badRequest(`Query parameter ${key} must be true or false`);
 }
 
 /** Sets each query parameter of `search` on `target` (existing path-parameter values win). */
@@ -56,7 +56,7 @@ export function applyQuery(target: Record<string, unknown>, search: URLSearchPar
       const items = resolve(root, field?.items);
       setPath(target, key, values.map((v) => scalar(items, key, v)));
     } else if (values.length > 1) {
-      if (schema !== undefined) throw GatewayErrors.badRequest(`Query parameter ${key} is not repeated but was given ${values.length} times`);
+      if (schema !== undefined) throw ServiceErrors.badRequest(`Query parameter ${key} is not repeated but was given ${values.length} times`);
       setPath(target, key, values);
     } else setPath(target, key, scalar(field, key, values[0] as string));
   }

@@ -122,6 +122,23 @@ export class RouteTable {
     return undefined;
   }
 
+  /**
+   * The verbs whose explicit or `google.api.http` routes match `path`, for a
+   * 405's `Allow` when the request's own verb matched none; empty when the
+   * path is bound to nothing. Only asked on a miss, so it may be slow.
+   */
+  allowedVerbs(path: string): string[] {
+    const verbs = new Set<string>();
+    const normal = normalize(path);
+    for (const key of this.#static.keys()) {
+      const space = key.indexOf(' ');
+      if (key.slice(space + 1) === normal) verbs.add(key.slice(0, space));
+    }
+    const parts = splitPath(path);
+    for (const route of [...this.#patterns, ...this.#verbPatterns]) if (matchPathTemplate(route.template, parts) !== undefined) verbs.add(route.verb);
+    return [...verbs].sort();
+  }
+
   #matchPattern(routes: readonly PatternRoute[], verb: string, parts: string[]): RouteMatch | undefined {
     for (const route of routes) {
       if (route.verb !== verb) continue;

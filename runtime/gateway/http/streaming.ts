@@ -5,9 +5,7 @@
  * (`data:` events, then `event: end` or `event: error`). Writes wait for
  * `drain`, so a slow reader slows the producer instead of filling memory.
  */
-import type { ServerResponse } from 'node:http';
-import type { ServiceError } from '../errors';
-import { transformError } from '../errors';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -23,6 +21,18 @@ function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** True when the client asked for Server-Sent Events rather than NDJSON. */
+export function isSse(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').includes('text/event-stream');
+}
+
+/** Ends a begun stream with its error line (NDJSON) or `error` event (SSE): a deadline, a drain, a failure. */
+export function endStream(res: ServerResponse, sse: boolean, body: unknown): void {
+  if (res.destroyed || res.writableEnded) return;
+  const json = JSON.stringify(body ?? {});
+  res.end(sse ? `event: error\ndata: ${json}\n\n` : `${json}\n`);
+}
+
 /** Streams `items` to `res`; resolves when done. Errors after headers are sent go in-band. */
 export async function writeStream(
   res: ServerResponse,
@@ -30,7 +40,8 @@ export async function writeStream(
   sse: boolean,
   toJSON: ((v: unknown) => unknown) | undefined,
   signal: AbortSignal,
-  renderError: (e: unknown) => ServiceError,
+  /** The error line's body for what the stream threw (the user's transformError applied). */
+  renderError: (e: unknown) => unknown,
 ): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
@@ -38,16 +49,15 @@ export async function writeStream(
   res.flushHeaders();
   try {
     for await (const item of items) {
-      if (signal.aborted || res.destroyed) return;
+      if (signal.aborted || res.destroyed || res.writableEnded) return;
       const json = JSON.stringify(toJSON === undefined ? item : toJSON(item));
       const ok = res.write(sse ? `data: ${json}\n\n` : `{"data":${json}}\n`);
       if (!ok) await drained(res, signal);
     }
+    if (res.writableEnded) return;
     if (sse) res.write('event: end\ndata: {}\n\n');
     res.end();
   } catch (error) {
-    if (res.destroyed) return;
-    const body = transformError(renderError(error), 'http').body;
-    res.end(sse ? `event: error\ndata: ${JSON.stringify(body)}\n\n` : `${JSON.stringify(body)}\n`);
+    endStream(res, sse, renderError(error));
   }
 }

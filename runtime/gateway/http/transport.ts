@@ -16,16 +16,18 @@ import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { decodeFailure, GatewayErrors, ServiceError, toServiceError, transformError } from '../errors';
+import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError, transformError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
+import { HttpCallContext } from '../http-exchange';
+import { grpcTimeoutHeader } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
 import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
 import { applyQuery } from './query-fields';
-import { writeStream } from './streaming';
+import { endStream, isSse, writeStream } from './streaming';
 
 /** `configureHTTP(config)` (spec 4.10). */
 export interface HttpGatewayConfig {
@@ -95,10 +97,10 @@ function parseQuery(search: string): Record<string, string> {
 
 function bodyError(err: unknown): ServiceError {
   const e = err as { type?: string; status?: number; limit?: number; message?: string };
-  if (e.type === 'entity.too.large') return GatewayErrors.tooLarge('Request body', e.limit ?? 0);
-  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return new ServiceError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding', 415);
-  if (e.type === 'entity.parse.failed') return new ServiceError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim(), 400);
-  return new ServiceError('BAD_REQUEST', e.message ?? 'Unreadable request body', e.status !== undefined && e.status < 500 ? e.status : 400);
+  if (e.type === 'entity.too.large' || e.status === 413) return ServiceErrors.tooLarge('Request body', e.limit ?? 0);
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return catalogueError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding');
+  if (e.type === 'entity.parse.failed') return catalogueError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim());
+  return catalogueError('BAD_REQUEST', e.message ?? 'Unreadable request body');
 }
 
 function* arrayItems(value: unknown[]): Iterable<unknown> {
@@ -205,7 +207,13 @@ export class HttpTransport {
         return;
       }
       const tracing = tracingFrom(undefined);
-      this.#fail(res, new ServiceError('NOT_FOUND', `No gateway route for ${verb} ${path}`, 404, { path, method: verb }), tracing.traceId);
+      const allow = routes.allowedVerbs(path);
+      if (allow.length > 0) {
+        res.setHeader('Allow', allow.join(', '));
+        this.#fail(res, ServiceErrors.methodNotAllowed(verb, path, allow), tracing.traceId);
+        return;
+      }
+      this.#fail(res, catalogueError('NOT_FOUND', `No gateway route for ${verb} ${path}`, { path, method: verb }), tracing.traceId);
       return;
     }
     const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
@@ -225,7 +233,7 @@ export class HttpTransport {
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
           const tracing = this.#tracing(headers);
-          this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
+          this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
           return;
         }
         req.body = outcome.body;
@@ -240,12 +248,12 @@ export class HttpTransport {
         return;
       }
       if (valueTooDeep(req.body)) {
-        this.#fail(res, new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400), this.#tracing(req.headers).traceId);
+        this.#fail(res, catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE), this.#tracing(req.headers).traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
         const tracing = this.#tracing(req.headers);
-        this.#fail(res, GatewayErrors.prototypeKey(), tracing.traceId);
+        this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
         return;
       }
       this.#dispatch(req, res, match, path, query);
@@ -259,14 +267,17 @@ export class HttpTransport {
     const tracing = this.#tracing(headers);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
+    let refusal: ServiceError | undefined;
     try {
       request = this.#buildRequest(req, match, query, resolved, config);
     } catch (e) {
-      this.#fail(res, decodeFailure(e, 'Request'), tracing.traceId);
-      return;
+      refusal = decodeFailure(e, 'Request');
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
-    core.dispatcher.call(resolved, match.service, match.method, request, context, req).then(
+    const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
+    if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
+    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
+    running.then(
       (result) => {
         try {
           this.#respond(req, res, result, resolved, match, config, context, tracing.traceId);
@@ -297,13 +308,13 @@ export class HttpTransport {
     const streaming = resolved?.streaming ?? 'none';
     if (streaming === 'server' || streaming === 'bidirectional') {
       if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-        this.#fail(res, new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500), traceId);
+        this.#fail(res, ServiceErrors.notIterable(), traceId);
         return;
       }
-      const sse = (req.headers.accept ?? '').includes('text/event-stream');
+      const sse = isSse(req);
       res.setHeader(this.#deps.core.traceHeader, traceId);
       writeCallMetadata(res, context);
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, toServiceError);
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, (error) => this.#render(toServiceError(error)).body);
       return;
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
@@ -328,7 +339,7 @@ export class HttpTransport {
     const param = resolved?.paramValue;
     if (streaming === 'client' || streaming === 'bidirectional') {
       // A client stream over HTTP is a JSON array body, one element per message.
-      if (!Array.isArray(req.body)) throw GatewayErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
+      if (!Array.isArray(req.body)) throw ServiceErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
       return toAsync(arrayItems(req.body), fromJSON);
     }
     let json: unknown;
@@ -339,7 +350,7 @@ export class HttpTransport {
       for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
       json = merged;
     } else if (match.body === '*' || match.body === undefined) {
-      if (typeof body !== 'object' || Array.isArray(body)) throw GatewayErrors.badRequest('Request body must be a JSON object');
+      if (typeof body !== 'object' || Array.isArray(body)) throw ServiceErrors.badRequest('Request body must be a JSON object');
       const keys = Object.keys(match.params);
       if (keys.length === 0) json = body;
       else {
@@ -358,13 +369,33 @@ export class HttpTransport {
     return fromJSON === undefined ? json : fromJSON(json);
   }
 
+  /**
+   * `grpc-timeout` bounds the call: once it passes, the caller gets
+   * DEADLINE_EXCEEDED (504, or an NDJSON/SSE error line when the stream has
+   * begun) and the handler's signal aborts.
+   */
+  #armDeadline(timeout: number, req: ParsedRequest, res: ServerResponse, context: HttpCallContext, traceId: string): void {
+    const timer = setTimeout(() => {
+      const error = ServiceErrors.deadlineExceeded(timeout);
+      if (!res.headersSent) this.#fail(res, error, traceId);
+      else endStream(res, isSse(req), this.#render(error).body);
+      context.abort();
+    }, timeout);
+    res.once('close', () => clearTimeout(timer));
+  }
+
+  /** The user's transformError rendering, else the default: for an error reply and for a stream's error line alike. */
+  #render(error: ServiceError): { status?: number; body?: unknown } {
+    const custom = this.#deps.core.renderError(error, 'http') as { status?: number; body?: unknown } | undefined;
+    return custom ?? transformError(error, 'http');
+  }
+
   #fail(res: ServerResponse, error: ServiceError, traceId: string | undefined): void {
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const custom = this.#deps.core.renderError(error, 'http') as { status?: number; body?: unknown } | undefined;
-    const out = custom ?? transformError(error, 'http');
+    const out = this.#render(error);
     const json = JSON.stringify(out.body ?? {});
     res.statusCode = out.status ?? 500;
     if (traceId !== undefined) res.setHeader(this.#deps.core.traceHeader, traceId);

@@ -3,7 +3,7 @@
  * A class so every record has the same shape (the per-call path stays
  * monomorphic); the interceptor fills one per call.
  */
-import type { StreamingMode } from '../../grpc/descriptor';
+import type { StreamingMode } from '../../rpc/descriptor';
 import type { Protocol } from '../../core/request-context';
 
 export class CallRecord {

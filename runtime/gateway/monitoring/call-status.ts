@@ -1,10 +1,12 @@
 /**
  * The `status` label of a finished call: `OK`, or the failure's own code —
  * a ServiceError's string code (`USER_NOT_FOUND`), a gRPC error's numeric code
- * by name (`NOT_FOUND`), otherwise `INTERNAL`. Also the HTTP status a failure
+ * by name (`NOT_FOUND`), a refused message's `VALIDATION_ERROR`, otherwise
+ * `INTERNAL`. Also the HTTP status a failure
  * is shown with, for the `http.status_codes` metric.
  */
 import { GrpcStatus, grpcStatusName, grpcStatusToHttp } from '../../core/status';
+import { toServiceError } from '../../rpc/error-catalogue';
 
 /** Label of a call that ended because its consumer stopped listening. */
 export const CANCELLED_STATUS = 'CANCELLED';
@@ -16,7 +18,9 @@ export function statusOfError(error: unknown): string {
     if (typeof code === 'string' && code !== '') return code;
     if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusName(code);
   }
-  return 'INTERNAL';
+  // Normalised as the caller sees it: a refused message is VALIDATION_ERROR, not a server fault.
+  const shown = toServiceError(error);
+  return shown.code === 'INTERNAL_ERROR' ? 'INTERNAL' : shown.code;
 }
 
 /** HTTP status a failure is answered with: its `statusCode`, the mapped gRPC code, else 500. */
@@ -27,5 +31,5 @@ export function httpStatusOfError(error: unknown): number {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusToHttp(code);
   }
-  return 500;
+  return toServiceError(error).statusCode;
 }

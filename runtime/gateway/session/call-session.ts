@@ -11,7 +11,8 @@
 import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
-import { decodeFailure, GatewayErrors, ServiceError, toServiceError } from '../errors';
+import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
+import { envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -62,9 +63,6 @@ export interface CallSessionOptions {
    */
   perCallSignals?: boolean;
 }
-
-/** The longest accepted `timeout`: what setTimeout can hold (about 24.8 days). */
-const MAX_TIMEOUT_MS = 0x7fffffff;
 
 interface ActiveCall {
   readonly queue: AsyncQueue<unknown> | undefined;
@@ -132,11 +130,11 @@ export class CallSession {
     const service = message.service;
     const method = message.method;
     if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-      this.#sink.error(id, GatewayErrors.badRequest('A request needs string "service" and "method" fields'), tracing.traceId);
+      this.#sink.error(id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), tracing.traceId);
       return;
     }
     if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-      this.#sink.error(undefined, GatewayErrors.badRequest('"id" must be a string or a number'), tracing.traceId);
+      this.#sink.error(undefined, ServiceErrors.badRequest('"id" must be a string or a number'), tracing.traceId);
       return;
     }
     const resolved = this.#core.dispatcher.resolve(service, method);
@@ -144,25 +142,27 @@ export class CallSession {
     const clientStreams = streaming === 'client' || streaming === 'bidirectional';
     const serverStreams = streaming === 'server' || streaming === 'bidirectional';
     if ((clientStreams && !this.#options.clientStreaming) || (serverStreams && !this.#options.serverStreaming)) {
-      this.#sink.error(id, GatewayErrors.unsupportedStreaming(this.#protocol, streaming), tracing.traceId);
+      this.#sink.error(id, ServiceErrors.unsupportedStreaming(this.#protocol, streaming), tracing.traceId);
       return;
     }
     const k = key(id);
     if (id !== undefined && this.#active.has(k)) {
-      this.#sink.error(id, GatewayErrors.badRequest(`A call with id ${k} is already in progress`), tracing.traceId);
+      this.#sink.error(id, ServiceErrors.badRequest(`A call with id ${k} is already in progress`), tracing.traceId);
       return;
     }
     if (clientStreams && id === undefined) {
-      this.#sink.error(id, GatewayErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
+      this.#sink.error(id, ServiceErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
       return;
     }
-    const timeout = message.timeout;
-    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS)) {
-      this.#sink.error(id, GatewayErrors.badRequest(`"timeout" must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`), tracing.traceId);
+    let timeout: number | undefined;
+    try {
+      timeout = envelopeTimeout(message.timeout);
+    } catch (error) {
+      this.#sink.error(id, toServiceError(error), tracing.traceId);
       return;
     }
     if (this.#active.size >= this.#options.maxConcurrentCalls) {
-      this.#sink.error(id, new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxConcurrentCalls} calls in flight on this connection`, 429), tracing.traceId);
+      this.#sink.error(id, catalogueError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxConcurrentCalls} calls in flight on this connection`), tracing.traceId);
       return;
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
@@ -174,7 +174,11 @@ export class CallSession {
       request = queue ?? (resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data));
     } catch (error) {
       this.#finish(id, k, call);
-      this.#sink.error(id, decodeFailure(error), tracing.traceId);
+      // Through the interceptors, so monitoring counts the refusal with its status.
+      const context = this.#contextFor(message, tracing, this.#controller.signal);
+      this.#core.dispatcher.refuse(resolved, service, method, decodeFailure(error), context, message).catch((refused: unknown) => {
+        if (!this.#closed) this.#sink.error(id, toServiceError(refused), tracing.traceId);
+      });
       return;
     }
     if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);
@@ -221,7 +225,7 @@ export class CallSession {
   push(id: unknown, data: unknown): void {
     const call = this.#active.get(key(id));
     if (call === undefined || call.queue === undefined) {
-      this.#sink.error(id, GatewayErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
+      this.#sink.error(id, ServiceErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
       return;
     }
     let item: unknown;
@@ -232,7 +236,7 @@ export class CallSession {
       return;
     }
     if (!call.queue.push(item)) {
-      call.queue.fail(new ServiceError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxQueuedMessages} unconsumed stream messages`, 429));
+      call.queue.fail(catalogueError('RESOURCE_EXHAUSTED', `More than ${this.#options.maxQueuedMessages} unconsumed stream messages`));
     }
   }
 
@@ -240,7 +244,7 @@ export class CallSession {
   end(id: unknown): void {
     const call = this.#active.get(key(id));
     if (call === undefined || call.queue === undefined) {
-      this.#sink.error(id, GatewayErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
+      this.#sink.error(id, ServiceErrors.badRequest(`No client stream with id ${key(id)} is open`), undefined);
       return;
     }
     call.queue.end();
@@ -255,12 +259,12 @@ export class CallSession {
     const k = key(id);
     const call = this.#active.get(k);
     if (call === undefined) return;
-    this.#abandon(k, call, new ServiceError('CANCELLED', 'Cancelled by the client', 499));
+    this.#abandon(k, call, ServiceErrors.cancelled());
   }
 
   #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
     if (call.over || this.#closed) return;
-    const error = new ServiceError('DEADLINE_EXCEEDED', `Deadline of ${timeout} ms exceeded`, 504, { timeout });
+    const error = ServiceErrors.deadlineExceeded(timeout);
     this.#abandon(k, call, error);
     this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
   }
@@ -283,7 +287,7 @@ export class CallSession {
     for (const call of [...this.#active.values(), ...this.#anonymous]) {
       clearTimeout(call.deadline);
       call.cancellation?.abort();
-      call.queue?.fail(new ServiceError('CANCELLED', 'Connection closed', 499));
+      call.queue?.fail(ServiceErrors.cancelled('Connection closed'));
     }
     this.#active.clear();
     this.#anonymous.clear();
@@ -304,7 +308,7 @@ export class CallSession {
 
   async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
     if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
-      throw new ServiceError('INTERNAL_ERROR', 'A streaming handler must return an async iterable', 500);
+      throw ServiceErrors.notIterable();
     }
     const toJSON = call.resolved?.toJSON;
     const signal = call.cancellation ?? this.#controller.signal;
@@ -327,7 +331,7 @@ export class CallSession {
 function safeSink(sink: ReplySink): ReplySink {
   const fallback = (id: unknown, traceId: string | undefined): void => {
     try {
-      sink.error(typeof id === 'string' || typeof id === 'number' ? id : undefined, new ServiceError('INTERNAL_ERROR', 'Reply could not be encoded', 500), traceId);
+      sink.error(typeof id === 'string' || typeof id === 'number' ? id : undefined, catalogueError('INTERNAL_ERROR', 'Reply could not be encoded'), traceId);
     } catch {
       // Nothing more can be said on this connection.
     }
@@ -345,7 +349,7 @@ function safeSink(sink: ReplySink): ReplySink {
         sink.item(id, data, traceId, meta);
       } catch {
         fallback(id, traceId);
-        throw new ServiceError('INTERNAL_ERROR', 'Stream item could not be encoded', 500);
+        throw catalogueError('INTERNAL_ERROR', 'Stream item could not be encoded');
       }
     },
     end: (id, traceId, meta) => {

@@ -22,7 +22,7 @@ import { nextConnectionId } from '../gateway-core';
 import { drainOrClose } from '../drain-or-close';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { CallSession } from '../session/call-session';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 import { BAD_HEADER, encodeFrame, FrameReader, FrameType } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { tcpContexts } from './context';
@@ -177,7 +177,7 @@ export class TcpTransport {
         }
       }
       if (this.#partialBytes > maxPartial) {
-        refuse(new ServiceError('RESOURCE_EXHAUSTED', `Incomplete frames of all connections exceed ${maxPartial} bytes`, 503, { limit: maxPartial }));
+        refuse(catalogueError('RESOURCE_EXHAUSTED', `Incomplete frames of all connections exceed ${maxPartial} bytes`, { limit: maxPartial }));
         return;
       }
       if (held === 0 || frames.length > 0) {
@@ -185,7 +185,7 @@ export class TcpTransport {
         frameTimer = undefined;
       }
       if (held > 0 && frameTimer === undefined && frameTimeout > 0) {
-        frameTimer = setTimeout(() => refuse(new ServiceError('FRAME_TIMEOUT', `A frame was not completed within ${frameTimeout} ms`, 408, { frameTimeout })), frameTimeout);
+        frameTimer = setTimeout(() => refuse(catalogueError('FRAME_TIMEOUT', `A frame was not completed within ${frameTimeout} ms`, { frameTimeout })), frameTimeout);
       }
     });
     const finishWhenIdle = (): void => {

@@ -6,8 +6,9 @@
  * messages are CallSession's, so UDP answers bad input as TCP and WebSocket do.
  */
 import type { RemoteInfo } from 'node:dgram';
-import type { RequestContext } from '../../core/request-context';
-import { decodeFailure, GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import type { RequestContext, TracingInfo } from '../../core/request-context';
+import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
+import { envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
@@ -34,31 +35,91 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   const service = message.service;
   const method = message.method;
   if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-    replies.error(peer, id, GatewayErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
+    replies.error(peer, id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
     return;
   }
   if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-    replies.error(peer, undefined, GatewayErrors.badRequest('"id" must be a string or a number'), traceId);
+    replies.error(peer, undefined, ServiceErrors.badRequest('"id" must be a string or a number'), traceId);
     return;
   }
   const resolved = core.dispatcher.resolve(service, method);
   const streaming = resolved === undefined ? 'none' : resolved.streaming;
   if (streaming !== 'none') {
     // Datagrams give no ordering or end-of-stream: every streaming mode is refused.
-    replies.error(peer, id, GatewayErrors.unsupportedStreaming('udp', streaming), traceId);
+    replies.error(peer, id, ServiceErrors.unsupportedStreaming('udp', streaming), traceId);
     return;
   }
   let request: unknown;
+  let refusal: ServiceError | undefined;
   try {
     request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
   } catch (error) {
-    replies.error(peer, id, decodeFailure(error), traceId);
+    refusal = decodeFailure(error);
+  }
+  let timeout: number | undefined;
+  try {
+    timeout = envelopeTimeout(message.timeout);
+  } catch (error) {
+    replies.error(peer, id, toServiceError(error), traceId);
+    return;
+  }
+  if (timeout !== undefined) {
+    startWithDeadline(core, replies, message, peer, signal, { id, tracing, resolved, request, refusal, timeout });
     return;
   }
   const context = udpContext(peer, message, tracing, signal);
-  core.dispatcher.call(resolved, service, method, request, context, message).then(
+  const running = refusal === undefined ? core.dispatcher.call(resolved, service, method, request, context, message) : core.dispatcher.refuse(resolved, service, method, refusal, context, message);
+  running.then(
     (result) => answer(replies, peer, id, method, resolved, result, traceId, context),
     (error: unknown) => replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true)),
+  );
+}
+
+interface DeadlineCall {
+  readonly id: unknown;
+  readonly tracing: TracingInfo;
+  readonly resolved: ResolvedMethod | undefined;
+  readonly request: unknown;
+  readonly refusal: ServiceError | undefined;
+  readonly timeout: number;
+}
+
+/**
+ * A call with an envelope `timeout`: its own signal, aborted at the deadline
+ * (or with the transport's), and one reply, whichever comes first: the
+ * handler's answer or DEADLINE_EXCEEDED.
+ */
+function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message: EnvelopeRequest, peer: RemoteInfo, transport: AbortSignal, call: DeadlineCall): void {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  transport.addEventListener('abort', stop, { once: true });
+  const context = udpContext(peer, message, call.tracing, controller.signal);
+  const traceId = call.tracing.traceId;
+  let replied = false;
+  const settle = (): boolean => {
+    if (replied) return false;
+    replied = true;
+    clearTimeout(timer);
+    transport.removeEventListener('abort', stop);
+    return true;
+  };
+  const timer = setTimeout(() => {
+    if (!settle()) return;
+    replies.error(peer, call.id, ServiceErrors.deadlineExceeded(call.timeout), traceId, envelopeMetadata(context, true));
+    controller.abort();
+  }, call.timeout);
+  const service = message.service as string;
+  const method = message.method as string;
+  const running = call.refusal === undefined
+    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message)
+    : core.dispatcher.refuse(call.resolved, service, method, call.refusal, context, message);
+  running.then(
+    (result) => {
+      if (settle()) answer(replies, peer, call.id, method, call.resolved, result, traceId, context);
+    },
+    (error: unknown) => {
+      if (settle()) replies.error(peer, call.id, toServiceError(error), traceId, envelopeMetadata(context, true));
+    },
   );
 }
 

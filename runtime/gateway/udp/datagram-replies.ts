@@ -11,7 +11,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { RemoteInfo, Socket } from 'node:dgram';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { encodeFrame, encodeJsonFrame, FrameType } from '../wire/frame-codec';
 import type { EnvelopeMetadata } from '../wire/envelope-metadata';
@@ -62,7 +62,7 @@ class DatagramOut {
   }
 }
 
-const unencodable = (): ServiceError => new ServiceError('INTERNAL_ERROR', 'Reply could not be encoded', 500);
+const unencodable = (): ServiceError => catalogueError('INTERNAL_ERROR', 'Reply could not be encoded');
 
 /** Replies as frames: type 2 `{id, method, data, traceId}`, type 3 `{id, error, traceId}`. */
 class FrameReplies implements DatagramReplies {

@@ -15,7 +15,7 @@
  * replaces the frame codec for custom datagram formats.
  */
 import dgram, { type RemoteInfo, type Socket } from 'node:dgram';
-import { GatewayErrors, toServiceError } from '../errors';
+import { ServiceErrors, toServiceError } from '../errors';
 import { FixedWindowLimiter } from '../rate-limit';
 import type { RateLimitConfig } from '../types';
 import type { GatewayCore } from '../gateway-core';
@@ -104,7 +104,7 @@ export class UdpTransport {
     if (core.observed) core.emit({ type: 'message', protocol: 'udp', direction: 'in', bytes: msg.length });
     const replies = this.#repliesFor(socket, config, maxPacket);
     if (msg.length > maxPacket) {
-      replies.refuse(rinfo, GatewayErrors.tooLarge('Datagram', maxPacket), msg.length);
+      replies.refuse(rinfo, ServiceErrors.tooLarge('Datagram', maxPacket), msg.length);
       return;
     }
     let message: unknown;
@@ -114,14 +114,14 @@ export class UdpTransport {
         message = parseMessage(msg);
       } else {
         const frame: Frame = decodeFrame(msg, maxPacket);
-        if (frame.type !== FrameType.Request) throw GatewayErrors.badRequest(`UDP carries request frames (type 1) only, got type ${frame.type}`);
+        if (frame.type !== FrameType.Request) throw ServiceErrors.badRequest(`UDP carries request frames (type 1) only, got type ${frame.type}`);
         message = frame.payload;
       }
       if (config.routeMessage !== undefined) {
         const routed = config.routeMessage(message);
         if (routed !== undefined && routed !== null) message = { ...(message as object), ...routed };
       }
-      if (message === null || typeof message !== 'object') throw GatewayErrors.badRequest('A UDP message must decode to an object');
+      if (message === null || typeof message !== 'object') throw ServiceErrors.badRequest('A UDP message must decode to an object');
     } catch (e) {
       replies.refuse(rinfo, toServiceError(e), msg.length);
       return;

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
-import { GatewayErrors, ServiceError } from '../errors';
+import { catalogueError, type ServiceError, ServiceErrors } from '../errors';
 import { msgpackRefusal } from './msgpack-bounds';
 
 /** `configureWebSocket({messageFormat})` values. */
@@ -43,12 +43,12 @@ export function decodeEnvelope(format: 'json' | 'msgpack', data: Buffer | ArrayB
       if (!tooDeep) value = msgpackDecode(bytes);
     }
   } catch {
-    throw new ServiceError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack', 400);
+    throw catalogueError('MALFORMED_MESSAGE', format === 'json' ? 'Message is not valid JSON' : 'Message is not valid MessagePack');
   }
-  if (tooDeep) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw GatewayErrors.badRequest('A message must be an object');
+  if (tooDeep) throw catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw ServiceErrors.badRequest('A message must be an object');
   // msgpack keys are not text we could pre-screen: every msgpack message is scanned.
-  if (suspect && hasPrototypeKeys(value)) throw GatewayErrors.prototypeKey();
+  if (suspect && hasPrototypeKeys(value)) throw ServiceErrors.prototypeKey();
   return value as Record<string, unknown>;
 }
 

@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { GatewayErrors, toServiceError, type ServiceError } from '../errors';
+import { ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { nextConnectionId } from '../gateway-core';
@@ -179,7 +179,7 @@ export class WebSocketTransport {
       if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'in', bytes: bytes.length, connectionId });
       try {
         if (format === 'binary') {
-          if (!isBinary) throw GatewayErrors.badRequest('This connection speaks the binary frame format');
+          if (!isBinary) throw ServiceErrors.badRequest('This connection speaks the binary frame format');
           handleFrame(decodeFrame(bytes, config.maxPayload ?? 1 << 20), session, sink);
           return;
         }

@@ -9,7 +9,7 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { LengthPrefixedReader, type Envelope } from '../../core/envelope-reader';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 
 export type { Envelope } from '../../core/envelope-reader';
 
@@ -28,13 +28,13 @@ export function encodeEnvelope(flags: number, data: Uint8Array): Buffer {
 }
 
 function tooLarge(size: number, limit: number): ServiceError {
-  return new ServiceError('RESOURCE_EXHAUSTED', `Message of ${size} bytes exceeds the ${limit}-byte limit`, 429, { limit });
+  return catalogueError('RESOURCE_EXHAUSTED', `Message of ${size} bytes exceeds the ${limit}-byte limit`, { limit });
 }
 
 /** Incremental parser: push chunks, take whole envelopes; its refusals are gateway ServiceErrors. */
 export class EnvelopeReader extends LengthPrefixedReader {
   constructor(limit: number) {
-    super(limit, { tooLarge, truncated: () => new ServiceError('INVALID_ARGUMENT', 'Request body ended inside a message envelope', 400) });
+    super(limit, { tooLarge, truncated: () => catalogueError('INVALID_ARGUMENT', 'Request body ended inside a message envelope') });
   }
 }
 

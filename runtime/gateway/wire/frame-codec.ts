@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, PROTOTYPE_KEY_MESSAGE, textMayHavePrototypeKeys } from '../../core/prototype-keys';
 import { PrefixedFrameReader } from '../../core/prefixed-frame-reader';
-import { ServiceError } from '../errors';
+import { catalogueError, type ServiceError } from '../errors';
 
 /** The only frame version; replies carry it too. */
 export const FRAME_VERSION = 1;
@@ -55,7 +55,7 @@ export function encodeJsonFrame(type: number, json: string): Buffer {
 
 /** The error for a frame that breaks the layout. */
 export function malformed(message: string): ServiceError {
-  return new ServiceError('MALFORMED_FRAME', message, 400);
+  return catalogueError('MALFORMED_FRAME', message);
 }
 
 /** Parses the JSON payload; it must be a JSON object. */
@@ -64,7 +64,7 @@ export function parsePayload(bytes: Buffer): Record<string, unknown> {
 }
 
 function parsePayloadText(text: string): Record<string, unknown> {
-  if (jsonTextTooDeep(text)) throw new ServiceError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE, 400);
+  if (jsonTextTooDeep(text)) throw catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -72,7 +72,7 @@ function parsePayloadText(text: string): Record<string, unknown> {
     throw malformed('Frame payload is not valid JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed('Frame payload must be a JSON object');
-  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw new ServiceError('INVALID_JSON', PROTOTYPE_KEY_MESSAGE, 400);
+  if (textMayHavePrototypeKeys(text) && hasPrototypeKeys(value)) throw catalogueError('INVALID_JSON', PROTOTYPE_KEY_MESSAGE);
   return value as Record<string, unknown>;
 }
 
@@ -80,7 +80,7 @@ function parsePayloadText(text: string): Record<string, unknown> {
 export function readHeader(buffer: Buffer, offset: number, maxPayload: number): number {
   if (buffer[offset] !== FRAME_VERSION) throw malformed(`Unsupported frame version ${buffer[offset] ?? 'missing'}`);
   const length = buffer.readUInt32BE(offset + 2);
-  if (length > maxPayload) throw new ServiceError('FRAME_TOO_LARGE', `Frame payload of ${length} bytes exceeds the limit of ${maxPayload}`, 413, { limit: maxPayload });
+  if (length > maxPayload) throw catalogueError('FRAME_TOO_LARGE', `Frame payload of ${length} bytes exceeds the limit of ${maxPayload}`, { limit: maxPayload });
   return length;
 }
 

@@ -5,7 +5,7 @@
  * And the reverse: a request-side frame turned into CallSession events.
  */
 import type { Protocol } from '../../core/request-context';
-import { GatewayErrors, type ServiceError } from '../errors';
+import { ServiceErrors, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { CallSession, EnvelopeRequest, ReplySink } from '../session/call-session';
 import { BAD_HEADER, BAD_PAYLOAD, encodeFrame, encodeJsonFrame, FrameType, type Frame } from './frame-codec';
@@ -55,6 +55,6 @@ export function handleFrame(frame: Frame, session: CallSession, sink: ReplySink)
       sink.error(undefined, p.error as ServiceError, undefined);
       return;
     default:
-      sink.error(p.id, GatewayErrors.badRequest(`Frame type ${frame.type} is not a request-side type (1, 6, 7 or 8)`), undefined);
+      sink.error(p.id, ServiceErrors.badRequest(`Frame type ${frame.type} is not a request-side type (1, 6, 7 or 8)`), undefined);
   }
 }

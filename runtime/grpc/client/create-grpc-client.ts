@@ -7,10 +7,10 @@
  * AsyncIterable. Every failure is a GrpcError.
  */
 import { Client, credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
-import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../descriptor';
+import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../../rpc/descriptor';
 import type { MetadataRecord } from '../../core/call-metadata';
 import { GrpcError, metadataToRecord, recordToMetadata } from '../errors';
-import { isStreamingMode } from '../handler-kind';
+import { isStreamingMode } from '../../rpc/streaming-kind';
 import type { MethodBinding } from '../method-binding';
 import { resolveProtoService, type ProtoServiceSource } from '../proto-definition';
 import { descriptorMethodBinding, jsonBinding, modeOf } from '../service-forms';

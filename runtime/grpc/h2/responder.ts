@@ -150,9 +150,11 @@ function stopDeadline(call: Responder): void {
 }
 
 /** Answers a stream no call was made for (unknown method, bad encoding) with a Trailers-Only status. */
-export function refuseStream(stream: ServerHttp2Stream, code: number, details: string): void {
+export function refuseStream(stream: ServerHttp2Stream, code: number, details: string, errorCode?: string): void {
   if (!writable(stream)) return;
   const headers = statusHeaders(code, details, undefined);
+  // fw's own code for the refusal, as every transport names it (rpc/error-catalogue.ts).
+  if (errorCode !== undefined) headers['x-error-code'] = errorCode;
   headers[':status'] = 200;
   headers['content-type'] = CONTENT_TYPE;
   headers['grpc-accept-encoding'] = ACCEPT_ENCODING;

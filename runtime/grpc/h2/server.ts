@@ -11,6 +11,8 @@ import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHt
 import type { Duplex } from 'node:stream';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
+import { ServiceErrors } from '../../rpc/error-catalogue';
+import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
@@ -165,6 +167,15 @@ export class H2GrpcServer {
     return h2;
   }
 
+  /** The catalogue's error for a path no method serves: the service is unknown, or only the method. */
+  #unknown(path: string): ServiceError {
+    const slash = path.indexOf('/', 1);
+    const service = slash === -1 ? path.slice(1) : path.slice(1, slash);
+    const method = slash === -1 ? '' : path.slice(slash + 1);
+    for (const served of this.#methods.keys()) if (served.startsWith(`/${service}/`)) return ServiceErrors.methodNotFound(service, method);
+    return ServiceErrors.serviceNotFound(service);
+  }
+
   #onStream(stream: CallStream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {
     stream.on('error', ignore);
     const session = stream.session as ServerHttp2Session | undefined;
@@ -178,7 +189,8 @@ export class H2GrpcServer {
     const served = this.#methods.get(path);
     if (served === undefined) {
       trackWithoutCall(stream, session);
-      refuseStream(stream, GrpcStatus.UNIMPLEMENTED, `No method ${path} is served here`);
+      const unknown = this.#unknown(path);
+      refuseStream(stream, GrpcStatus.UNIMPLEMENTED, unknown.message, unknown.code);
       return;
     }
     const encoding = headers['grpc-encoding'] as string | undefined;

@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import type { ServiceDescriptor, MessageCodec } from '../../../runtime/grpc/descriptor';
+import type { ServiceDescriptor, MessageCodec } from '../../../runtime/rpc/descriptor';
 import { createServiceDiscovery, DiscoveryConfigError, type ServiceDiscovery } from '../../../runtime/gateway/discovery';
 import { ctx, fromArray, runPool, startInstance, type TestInstance } from './test-instances';
 

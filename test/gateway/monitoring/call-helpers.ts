@@ -4,7 +4,7 @@ import { CollectedCallMetadata, incomingFromHeaders } from '../../../runtime/cor
 import { compose } from '../../../runtime/core/compose';
 import type { Protocol, RequestContext } from '../../../runtime/core/request-context';
 import type { DispatchCall, DispatchInterceptor } from '../../../runtime/gateway/extension-points';
-import type { StreamingMode } from '../../../runtime/grpc/descriptor';
+import type { StreamingMode } from '../../../runtime/rpc/descriptor';
 
 let nextClient = 0;
 

@@ -12,10 +12,10 @@
  */
 import { fromBinary, fromJson, toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { pathToString } from '@bufbuild/protobuf/reflect';
-import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from '../grpc/descriptor';
-import { locateJsonError } from './json-error-path';
-import { hasRules, schemaSetOf, tsProtoReadsJson, type SchemaSet } from './schema-registry';
-import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from './violations';
+import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from './descriptor';
+import { locateJsonError } from '../validation/json-error-path';
+import { hasRules, schemaSetOf, tsProtoReadsJson, type SchemaSet } from '../validation/schema-registry';
+import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
 
 /** Per-service (or per-gateway) decoding options. */
 export interface GateOptions {

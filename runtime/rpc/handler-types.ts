@@ -5,8 +5,8 @@
  * → async generator over an async iterable. Generated handler interfaces and
  * the runtime's `addService(descriptor, implementation)` both use these.
  */
-import type { StreamingMode } from '../grpc/descriptor';
-import type { RequestContext } from './request-context';
+import type { StreamingMode } from './descriptor';
+import type { RequestContext } from '../core/request-context';
 
 export type UnaryHandler<Req, Res> = (request: Req, context: RequestContext) => Promise<Res> | Res;
 export type ServerStreamingHandler<Req, Res> = (request: Req, context: RequestContext) => AsyncIterable<Res>;
