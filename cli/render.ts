@@ -9,7 +9,7 @@ import { relativeModule } from './module-paths';
 import type { FileModel, HttpRouteModel, Json, MethodModel, TsTypeRef } from './model';
 import { openApiDocument } from './openapi';
 import { packageRoot } from './package-root';
-import { handlerTypeName, stubSignature } from './stub-signature';
+import { handlerTypeName, stubSignature, type SignatureTypes } from './stub-signature';
 import { compileTemplate, type Template } from './template-cache';
 import { tsLiteral } from './ts-literal';
 
@@ -153,9 +153,9 @@ export function renderBrowser(file: FileModel, importSuffix = ''): string {
   return template('service-browser.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
 }
 
-/** Renders one stub method (also used by the merge to append new RPCs). */
-export function renderStubMethod(m: MethodModel, indent: string): string {
-  const sig = stubSignature(m);
+/** Renders one stub method (also used by the merge to append new RPCs, with the stub's names of the types). */
+export function renderStubMethod(m: MethodModel, indent: string, types?: SignatureTypes): string {
+  const sig = stubSignature(m, types);
   return template('stub-method.ts.hbs')({ jsdoc: jsdoc(m.comment, indent), indent, signature: sig.text, path: m.path }).replace(/\n$/, '');
 }
 
