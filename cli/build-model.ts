@@ -3,6 +3,7 @@
  * model of services, methods, `google.api.http` rules and `buf.validate`
  * schemas that the templates render.
  */
+import { handlerName } from './handler-name';
 import {
   getOption,
   hasOption,
@@ -181,7 +182,7 @@ export class ModelBuilder {
     const schemaBuilder = new SchemaBuilder(this.rulesOf, '#/components/schemas/');
     const services: ServiceModel[] = file.services.map((service, si) => {
       const methods: MethodModel[] = service.methods.map((m, mi) => {
-        const localName = m.name.charAt(0).toLowerCase() + m.name.slice(1);
+        const localName = handlerName(m.name);
         schemaBuilder.ref(m.input);
         schemaBuilder.ref(m.output);
         return {

@@ -3,7 +3,7 @@
  * the full set of generated files in memory (deterministic: same inputs, same
  * bytes) plus the stubs to create or merge; writing and checking are separate.
  */
-import { bufBuild } from './buf-build';
+import { bufBuild, workspaceTargets } from './buf-build';
 import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
@@ -71,10 +71,7 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
       inputs.roots,
       inputs.files.map((f) => f.absolute),
     );
-    const moduleOfRoot = new Map<string, string>();
-    for (const [name, root] of ws.modules) moduleOfRoot.set(root, name);
-    const targets = inputs.files.map((f) => `${moduleOfRoot.get(f.root) ?? 'src0'}/${f.relative}`);
-    const building = bufBuild(ws, targets, cwd);
+    const building = bufBuild(ws, workspaceTargets(ws, inputs), cwd);
     // Settled below; this keeps a failure during the loading from going unobserved.
     building.catch(() => undefined);
     modelStage = loadModelStage();
