@@ -10,7 +10,7 @@ import type { FileModel } from './model';
 import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './render';
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
-import { acquireTsProto } from './run-ts-proto';
+import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
  * The reflection runtime and the model stage, loaded while buf builds: they
@@ -83,7 +83,25 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
   } finally {
     ws?.dispose();
   }
-  const wanted = inputs.files.map((f) => f.relative);
+  return renderAll(bytes, inputs.files.map((f) => f.relative), moduleSystem, plugin, modelStage);
+}
+
+/**
+ * Runs stages 2–4 over a FileDescriptorSet that holds `wanted` (root-relative
+ * paths) and their imports: what `protoc-gen-fw` does with the files of a
+ * CodeGeneratorRequest, so both produce the same bytes.
+ */
+export function generateFromDescriptors(bytes: Uint8Array, wanted: readonly string[], moduleSystem: ModuleSystem): Promise<GenerationPlan> {
+  return renderAll(bytes, wanted, moduleSystem, acquireTsProto(), loadModelStage());
+}
+
+async function renderAll(
+  bytes: Uint8Array,
+  wanted: readonly string[],
+  moduleSystem: ModuleSystem,
+  plugin: TsProtoRun,
+  modelStage: ReturnType<typeof loadModelStage>,
+): Promise<GenerationPlan> {
   const suffix = importSuffix(moduleSystem);
   const tsProto = plugin.generate(bytes, wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.
