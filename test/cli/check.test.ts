@@ -65,9 +65,9 @@ describe('fw-gen --check', () => {
     expect(result.stderr).toContain('generated/greet.fw.ts (stale)');
     expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method, has a stale signature or imports a name that is gone)');
     expect(result.stdout).toContain('+  async sayToAll(requests: AsyncIterable<HelloRequest>');
-    // The changed embedded descriptor shows as a short fingerprint, not kilobytes of base64.
-    expect(result.stdout).toMatch(/^-  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
-    expect(result.stdout).toMatch(/^\+  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    // The changed descriptor line (under the comment naming its element) shows as a short fingerprint.
+    expect(result.stdout).toMatch(/^- +'…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    expect(result.stdout).toMatch(/^\+ +'…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
     expect(Math.max(...result.stdout.split('\n').map((l) => l.length))).toBeLessThan(400);
   });
 
