@@ -3,7 +3,8 @@
  * (separate `import type` statements, inline `type` modifiers, namespace
  * imports, aliases, default imports, any order, comments, CRLF) read from the
  * syntax tree, and the text edits that make the needed names resolvable:
- * - a needed name already bound in any form is reused (its alias or `ns.Name`);
+ * - a needed name already bound in any form is reused (its alias or `ns.Name`),
+ *   and a name the stub imports from elsewhere is never bound a second time;
  * - a missing type goes into an existing import of its module (an `import type`
  *   first), else into a new `import type` line; a missing value never goes into
  *   an `import type`;
@@ -122,6 +123,11 @@ export class StubImportSection {
     return refs;
   }
 
+  /** True when some import binds the name `local` (of whatever module: the stub's choice stands). */
+  #binds(local: string): boolean {
+    return this.#statements.some((st) => st.namespace === local || st.named?.specifiers.some((sp) => sp.local === local) === true);
+  }
+
   /** True when `local` is bound to `name` of `module` as a value. */
   #boundAsValue(module: string, name: string, local: string): boolean {
     return this.#statements.some((st) => st.module === module && st.named?.specifiers.some((sp) => sp.name === name && sp.local === local && !sp.typeOnly) === true);
@@ -153,11 +159,13 @@ export class StubImportSection {
     };
     for (const n of needed) {
       if (!n.value) {
-        if (this.references(n.module, n.name).length === 0) push(addTypes, n);
+        if (this.references(n.module, n.name).length === 0 && !this.#binds(n.local)) push(addTypes, n);
         continue;
       }
       if (this.#boundAsValue(n.module, n.name, n.local)) continue;
       const asType = this.#findSpecifier(n.module, n.name, n.local);
+      // The name is taken by an import of something else: adding it would declare it twice.
+      if (asType === undefined && this.#binds(n.local)) continue;
       if (asType?.spec.inlineType === true) {
         // `{ type GrpcError }` → `{ GrpcError }`: the binding becomes a value.
         out.push({ at: asType.spec.start, end: asType.spec.nameStart, text: '' });

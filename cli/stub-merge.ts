@@ -81,7 +81,8 @@ function upToDate(text: string, file: FileModel, imports: StubImports): boolean 
     const exported = imports.exportsOf(module);
     if (exported !== undefined && [...names].some((n) => !exported.has(n))) return false;
   }
-  if (neededTypes(file, imports).some((n) => bound.get(n.module)?.has(n.local) !== true)) return false;
+  const boundAnywhere = new Set([...bound.values()].flatMap((names) => [...names]));
+  if (neededTypes(file, imports).some((n) => !boundAnywhere.has(n.local))) return false;
   const expected = new Set<string>();
   for (const s of file.services) {
     if (!text.includes(`class ${s.name}Impl implements ${s.name}Handlers`)) return false;
