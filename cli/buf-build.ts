@@ -7,12 +7,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from './cli-error';
+import type { Inputs } from './collect-inputs';
 import type { Workspace } from './include-root';
 
 let bufCommand: { file: string; prefix: string[] } | undefined;
 
 /** The platform binary when installed (saves ~110 ms), else the Node wrapper. */
-function resolveBuf(): { file: string; prefix: string[] } {
+export function resolveBuf(): { file: string; prefix: string[] } {
   if (bufCommand !== undefined) return bufCommand;
   const platform = process.platform === 'win32' ? 'win32' : process.platform;
   const binary = process.platform === 'win32' ? 'buf.exe' : 'buf';
@@ -81,16 +82,24 @@ function formatErrors(output: string, ws: Workspace, cwd: string): string {
   return lines.join('\n');
 }
 
+/** The module-relative paths (`src0/user.proto`) of the inputs inside `ws`. */
+export function workspaceTargets(ws: Workspace, inputs: Inputs): string[] {
+  const moduleOfRoot = new Map<string, string>();
+  for (const [name, root] of ws.modules) moduleOfRoot.set(root, name);
+  return inputs.files.map((f) => `${moduleOfRoot.get(f.root) ?? 'src0'}/${f.relative}`);
+}
+
 /**
  * Builds the given module-relative files (`src0/user.proto`) in `ws`.
  * Asynchronous, so the caller loads its later stages while buf works.
  * @returns the encoded FileDescriptorSet, files in dependency order
  * @throws InputError with `file:line:col: message` lines on compile errors
  */
-export function bufBuild(ws: Workspace, targets: readonly string[], cwd: string): Promise<Uint8Array> {
+export function bufBuild(ws: Workspace, targets: readonly string[], cwd: string, format: 'descriptor-set' | 'image' = 'descriptor-set'): Promise<Uint8Array> {
   const config = JSON.stringify({ version: 'v2', modules: ws.moduleNames.map((p) => ({ path: p })) });
   const out = path.join(ws.dir, 'image.binpb');
-  const args = ['build', '--config', config, '--error-format', 'json', '--as-file-descriptor-set', '-o', out];
+  // A buf image also marks which files are imports, which `buf breaking --exclude-imports` reads.
+  const args = ['build', '--config', config, '--error-format', 'json', ...(format === 'image' ? [] : ['--as-file-descriptor-set']), '-o', out];
   for (const t of targets) args.push('--path', t);
   args.push('.');
   const buf = resolveBuf();

@@ -3,6 +3,7 @@
  * model of services, methods, `google.api.http` rules and `buf.validate`
  * schemas that the templates render.
  */
+import { handlerName } from './handler-name';
 import {
   getOption,
   hasOption,
@@ -15,7 +16,7 @@ import {
   type FileRegistry,
 } from '@bufbuild/protobuf';
 import { simpleSchemaOf, standaloneSchema, SchemaBuilder, type FieldRulesJson, type RulesReader } from './json-schema';
-import type { FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
+import type { DescriptorFile, FileModel, HttpRouteModel, Json, MethodModel, ServiceModel, SimpleSchema, TsTypeRef } from './model';
 import { idempotencyOf } from './idempotency-level';
 import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/path-template';
 import { InputError } from './cli-error';
@@ -146,7 +147,7 @@ export class ModelBuilder {
   }
 
   /** Base64 FileDescriptorProtos of `file` and its transitive imports, imports first. */
-  private reflectionDescriptors(file: DescFile): string[] {
+  private reflectionDescriptors(file: DescFile): DescriptorFile[] {
     const ordered: DescFile[] = [];
     const seen = new Set<string>();
     const visit = (f: DescFile, depth: number): void => {
@@ -156,10 +157,10 @@ export class ModelBuilder {
       ordered.push(f);
     };
     visit(file, 0);
-    const out: string[] = [];
+    const out: DescriptorFile[] = [];
     for (const f of ordered) {
       const bytes = this.descriptorBytes.get(f.proto.name);
-      if (bytes !== undefined) out.push(Buffer.from(bytes).toString('base64'));
+      if (bytes !== undefined) out.push({ name: f.proto.name, bytes });
     }
     return out;
   }
@@ -181,7 +182,7 @@ export class ModelBuilder {
     const schemaBuilder = new SchemaBuilder(this.rulesOf, '#/components/schemas/');
     const services: ServiceModel[] = file.services.map((service, si) => {
       const methods: MethodModel[] = service.methods.map((m, mi) => {
-        const localName = m.name.charAt(0).toLowerCase() + m.name.slice(1);
+        const localName = handlerName(m.name);
         schemaBuilder.ref(m.input);
         schemaBuilder.ref(m.output);
         return {
@@ -227,7 +228,7 @@ export class ModelBuilder {
       services,
       imports,
       schemas,
-      fileDescriptorProtos: this.reflectionDescriptors(file),
+      descriptorFiles: this.reflectionDescriptors(file),
     };
   }
 }

@@ -3,14 +3,14 @@
  * the full set of generated files in memory (deterministic: same inputs, same
  * bytes) plus the stubs to create or merge; writing and checking are separate.
  */
-import { bufBuild } from './buf-build';
+import { bufBuild, workspaceTargets } from './buf-build';
 import type { Inputs } from './collect-inputs';
 import { createWorkspace } from './include-root';
 import type { FileModel } from './model';
 import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './render';
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
-import { acquireTsProto } from './run-ts-proto';
+import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
  * The reflection runtime and the model stage, loaded while buf builds: they
@@ -71,10 +71,7 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
       inputs.roots,
       inputs.files.map((f) => f.absolute),
     );
-    const moduleOfRoot = new Map<string, string>();
-    for (const [name, root] of ws.modules) moduleOfRoot.set(root, name);
-    const targets = inputs.files.map((f) => `${moduleOfRoot.get(f.root) ?? 'src0'}/${f.relative}`);
-    const building = bufBuild(ws, targets, cwd);
+    const building = bufBuild(ws, workspaceTargets(ws, inputs), cwd);
     // Settled below; this keeps a failure during the loading from going unobserved.
     building.catch(() => undefined);
     modelStage = loadModelStage();
@@ -86,7 +83,25 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
   } finally {
     ws?.dispose();
   }
-  const wanted = inputs.files.map((f) => f.relative);
+  return renderAll(bytes, inputs.files.map((f) => f.relative), moduleSystem, plugin, modelStage);
+}
+
+/**
+ * Runs stages 2–4 over a FileDescriptorSet that holds `wanted` (root-relative
+ * paths) and their imports: what `protoc-gen-fw` does with the files of a
+ * CodeGeneratorRequest, so both produce the same bytes.
+ */
+export function generateFromDescriptors(bytes: Uint8Array, wanted: readonly string[], moduleSystem: ModuleSystem): Promise<GenerationPlan> {
+  return renderAll(bytes, wanted, moduleSystem, acquireTsProto(), loadModelStage());
+}
+
+async function renderAll(
+  bytes: Uint8Array,
+  wanted: readonly string[],
+  moduleSystem: ModuleSystem,
+  plugin: TsProtoRun,
+  modelStage: ReturnType<typeof loadModelStage>,
+): Promise<GenerationPlan> {
   const suffix = importSuffix(moduleSystem);
   const tsProto = plugin.generate(bytes, wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.

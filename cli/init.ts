@@ -3,12 +3,14 @@
  * a strict tsconfig (ES modules by default, `--module commonjs` for CommonJS),
  * `proto/<name>.proto` with a unary and a server-streaming RPC mapped to HTTP,
  * generated code, the handler stub under `src/` with working bodies, a server
- * on all five protocols, a test with `fw/testing`, a CI workflow and a README.
+ * on all five protocols, a test with `fw/testing`, a CI workflow (with the
+ * breaking-change check on pull requests), buf.yaml and buf.gen.yaml, and a README.
  * Existing files are never overwritten (package.json is merged).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { scaffoldBufGenYaml, scaffoldBufYaml } from './buf-config';
 import { ExitCode, InputError } from './cli-error';
 import { fwSpec, scaffoldManifest } from './init-manifest';
 import { importSuffix, parseModuleFlag, type ModuleSystem } from './module-system';
@@ -73,6 +75,8 @@ function scaffoldFiles(names: ScaffoldNames, system: ModuleSystem): Map<string, 
     ['src/main.ts', render('main.ts.hbs')],
     [`test/${names.protoName}.test.ts`, render('service.test.ts.hbs')],
     ['.github/workflows/ci.yml', render('ci.yml.hbs')],
+    ['buf.yaml', scaffoldBufYaml()],
+    ['buf.gen.yaml', scaffoldBufGenYaml(system)],
     ['README.md', render('README.md.hbs')],
     ['.gitignore', render('gitignore.hbs')],
   ]);

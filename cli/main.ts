@@ -1,5 +1,5 @@
 /**
- * `fw-gen` command line: `fw-gen <files|dirs…> [--out generated] [--stubs src] [--check] [--watch]`,
+ * `fw-gen` command line: `fw-gen <files|dirs…> [--out generated] [--stubs src] [--check [--against <git-ref>]] [--watch]`,
  * and `fw-gen init [dir]` for a new service (cli/init.ts).
  * Exit codes: 0 ok, 1 `--check` found drift, 2 usage or input error
  * (docs/codegen.md).
@@ -45,6 +45,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--module <system>', 'esm or commonjs (default: detected from package.json "type" and tsconfig "module")')
     .option('-I, --proto-path <dir>', 'extra import root (repeatable)', collect, [])
     .option('--check', 'compare instead of writing; exit 1 with a diff when anything is out of date', false)
+    .option('--against <git-ref>', 'with --check: also fail on breaking changes since <git-ref> (buf breaking)')
+    .option('--breaking <category>', 'buf breaking category for --against: FILE, PACKAGE, WIRE_JSON or WIRE', 'WIRE_JSON')
     .option('--watch', 're-run whenever a .proto changes', false)
     .option('-q, --quiet', 'print only warnings and errors', false)
     .version(version(), '-v, --version')

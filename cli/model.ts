@@ -61,6 +61,13 @@ export interface MethodModel {
   simpleSchema: SimpleSchema;
 }
 
+/** One file's FileDescriptorProto. */
+export interface DescriptorFile {
+  /** Proto path: `user.proto`, `google/protobuf/timestamp.proto`. */
+  name: string;
+  bytes: Uint8Array;
+}
+
 /** One proto service. */
 export interface ServiceModel {
   name: string;
@@ -82,6 +89,6 @@ export interface FileModel {
   imports: TsTypeRef[];
   /** JSON Schemas of every message reachable from the services, by proto name. */
   schemas: { [protoName: string]: Json };
-  /** Base64 FileDescriptorProtos of this file and its imports (imports first), for server reflection. */
-  fileDescriptorProtos: string[];
+  /** FileDescriptorProtos (no source info) of this file and its imports, imports first: for reflection and validation. */
+  descriptorFiles: DescriptorFile[];
 }

@@ -12,7 +12,8 @@ import { importSpecifier } from './module-paths';
 import { importSuffix } from './module-system';
 import { OPENAPI_MARKER_KEY } from './openapi';
 import { renderStub } from './render';
-import { mergeStub } from './stub-merge';
+import { exportedNames } from './module-exports';
+import { mergeStub, type StubImports } from './stub-merge';
 
 /** Where things go. */
 export interface OutputTarget {
@@ -72,10 +73,18 @@ function readOr(file: string): string | undefined {
   }
 }
 
-function stubImports(target: OutputTarget, model: FileModel, stubFile: string, suffix: string): { fwModule: string; moduleOf(stem: string): string } {
+function stubImports(plan: GenerationPlan, target: OutputTarget, model: FileModel, stubFile: string): StubImports {
+  const suffix = importSuffix(plan.moduleSystem);
+  // What each generated module exports, under the specifier the stub imports it by.
+  const exports = new Map<string, Set<string>>();
+  for (const [rel, content] of plan.files) {
+    if (!rel.endsWith('.ts')) continue;
+    exports.set(importSpecifier(stubFile, path.join(target.outDir, rel.slice(0, -'.ts'.length)), suffix), exportedNames(content));
+  }
   return {
     fwModule: importSpecifier(stubFile, path.join(target.outDir, `${model.stem}.fw`), suffix),
     moduleOf: (stem) => importSpecifier(stubFile, path.join(target.outDir, stem), suffix),
+    exportsOf: (specifier) => exports.get(specifier),
   };
 }
 
@@ -84,7 +93,7 @@ function plannedStubs(plan: GenerationPlan, target: OutputTarget, warnings: stri
   const stubs = new Map<string, { current: string | undefined; next: string }>();
   for (const model of plan.stubModels) {
     const file = path.join(target.stubDir, stubPath(model));
-    const imports = stubImports(target, model, file, importSuffix(plan.moduleSystem));
+    const imports = stubImports(plan, target, model, file);
     const current = readOr(file);
     if (current === undefined) {
       stubs.set(file, { current, next: renderStub(model, imports.fwModule, imports.moduleOf) });
@@ -168,7 +177,7 @@ export function checkPlan(plan: GenerationPlan, target: OutputTarget): OutputRep
   for (const [file, stub] of plannedStubs(plan, target, report.warnings)) {
     if (stub.current === stub.next) continue;
     const display = path.relative(target.cwd, file);
-    report.changed.push(`${display} (${stub.current === undefined ? 'missing stub' : 'stub lacks a method or has a stale signature'})`);
+    report.changed.push(`${display} (${stub.current === undefined ? 'missing stub' : 'stub lacks a method, has a stale signature or imports a name that is gone'})`);
     report.diffs.push(diffOf(display, stub.current, stub.next));
   }
   for (const file of extras(plan, target)) {

@@ -5,11 +5,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { descriptorChunks } from './descriptor-chunks';
 import { relativeModule } from './module-paths';
 import type { FileModel, HttpRouteModel, Json, MethodModel, TsTypeRef } from './model';
 import { openApiDocument } from './openapi';
 import { packageRoot } from './package-root';
-import { handlerTypeName, stubSignature } from './stub-signature';
+import { isShippedDescriptor } from './shipped-descriptors';
+import { handlerTypeName, stubSignature, type SignatureTypes } from './stub-signature';
 import { compileTemplate, type Template } from './template-cache';
 import { tsLiteral } from './ts-literal';
 
@@ -88,26 +90,15 @@ function httpRuleJson(route: HttpRouteModel): Json {
 export function renderFw(file: FileModel, importSuffix = ''): string {
   const services = file.services.map((s) => {
     const routes: { key: string; target: string }[] = [];
-    const bindings: string[] = [];
     for (const m of s.methods) {
-      const all: HttpRouteModel[] = [...m.http.map((h) => ({ ...h })), { method: 'POST', path: m.defaultRoute, routerPath: m.defaultRoute, params: [], body: '*', shape: '' }];
-      for (const h of all) {
-        // routerPath is the template itself when Express cannot say it, so sub-patterns keep routes apart.
-        routes.push({ key: `${h.method} ${h.routerPath}`, target: `${s.name}.${m.localName}` });
-        const b: { [k: string]: Json } = { verb: h.method, path: h.path, routerPath: h.routerPath };
-        if (h.body !== undefined) b['body'] = h.body;
-        if (h.responseBody !== undefined) b['responseBody'] = h.responseBody;
-        b['rpc'] = m.name;
-        b['method'] = m.localName;
-        b['streaming'] = m.streaming;
-        bindings.push(tsLiteral(b, '  '));
-      }
+      const all: HttpRouteModel[] = [...m.http, { method: 'POST', path: m.defaultRoute, routerPath: m.defaultRoute, params: [], body: '*', shape: '' }];
+      // routerPath is the template itself when Express cannot say it, so sub-patterns keep routes apart.
+      for (const h of all) routes.push({ key: `${h.method} ${h.routerPath}`, target: `${s.name}.${m.localName}` });
     }
     return {
       ...s,
       jsdoc: jsdoc(s.comment ?? `Descriptor of ${s.typeName}.`, ''),
       routes,
-      bindings,
       methods: s.methods.map((m) => ({
         ...m,
         jsdoc: jsdoc(m.comment, '  '),
@@ -124,8 +115,11 @@ export function renderFw(file: FileModel, importSuffix = ''): string {
     };
   });
   const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod, importSuffix));
-  // Base64 of one descriptor per line: long, but generated and deterministic.
-  const descriptors = file.fileDescriptorProtos.map((b64) => `'${b64}'`);
+  const descriptors = file.descriptorFiles.map((d) =>
+    isShippedDescriptor(d.name)
+      ? { name: d.name, shipped: true }
+      : { name: d.name, shipped: false, chunks: descriptorChunks(d.bytes, d.name).map((c) => ({ label: c.label, base64: Buffer.from(c.bytes).toString('base64') })) },
+  );
   return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });
 }
 
@@ -153,9 +147,9 @@ export function renderBrowser(file: FileModel, importSuffix = ''): string {
   return template('service-browser.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
 }
 
-/** Renders one stub method (also used by the merge to append new RPCs). */
-export function renderStubMethod(m: MethodModel, indent: string): string {
-  const sig = stubSignature(m);
+/** Renders one stub method (also used by the merge to append new RPCs, with the stub's names of the types). */
+export function renderStubMethod(m: MethodModel, indent: string, types?: SignatureTypes): string {
+  const sig = stubSignature(m, types);
   return template('stub-method.ts.hbs')({ jsdoc: jsdoc(m.comment, indent), indent, signature: sig.text, path: m.path }).replace(/\n$/, '');
 }
 

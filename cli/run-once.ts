@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ExitCode, InputError } from './cli-error';
+import { breakingChanges, parseBreakingCategory } from './breaking-check';
 import { collectInputs } from './collect-inputs';
 import { generate } from './generate';
 import { detectModuleSystem, parseModuleFlag } from './module-system';
@@ -18,6 +19,10 @@ export interface CliOptions {
   module?: string;
   protoPath: string[];
   check: boolean;
+  /** With `check`: also compare the protos with those at this git revision (`buf breaking`). */
+  against?: string;
+  /** The `buf breaking` category for `against`. */
+  breaking?: string;
   watch: boolean;
   quiet: boolean;
 }
@@ -34,10 +39,20 @@ export async function runOnce(args: readonly string[], options: CliOptions, cwd:
       pruneExtras: args.every((a) => fs.statSync(path.resolve(cwd, a)).isDirectory()),
     };
     const moduleSystem = detectModuleSystem(outDir, options.module === undefined ? undefined : parseModuleFlag(options.module)).system;
+    if (options.against !== undefined && !options.check) throw new InputError('fw-gen: --against compares protos and is used with --check');
+    const category = parseBreakingCategory(options.breaking ?? 'WIRE_JSON');
     const plan = await generate(inputs, cwd, moduleSystem);
     if (options.check) {
       const report = checkPlan(plan, target);
       for (const w of report.warnings) err(w);
+      const breaking =
+        options.against === undefined
+          ? []
+          : await breakingChanges({ args, protoPath: options.protoPath, cwd, ref: options.against, category, stubDir: target.stubDir });
+      if (breaking.length > 0) {
+        err(`fw-gen --check --against ${options.against ?? ''}: ${plural(breaking.length, `breaking change`)} (${category}):\n${breaking.map((b) => `  ${b}`).join('\n')}`);
+      }
+      if (report.changed.length === 0 && breaking.length > 0) return ExitCode.drift;
       if (report.changed.length === 0) {
         if (!options.quiet) log(`fw-gen: ${plural(plan.files.size, 'generated file')} and ${plural(plan.stubModels.length, 'stub')} ${plan.files.size + plan.stubModels.length === 1 ? 'is' : 'are'} up to date`);
         return ExitCode.ok;

@@ -1,42 +1,88 @@
 /**
  * Stage 5 for stubs: merges the model into an existing `x.service.ts`.
- * ts-morph only locates things; every change is a text edit at a known range,
- * so untouched bytes (bodies, comments, formatting) stay identical:
+ * The syntax tree only locates things; every change is a text edit at a known
+ * range, so untouched bytes (bodies, comments, formatting) stay identical:
  * - a new RPC is appended to its class as an UNIMPLEMENTED stub;
  * - a changed request/response type or streaming kind rewrites that part of
  *   the signature only; the body is kept;
- * - a handler whose RPC is gone is reported, never deleted.
+ * - a handler whose RPC is gone is reported, never deleted;
+ * - imports are merged by kind (stub-imports.ts): names a signature needs are
+ *   added, names the generated modules no longer export are dropped.
+ * The merge of its own output changes nothing, so `fw-gen` then `--check` is clean.
  * ts-morph is loaded lazily (~0.5 s): only when the quick text check fails.
  */
 import type { ClassDeclaration, MethodDeclaration, SourceFile } from 'ts-morph';
 import type { FileModel, MethodModel, ServiceModel, TsTypeRef } from './model';
 import { jsdoc, renderStubMethod } from './render';
-import { streamingWords, stubSignature, writtenStreaming } from './stub-signature';
+import { StubImportSection, type NeededName } from './stub-imports';
+import { streamingWords, stubSignature, writtenStreaming, type SignatureTypes } from './stub-signature';
+import { applyEdits, type TextEdit } from './text-edits';
 
 /** Result of a merge. */
 export interface MergeResult {
   /** The merged text (identical to the input when nothing changed). */
   text: string;
-  /** One line per orphaned handler. */
+  /** One line per orphaned handler, changed streaming kind or dropped import. */
   warnings: string[];
-}
-
-interface Edit {
-  at: number;
-  end: number;
-  text: string;
 }
 
 /** Specifiers the stub imports from, resolved by the caller. */
 export interface StubImports {
   fwModule: string;
   moduleOf(stem: string): string;
+  /** The names a generated module exports, by specifier; undefined for modules fw-gen does not generate. */
+  exportsOf(specifier: string): ReadonlySet<string> | undefined;
 }
 
-const MEMBER_RE = /^([ \t]+)(?:(?:public|protected|static|override|readonly)\s+)*(?:async\s+)?(?:\*\s*)?([A-Za-z_$][\w$]*)\s*\(/gm;
+/** Where the stub template takes `RequestContext` and the UNIMPLEMENTED error from. */
+const RUNTIME_MODULE = 'fw';
+const GRPC_MODULE = 'fw/grpc';
 
-/** Quick path: every expected signature is present and no extra method exists. */
-function upToDate(text: string, file: FileModel): boolean {
+const MEMBER_RE = /^([ \t]+)(?:(?:public|protected|static|override|readonly)\s+)*(?:async\s+)?(?:\*\s*)?([A-Za-z_$][\w$]*)\s*\(/gm;
+const IMPORT_LINE = /^[ \t]*import\b/gm;
+const IMPORT_CLAUSE = /^[ \t]*import\s+(type\s+)?([^;'"]*?)\s*from\s*(['"])([^'"]+)\3/gm;
+
+/** The names each module's plainly written imports bind, or undefined when an import is written in a way this scan does not read. */
+function plainImports(text: string): Map<string, Set<string>> | undefined {
+  const bound = new Map<string, Set<string>>();
+  let statements = 0;
+  for (const m of text.matchAll(IMPORT_CLAUSE)) {
+    statements += 1;
+    const clause = m[2] as string;
+    if (clause.includes('/') || clause.includes('*')) return undefined;
+    const names = bound.get(m[4] as string) ?? new Set<string>();
+    const braces = /\{([^}]*)\}/.exec(clause);
+    for (const part of braces?.[1]?.split(',') ?? []) {
+      const words = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      if ((words[0] ?? '') === '') continue;
+      if (words.length > 1) return undefined;
+      names.add(words[0] as string);
+    }
+    bound.set(m[4] as string, names);
+  }
+  return statements === [...text.matchAll(IMPORT_LINE)].length ? bound : undefined;
+}
+
+/** The names every signature of `file` needs, in the form a new stub writes them. */
+function neededTypes(file: FileModel, imports: StubImports): NeededName[] {
+  const refs: TsTypeRef[] = file.services.flatMap((s) => s.methods.flatMap((m) => [m.request, m.response]));
+  return [
+    { module: RUNTIME_MODULE, name: 'RequestContext', local: 'RequestContext', value: false },
+    ...file.services.map((s) => ({ module: imports.fwModule, name: `${s.name}Handlers`, local: `${s.name}Handlers`, value: false })),
+    ...refs.map((r) => ({ module: imports.moduleOf(r.module), name: r.exportName, local: r.localName, value: false })),
+  ];
+}
+
+/** Quick path: the text already is what a merge would produce (plain imports, exact signatures, no extra method). */
+function upToDate(text: string, file: FileModel, imports: StubImports): boolean {
+  const bound = plainImports(text);
+  if (bound === undefined) return false;
+  for (const [module, names] of bound) {
+    const exported = imports.exportsOf(module);
+    if (exported !== undefined && [...names].some((n) => !exported.has(n))) return false;
+  }
+  const boundAnywhere = new Set([...bound.values()].flatMap((names) => [...names]));
+  if (neededTypes(file, imports).some((n) => !boundAnywhere.has(n.local))) return false;
   const expected = new Set<string>();
   for (const s of file.services) {
     if (!text.includes(`class ${s.name}Impl implements ${s.name}Handlers`)) return false;
@@ -74,9 +120,34 @@ function findClass(sf: SourceFile, service: ServiceModel): ClassDeclaration | un
   );
 }
 
+const squeeze = (s: string): string => s.replace(/\s+/g, '');
+
+/** How the stub can write a message type: its existing references, or the name a new import binds. */
+class TypeNames {
+  constructor(
+    private readonly section: StubImportSection,
+    private readonly imports: StubImports,
+  ) {}
+
+  all(ref: TsTypeRef): string[] {
+    const refs = this.section.references(this.imports.moduleOf(ref.module), ref.exportName);
+    return refs.length > 0 ? refs : [ref.localName];
+  }
+
+  /** The reference a rewritten or new signature uses: the import name when bound, else the stub's own. */
+  preferred(ref: TsTypeRef): string {
+    const refs = this.all(ref);
+    return refs.includes(ref.localName) ? ref.localName : (refs[0] as string);
+  }
+
+  of(m: MethodModel): SignatureTypes {
+    return { request: this.preferred(m.request), response: this.preferred(m.response) };
+  }
+}
+
 /** Rewrites a handler's signature to the model's; returns the streaming mode its old signature had. */
-function signatureEdits(method: MethodDeclaration, model: MethodModel, edits: Edit[]): MethodModel['streaming'] {
-  const sig = stubSignature(model);
+function signatureEdits(method: MethodDeclaration, model: MethodModel, names: TypeNames, edits: TextEdit[]): MethodModel['streaming'] {
+  const sig = stubSignature(model, names.of(model));
   const wantsGenerator = sig.prefix.includes('*');
   const node = method.compilerNode;
   const written = writtenStreaming(node.asteriskToken !== undefined, method.getParameters()[0]?.getTypeNode()?.getText());
@@ -88,56 +159,20 @@ function signatureEdits(method: MethodDeclaration, model: MethodModel, edits: Ed
     const at = asterisk !== undefined ? asterisk.getStart() : nameStart;
     edits.push({ at, end: at, text: 'async ' });
   }
-  const first = method.getParameters()[0];
-  const typeNode = first?.getTypeNode();
-  if (typeNode !== undefined && typeNode.getText() !== sig.paramType) edits.push({ at: typeNode.getStart(), end: typeNode.getEnd(), text: sig.paramType });
+  // Any way the stub already names the types (alias, namespace, spacing) is kept.
+  const accepts = (written: string, shapes: (t: string) => string, ref: TsTypeRef): boolean =>
+    names.all(ref).some((t) => squeeze(shapes(t)) === squeeze(written));
+  const streamIn = model.streaming === 'client' || model.streaming === 'bidirectional';
+  const streamOut = model.streaming === 'server' || model.streaming === 'bidirectional';
+  const typeNode = method.getParameters()[0]?.getTypeNode();
+  if (typeNode !== undefined && !accepts(typeNode.getText(), (t) => (streamIn ? `AsyncIterable<${t}>` : t), model.request)) {
+    edits.push({ at: typeNode.getStart(), end: typeNode.getEnd(), text: sig.paramType });
+  }
   const ret = method.getReturnTypeNode();
-  if (ret !== undefined && ret.getText() !== sig.returnType) edits.push({ at: ret.getStart(), end: ret.getEnd(), text: sig.returnType });
+  if (ret !== undefined && !accepts(ret.getText(), (t) => (streamOut ? `AsyncGenerator<${t}, void>` : `Promise<${t}>`), model.response)) {
+    edits.push({ at: ret.getStart(), end: ret.getEnd(), text: sig.returnType });
+  }
   return written;
-}
-
-function importEdits(sf: SourceFile, file: FileModel, imports: StubImports, edits: Edit[], nl: string): void {
-  const wanted = new Map<string, TsTypeRef[]>();
-  for (const r of file.imports) {
-    const mod = imports.moduleOf(r.module);
-    wanted.set(mod, [...(wanted.get(mod) ?? []), r]);
-  }
-  const handlerNames = file.services.map((s) => `${s.name}Handlers`);
-  const decls = sf.getImportDeclarations();
-  const pending: string[] = [];
-  const addNames = (mod: string, specs: { name: string; text: string }[]): void => {
-    const decl = decls.find((d) => d.getModuleSpecifierValue() === mod);
-    const named = decl?.getNamedImports() ?? [];
-    const have = new Set(named.map((n) => (n.getAliasNode() ?? n.getNameNode()).getText()));
-    const missing = specs.filter((s) => !have.has(s.name));
-    if (missing.length === 0) return;
-    const last = named[named.length - 1];
-    if (decl !== undefined && last !== undefined) {
-      edits.push({ at: last.getEnd(), end: last.getEnd(), text: missing.map((m) => `, ${m.text}`).join('') });
-    } else {
-      pending.push(`import type { ${missing.map((m) => m.text).join(', ')} } from '${mod}';`);
-    }
-  };
-  for (const [mod, refs] of [...wanted.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    addNames(
-      mod,
-      refs.map((r) => ({ name: r.localName, text: r.localName === r.exportName ? r.exportName : `${r.exportName} as ${r.localName}` })),
-    );
-  }
-  addNames(imports.fwModule, handlerNames.map((n) => ({ name: n, text: n })));
-  if (pending.length > 0) {
-    const lastDecl = decls[decls.length - 1];
-    const at = lastDecl !== undefined ? lastDecl.getEnd() : 0;
-    edits.push({ at, end: at, text: (lastDecl !== undefined ? nl : '') + pending.join(nl) + (lastDecl !== undefined ? '' : nl) });
-  }
-}
-
-function applyEdits(text: string, edits: Edit[]): string {
-  // Apply from the end so earlier offsets stay valid; same-offset inserts keep their order.
-  const ordered = edits.map((e, i) => ({ ...e, i })).sort((a, b) => b.at - a.at || b.i - a.i);
-  let out = text;
-  for (const e of ordered) out = out.slice(0, e.at) + e.text + out.slice(e.end);
-  return out;
 }
 
 /**
@@ -145,22 +180,26 @@ function applyEdits(text: string, edits: Edit[]): string {
  * @param stubName the stub's display path, for warnings
  */
 export function mergeStub(text: string, file: FileModel, imports: StubImports, stubName: string): MergeResult {
-  if (upToDate(text, file)) return { text, warnings: [] };
+  if (upToDate(text, file, imports)) return { text, warnings: [] };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Project } = require('ts-morph') as typeof import('ts-morph');
+  const { Project, ts } = require('ts-morph') as typeof import('ts-morph');
   const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { noLib: true } });
   const sf = project.createSourceFile('stub.ts', text);
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
-  const edits: Edit[] = [];
+  const section = new StubImportSection(ts, sf.compilerNode, text, nl);
+  const names = new TypeNames(section, imports);
+  const edits: TextEdit[] = [];
   const warnings: string[] = [];
+  let appended = false;
   for (const service of file.services) {
     const cls = findClass(sf, service);
     if (cls === undefined) {
       const indent = '  ';
-      const body = service.methods.map((m) => renderStubMethod(m, indent)).join('\n\n');
+      const body = service.methods.map((m) => renderStubMethod(m, indent, names.of(m))).join('\n\n');
       const doc = jsdoc(service.comment ?? `Handlers of ${service.typeName}.`, '').split('\n').join(nl);
       const added = `${nl}${doc}export class ${service.name}Impl implements ${service.name}Handlers {${nl}${body.split('\n').join(nl)}${nl}}${nl}`;
       edits.push({ at: text.length, end: text.length, text: added });
+      appended = true;
       continue;
     }
     const indent = detectIndent(cls, text);
@@ -168,7 +207,7 @@ export function mergeStub(text: string, file: FileModel, imports: StubImports, s
     for (const method of cls.getMethods()) {
       const model = wanted.get(method.getName());
       if (model !== undefined) {
-        const written = signatureEdits(method, model, edits);
+        const written = signatureEdits(method, model, names, edits);
         if (written !== model.streaming) {
           warnings.push(
             `fw-gen: ${stubName}: ${cls.getName() ?? service.name}.${method.getName()} is now ${streamingWords(model.streaming)} (was ${streamingWords(written)}); its signature changed, rewrite the body`,
@@ -181,9 +220,10 @@ export function mergeStub(text: string, file: FileModel, imports: StubImports, s
     const existing = new Set(cls.getMethods().map((m) => m.getName()));
     const missing = service.methods.filter((m) => !existing.has(m.localName));
     if (missing.length > 0) {
+      appended = true;
       const members = cls.getMembers();
       const lastMember = members[members.length - 1];
-      const added = missing.map((m) => renderStubMethod(m, indent).split('\n').join(nl)).join(nl + nl);
+      const added = missing.map((m) => renderStubMethod(m, indent, names.of(m)).split('\n').join(nl)).join(nl + nl);
       if (lastMember !== undefined) edits.push({ at: lastMember.getEnd(), end: lastMember.getEnd(), text: nl + nl + added });
       else {
         const open = text.indexOf('{', cls.getNameNode()?.getEnd() ?? cls.getStart());
@@ -191,6 +231,11 @@ export function mergeStub(text: string, file: FileModel, imports: StubImports, s
       }
     }
   }
-  importEdits(sf, file, imports, edits, nl);
+  // New UNIMPLEMENTED bodies throw GrpcError(GrpcStatus…): values, not types.
+  const values: NeededName[] = appended
+    ? ['GrpcError', 'GrpcStatus'].map((n) => ({ module: GRPC_MODULE, name: n, local: n, value: true }))
+    : [];
+  const dropped = section.edits([...values, ...neededTypes(file, imports)], imports.exportsOf, edits);
+  if (dropped.length > 0) warnings.push(`fw-gen: ${stubName}: dropped imports the generated code no longer exports: ${dropped.join(', ')}`);
   return { text: applyEdits(text, edits), warnings };
 }

@@ -16,10 +16,16 @@ export interface StubSignature {
   text: string;
 }
 
+/** How the stub writes the request and response types (default: their import names). */
+export interface SignatureTypes {
+  request: string;
+  response: string;
+}
+
 /** Signature of the stub method for `method`. */
-export function stubSignature(method: MethodModel): StubSignature {
-  const req = method.request.localName;
-  const res = method.response.localName;
+export function stubSignature(method: MethodModel, types?: SignatureTypes): StubSignature {
+  const req = types?.request ?? method.request.localName;
+  const res = types?.response ?? method.response.localName;
   const streamIn = method.streaming === 'client' || method.streaming === 'bidirectional';
   const streamOut = method.streaming === 'server' || method.streaming === 'bidirectional';
   const prefix = streamOut ? 'async *' : 'async ';

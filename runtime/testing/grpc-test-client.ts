@@ -1,5 +1,6 @@
 /**
- * `createGrpcTestClient(serviceName)` (spec 4.9): calls a registered gRPC
+ * `createGrpcTestClient(serviceName)` (spec 4.9), or `createGrpcTestClient(Descriptor)`
+ * for a client typed from generated code: calls a registered gRPC
  * service in process — no socket — through the same middleware, the same
  * codecs (every message is encoded and decoded, so what a handler sees is what
  * it would see over the wire) and the same error translation as the server.
@@ -11,6 +12,8 @@
 import { EventEmitter } from 'node:events';
 import { Metadata } from '@grpc/grpc-js';
 import type { MetadataRecord } from '../core/call-metadata';
+import type { PartialMessage } from '../core/partial-message';
+import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
 import type { GrpcApplication } from '../grpc/application';
 import { GrpcCall, type CallSource } from '../grpc/call';
 import { GrpcError, GENERIC_INTERNAL_MESSAGE, metadataToRecord, recordToMetadata } from '../grpc/errors';
@@ -45,18 +48,43 @@ export interface GrpcTestClientOptions {
 /** An untyped test client: PascalCase method names, `unknown` in and out. */
 export type UntypedGrpcTestClient = Record<string, (input: unknown, options?: GrpcTestCallOptions) => unknown>;
 
+/** Requests a streaming call takes: any (async) iterable of partial messages. */
+type RequestStream<Req> = AsyncIterable<PartialMessage<Req>> | Iterable<PartialMessage<Req>>;
+
+/** The test-client method of one method descriptor, by its streaming kind. */
+type GrpcTestMethod<D> =
+  D extends MethodDescriptor<infer Req, infer Res>
+    ? D extends { readonly streaming: 'server' }
+      ? (request: PartialMessage<Req>, options?: GrpcTestCallOptions) => AsyncIterable<Res>
+      : D extends { readonly streaming: 'client' }
+        ? (requests: RequestStream<Req>, options?: GrpcTestCallOptions) => Promise<Res>
+        : D extends { readonly streaming: 'bidirectional' }
+          ? (requests: RequestStream<Req>, options?: GrpcTestCallOptions) => AsyncIterable<Res>
+          : (request: PartialMessage<Req>, options?: GrpcTestCallOptions) => Promise<Res>
+    : never;
+
+/** The typed in-process client of a generated descriptor: the spec's PascalCase RPC names. */
+export type GrpcTestClient<M extends Record<string, MethodDescriptor>> = { [K in keyof M]: GrpcTestMethod<M[K]> };
+
 /**
+ * Calls a registered service in process. Given the generated descriptor,
+ * the client is typed from it; given a name (full `user.UserService` or
+ * short), its type is the optional type argument.
  * @example
  * import { createGrpcTestClient } from 'fw/testing';
- * const client = createGrpcTestClient<{ GetUser(req: { id: string }): Promise<{ id: string }> }>('UserService');
+ * import { UserServiceDescriptor } from '../generated/user.fw';
+ * const client = createGrpcTestClient(UserServiceDescriptor);
  * await expect(client.GetUser({ id: 'missing' })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
  */
-export function createGrpcTestClient<T extends object = UntypedGrpcTestClient>(serviceName: string, options: GrpcTestClientOptions = {}): T {
+export function createGrpcTestClient<M extends Record<string, MethodDescriptor>>(service: ServiceDescriptor<M>, options?: GrpcTestClientOptions): GrpcTestClient<M>;
+export function createGrpcTestClient<T extends object = UntypedGrpcTestClient>(serviceName: string, options?: GrpcTestClientOptions): T;
+export function createGrpcTestClient(service: string | ServiceDescriptor, options: GrpcTestClientOptions = {}): object {
+  const serviceName = typeof service === 'string' ? service : service.typeName;
   const hosted: HostedService | undefined = options.app !== undefined ? options.app.findService(serviceName) : findHostedService(serviceName);
   if (hosted === undefined) throw new Error(`createGrpcTestClient: no registered service named ${serviceName}`);
   const client: Record<string, unknown> = {};
   for (const binding of hosted.service.methods) client[binding.method] = caller(binding, hosted.pipeline, options);
-  return client as T;
+  return client;
 }
 
 class InProcessSource implements CallSource {

@@ -63,11 +63,11 @@ describe('fw-gen --check', () => {
     const result = check();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('generated/greet.fw.ts (stale)');
-    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method or has a stale signature)');
+    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method, has a stale signature or imports a name that is gone)');
     expect(result.stdout).toContain('+  async sayToAll(requests: AsyncIterable<HelloRequest>');
-    // The changed embedded descriptor shows as a short fingerprint, not kilobytes of base64.
-    expect(result.stdout).toMatch(/^-  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
-    expect(result.stdout).toMatch(/^\+  '…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    // The changed descriptor line (under the comment naming its element) shows as a short fingerprint.
+    expect(result.stdout).toMatch(/^- +'…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
+    expect(result.stdout).toMatch(/^\+ +'…' \(embedded descriptor: \d+ base64 chars, sha256 [0-9a-f]{12}, elided\),$/m);
     expect(Math.max(...result.stdout.split('\n').map((l) => l.length))).toBeLessThan(400);
   });
 
@@ -100,7 +100,7 @@ describe('fw-gen --check', () => {
     fs.writeFileSync(stub, text.slice(0, start) + text.slice(end));
     const result = check();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method or has a stale signature)');
+    expect(result.stderr).toContain('src/greet.service.ts (stub lacks a method, has a stale signature or imports a name that is gone)');
     expect(result.stdout).toContain('+  async *sayMany(request: HelloRequest, context: RequestContext): AsyncGenerator<HelloReply, void> {');
   });
 

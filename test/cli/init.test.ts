@@ -30,6 +30,8 @@ describe('fw-gen init', () => {
       '.github/workflows/ci.yml',
       '.gitignore',
       'README.md',
+      'buf.gen.yaml',
+      'buf.yaml',
       'generated/my_shop.browser.ts',
       'generated/my_shop.fw.ts',
       'generated/my_shop.openapi.json',
@@ -49,7 +51,14 @@ describe('fw-gen init', () => {
     const stub = fs.readFileSync(path.join(dir, 'src', 'my_shop.service.ts'), 'utf8');
     expect(stub).not.toContain('GrpcStatus.UNIMPLEMENTED');
     expect(stub).toContain('async *streamHellos(request: StreamHellosRequest, context: RequestContext): AsyncGenerator<HelloReply, void> {');
-    expect(fs.readFileSync(path.join(dir, '.github', 'workflows', 'ci.yml'), 'utf8')).toContain('npx fw-gen --check proto');
+    const ci = fs.readFileSync(path.join(dir, '.github', 'workflows', 'ci.yml'), 'utf8');
+    expect(ci).toContain('npx fw-gen --check proto');
+    expect(ci).toContain('npx fw-gen --check proto --against "origin/${GITHUB_BASE_REF}"');
+    expect(fs.readFileSync(path.join(dir, 'buf.gen.yaml'), 'utf8')).toContain('opt: module=esm');
+    // No hand-written client interface and no service name by hand: both come from the descriptor.
+    const test = fs.readFileSync(path.join(dir, 'test', 'my_shop.test.ts'), 'utf8');
+    expect(test).toContain('createGrpcTestClient(MyShopServiceDescriptor, { app })');
+    expect(test).not.toContain('my_shop.MyShopService');
     expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('npm install && npm test');
     const check = runCli(['--check', 'proto'], dir);
     expect(check.status).toBe(0);

@@ -160,4 +160,33 @@ describe('stub merge', () => {
     expect(merged).toContain(EDITED_BODY);
     expect(merged.indexOf(edited.slice(edited.indexOf('export class GreeterImpl')))).toBeGreaterThan(0);
   });
+
+  it('adds no name twice when a value import of the module sits above its type import, and --check is then clean', () => {
+    const p = fresh();
+    const text = fs.readFileSync(p.stub, 'utf8');
+    const typeImport = "import type { HelloReply, HelloRequest } from '../generated/greet';";
+    expect(text).toContain(typeImport);
+    fs.writeFileSync(p.stub, text.replace(typeImport, "import { HelloReply } from '../generated/greet';\nimport type { HelloRequest } from '../generated/greet';"));
+    fs.writeFileSync(p.proto, GREETER_ADDED.replace('returns (HelloReply);\n}', 'returns (HelloReply);\n  rpc Again(HelloRequestV2) returns (HelloReply);\n}'));
+    expect(p.gen().status).toBe(0);
+    const merged = fs.readFileSync(p.stub, 'utf8');
+    expect(merged).toContain("import { HelloReply } from '../generated/greet';\nimport type { HelloRequest, HelloRequestV2 } from '../generated/greet';");
+    expect(typecheck([p.stub])).toEqual([]);
+    expect(runCli(['--check', 'proto', '--out', 'generated'], p.dir).status).toBe(0);
+  });
+
+  it('drops an import of a message that is gone, naming it; --check flags the stale import first', () => {
+    const p = fresh();
+    const text = fs.readFileSync(p.stub, 'utf8');
+    fs.writeFileSync(p.stub, text.replace("import type { HelloReply, HelloRequest } from '../generated/greet';", "import type { HelloReply, HelloRequest, HelloRequestV2 } from '../generated/greet';"));
+    fs.writeFileSync(p.proto, GREETER_V1.replace('message HelloRequestV2 { string name = 1; string locale = 2; }\n', ''));
+    const check = runCli(['--check', 'proto', '--out', 'generated'], p.dir);
+    expect(check.status).toBe(1);
+    expect(check.stderr).toContain('src/greet.service.ts (stub lacks a method, has a stale signature or imports a name that is gone)');
+    const gen = p.gen();
+    expect(gen.status).toBe(0);
+    expect(gen.stderr).toContain('fw-gen: src/greet.service.ts: dropped imports the generated code no longer exports: HelloRequestV2');
+    expect(fs.readFileSync(p.stub, 'utf8')).toBe(text);
+    expect(typecheck([p.stub])).toEqual([]);
+  });
 });

@@ -71,6 +71,24 @@ describe('generated user service (fw-gen descriptor)', () => {
     await expect(client.deleteUser({ id: '1' })).resolves.toEqual({ success: true });
   });
 
+  it('createGrpcTestClient(Descriptor) is typed from the descriptor: PascalCase methods, partial requests, typed replies', async () => {
+    const app = newApp().addService(UserServiceDescriptor, handlers);
+    const inProcess = createGrpcTestClient(UserServiceDescriptor, { app });
+    const grace: User = await inProcess.GetUser({ id: '2' });
+    expect(grace.email).toBe('grace@example.com');
+    // @ts-expect-error -- GetUserRequest has no field `nope`: the request type comes from the descriptor.
+    await expect(inProcess.GetUser({ id: '404', nope: 1 })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+    const listed: string[] = [];
+    for await (const u of inProcess.ListUsers({ limit: 2 })) listed.push(u.name);
+    expect(listed).toHaveLength(2);
+    await expect(inProcess.CreateMultipleUsers([{ name: 'Z', email: 'z@example.com' }])).resolves.toMatchObject({ count: 1 });
+    const chat: string[] = [];
+    for await (const m of inProcess.ChatWithUsers([{ userId: 'u', message: 'yo' }])) chat.push(m.message);
+    expect(chat).toEqual(['welcome', 'YO']);
+    // @ts-expect-error -- the client has the spec's PascalCase names only.
+    expect(inProcess.getUser).toBeUndefined();
+  });
+
   it('streams in every direction', async () => {
     expect((await collect(client.listUsers({ limit: 2 }))).map((u) => u.name)).toEqual(['Ada', 'Grace']);
     expect((await collect(client.searchUsers({ query: 'Eds' }))).map((u) => u.name)).toEqual(['Edsger']);

@@ -4,16 +4,15 @@
 import type {
   BidiStreamingHandler,
   ClientStreamingHandler,
-  HttpRule,
   JsonSchema,
   MessageCodec,
   MethodDescriptor,
   PartialMessage,
   ServerStreamingHandler,
   ServiceDescriptor,
-  StreamingMode,
   UnaryHandler,
 } from 'fw';
+import { fileDescriptorProtos } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import { Empty } from './empty';
 import {
@@ -62,40 +61,64 @@ function responseCodec<T>(m: TsProtoMessage<T>): MessageCodec<T> {
 }
 
 /**
- * Serialized FileDescriptorProtos of src/proto/grpc/testing/test.proto and its imports (imports
- * first, source info stripped): server reflection describes the services with them.
+ * FileDescriptorProtos of src/proto/grpc/testing/test.proto and its imports, imports first (source info
+ * stripped), for server reflection and validation. Descriptors fw ships are named;
+ * the others are embedded as base64, one line per top-level element, so a diff
+ * shows which messages, enums or services changed.
  */
-const FILE_DESCRIPTOR_PROTOS: readonly Uint8Array[] = [
-  'CiJzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL2VtcHR5LnByb3RvEgxncnBjLnRlc3RpbmciBwoFRW1wdHlCKgobaW8uZ3JwYy50ZXN0aW5nLmludGVncmF0aW9uQgtFbXB0eVByb3Rvc2IGcHJvdG8z',
-  'CiVzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL21lc3NhZ2VzLnByb3RvEgxncnBjLnRlc3RpbmciIQoJQm9vbFZhbHVlEhQKBXZhbHVlGAEgASgIUgV2YWx1ZSJMCgdQYXlsb2FkEi0KBHR5cGUYASABKA4yGS5ncnBjLnRlc3RpbmcuUGF5bG9hZFR5cGVSBHR5cGUSEgoEYm9keRgCIAEoDFIEYm9keSI6CgpFY2hvU3RhdHVzEhIKBGNvZGUYASABKAVSBGNvZGUSGAoHbWVzc2FnZRgCIAEoCVIHbWVzc2FnZSKiBAoNU2ltcGxlUmVxdWVzdBI+Cg1yZXNwb25zZV90eXBlGAEgASgOMhkuZ3JwYy50ZXN0aW5nLlBheWxvYWRUeXBlUgxyZXNwb25zZVR5cGUSIwoNcmVzcG9uc2Vfc2l6ZRgCIAEoBVIMcmVzcG9uc2VTaXplEi8KB3BheWxvYWQYAyABKAsyFS5ncnBjLnRlc3RpbmcuUGF5bG9hZFIHcGF5bG9hZBIjCg1maWxsX3VzZXJuYW1lGAQgASgIUgxmaWxsVXNlcm5hbWUSKAoQZmlsbF9vYXV0aF9zY29wZRgFIAEoCFIOZmlsbE9hdXRoU2NvcGUSSAoTcmVzcG9uc2VfY29tcHJlc3NlZBgGIAEoCzIXLmdycGMudGVzdGluZy5Cb29sVmFsdWVSEnJlc3BvbnNlQ29tcHJlc3NlZBJBCg9yZXNwb25zZV9zdGF0dXMYByABKAsyGC5ncnBjLnRlc3RpbmcuRWNob1N0YXR1c1IOcmVzcG9uc2VTdGF0dXMSRAoRZXhwZWN0X2NvbXByZXNzZWQYCCABKAsyFy5ncnBjLnRlc3RpbmcuQm9vbFZhbHVlUhBleHBlY3RDb21wcmVzc2VkEiQKDmZpbGxfc2VydmVyX2lkGAkgASgIUgxmaWxsU2VydmVySWQSMwoWZmlsbF9ncnBjbGJfcm91dGVfdHlwZRgKIAEoCFITZmlsbEdycGNsYlJvdXRlVHlwZSKCAgoOU2ltcGxlUmVzcG9uc2USLwoHcGF5bG9hZBgBIAEoCzIVLmdycGMudGVzdGluZy5QYXlsb2FkUgdwYXlsb2FkEhoKCHVzZXJuYW1lGAIgASgJUgh1c2VybmFtZRIfCgtvYXV0aF9zY29wZRgDIAEoCVIKb2F1dGhTY29wZRIbCglzZXJ2ZXJfaWQYBCABKAlSCHNlcnZlcklkEkkKEWdycGNsYl9yb3V0ZV90eXBlGAUgASgOMh0uZ3JwYy50ZXN0aW5nLkdycGNsYlJvdXRlVHlwZVIPZ3JwY2xiUm91dGVUeXBlEhoKCGhvc3RuYW1lGAYgASgJUghob3N0bmFtZSKSAQoZU3RyZWFtaW5nSW5wdXRDYWxsUmVxdWVzdBIvCgdwYXlsb2FkGAEgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQSRAoRZXhwZWN0X2NvbXByZXNzZWQYAiABKAsyFy5ncnBjLnRlc3RpbmcuQm9vbFZhbHVlUhBleHBlY3RDb21wcmVzc2VkIlQKGlN0cmVhbWluZ0lucHV0Q2FsbFJlc3BvbnNlEjYKF2FnZ3JlZ2F0ZWRfcGF5bG9hZF9zaXplGAEgASgFUhVhZ2dyZWdhdGVkUGF5bG9hZFNpemUiggEKElJlc3BvbnNlUGFyYW1ldGVycxISCgRzaXplGAEgASgFUgRzaXplEh8KC2ludGVydmFsX3VzGAIgASgFUgppbnRlcnZhbFVzEjcKCmNvbXByZXNzZWQYAyABKAsyFy5ncnBjLnRlc3RpbmcuQm9vbFZhbHVlUgpjb21wcmVzc2VkIqMCChpTdHJlYW1pbmdPdXRwdXRDYWxsUmVxdWVzdBI+Cg1yZXNwb25zZV90eXBlGAEgASgOMhkuZ3JwYy50ZXN0aW5nLlBheWxvYWRUeXBlUgxyZXNwb25zZVR5cGUSUQoTcmVzcG9uc2VfcGFyYW1ldGVycxgCIAMoCzIgLmdycGMudGVzdGluZy5SZXNwb25zZVBhcmFtZXRlcnNSEnJlc3BvbnNlUGFyYW1ldGVycxIvCgdwYXlsb2FkGAMgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQSQQoPcmVzcG9uc2Vfc3RhdHVzGAcgASgLMhguZ3JwYy50ZXN0aW5nLkVjaG9TdGF0dXNSDnJlc3BvbnNlU3RhdHVzIk4KG1N0cmVhbWluZ091dHB1dENhbGxSZXNwb25zZRIvCgdwYXlsb2FkGAEgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQqHwoLUGF5bG9hZFR5cGUSEAoMQ09NUFJFU1NBQkxFEAAqbwoPR3JwY2xiUm91dGVUeXBlEh0KGUdSUENMQl9ST1VURV9UWVBFX1VOS05PV04QABIeChpHUlBDTEJfUk9VVEVfVFlQRV9GQUxMQkFDSxABEh0KGUdSUENMQl9ST1VURV9UWVBFX0JBQ0tFTkQQAkIdChtpby5ncnBjLnRlc3RpbmcuaW50ZWdyYXRpb25iBnByb3RvMw==',
-  'CiFzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL3Rlc3QucHJvdG8SDGdycGMudGVzdGluZxoic3JjL3Byb3RvL2dycGMvdGVzdGluZy9lbXB0eS5wcm90bxolc3JjL3Byb3RvL2dycGMvdGVzdGluZy9tZXNzYWdlcy5wcm90bzL8BAoLVGVzdFNlcnZpY2USNQoJRW1wdHlDYWxsEhMuZ3JwYy50ZXN0aW5nLkVtcHR5GhMuZ3JwYy50ZXN0aW5nLkVtcHR5EkYKCVVuYXJ5Q2FsbBIbLmdycGMudGVzdGluZy5TaW1wbGVSZXF1ZXN0GhwuZ3JwYy50ZXN0aW5nLlNpbXBsZVJlc3BvbnNlEmwKE1N0cmVhbWluZ091dHB1dENhbGwSKC5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nT3V0cHV0Q2FsbFJlcXVlc3QaKS5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nT3V0cHV0Q2FsbFJlc3BvbnNlMAESaQoSU3RyZWFtaW5nSW5wdXRDYWxsEicuZ3JwYy50ZXN0aW5nLlN0cmVhbWluZ0lucHV0Q2FsbFJlcXVlc3QaKC5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nSW5wdXRDYWxsUmVzcG9uc2UoARJpCg5GdWxsRHVwbGV4Q2FsbBIoLmdycGMudGVzdGluZy5TdHJlYW1pbmdPdXRwdXRDYWxsUmVxdWVzdBopLmdycGMudGVzdGluZy5TdHJlYW1pbmdPdXRwdXRDYWxsUmVzcG9uc2UoATABEmkKDkhhbGZEdXBsZXhDYWxsEiguZ3JwYy50ZXN0aW5nLlN0cmVhbWluZ091dHB1dENhbGxSZXF1ZXN0GikuZ3JwYy50ZXN0aW5nLlN0cmVhbWluZ091dHB1dENhbGxSZXNwb25zZSgBMAESPwoTVW5pbXBsZW1lbnRlZE1ldGhvZBITLmdycGMudGVzdGluZy5FbXB0eRoTLmdycGMudGVzdGluZy5FbXB0eTJVChRVbmltcGxlbWVudGVkU2VydmljZRI9ChFVbmltcGxlbWVudGVkQ2FsbBITLmdycGMudGVzdGluZy5FbXB0eRoTLmdycGMudGVzdGluZy5FbXB0eWIGcHJvdG8z',
-].map((base64) => new Uint8Array(Buffer.from(base64, 'base64')));
-
-/** One HTTP route of the gateway mapping (local: every generated file has its own copy). */
-interface FwHttpBinding {
-  verb: HttpRule['method'];
-  /** Path template as written in the proto (`/users/{id}`), or the default route. */
-  path: string;
-  /** The same path in fw's router syntax (`/users/:id`); templates Express cannot say (sub-patterns, `**`, verbs) stay as written. */
-  routerPath: string;
-  /** `*`, a request field name, or undefined when the request comes from path and query. */
-  body?: string;
-  /** `response_body`: the response field that is the HTTP reply, when not the whole message. */
-  responseBody?: string;
-  /** PascalCase RPC name. */
-  rpc: string;
-  /** camelCase method name, as in `<Service>.<method>`. */
-  method: string;
-  streaming: StreamingMode;
-}
-
-/** One entry of a WebSocket/UDP/TCP method table. */
-interface FwMethodBinding {
-  rpc: string;
-  streaming: StreamingMode;
-  requestType: string;
-  responseType: string;
-}
+const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
+  // src/proto/grpc/testing/empty.proto
+  [
+    // file src/proto/grpc/testing/empty.proto: name, package
+    'CiJzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL2VtcHR5LnByb3RvEgxncnBjLnRlc3Rpbmc=',
+    // message Empty
+    'IgcKBUVtcHR5',
+    // file src/proto/grpc/testing/empty.proto: options, syntax
+    'QioKG2lvLmdycGMudGVzdGluZy5pbnRlZ3JhdGlvbkILRW1wdHlQcm90b3NiBnByb3RvMw==',
+  ],
+  // src/proto/grpc/testing/messages.proto
+  [
+    // file src/proto/grpc/testing/messages.proto: name, package
+    'CiVzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL21lc3NhZ2VzLnByb3RvEgxncnBjLnRlc3Rpbmc=',
+    // message BoolValue
+    'IiEKCUJvb2xWYWx1ZRIUCgV2YWx1ZRgBIAEoCFIFdmFsdWU=',
+    // message Payload
+    'IkwKB1BheWxvYWQSLQoEdHlwZRgBIAEoDjIZLmdycGMudGVzdGluZy5QYXlsb2FkVHlwZVIEdHlwZRISCgRib2R5GAIgASgMUgRib2R5',
+    // message EchoStatus
+    'IjoKCkVjaG9TdGF0dXMSEgoEY29kZRgBIAEoBVIEY29kZRIYCgdtZXNzYWdlGAIgASgJUgdtZXNzYWdl',
+    // message SimpleRequest
+    'IqIECg1TaW1wbGVSZXF1ZXN0Ej4KDXJlc3BvbnNlX3R5cGUYASABKA4yGS5ncnBjLnRlc3RpbmcuUGF5bG9hZFR5cGVSDHJlc3BvbnNlVHlwZRIjCg1yZXNwb25zZV9zaXplGAIgASgFUgxyZXNwb25zZVNpemUSLwoHcGF5bG9hZBgDIAEoCzIVLmdycGMudGVzdGluZy5QYXlsb2FkUgdwYXlsb2FkEiMKDWZpbGxfdXNlcm5hbWUYBCABKAhSDGZpbGxVc2VybmFtZRIoChBmaWxsX29hdXRoX3Njb3BlGAUgASgIUg5maWxsT2F1dGhTY29wZRJIChNyZXNwb25zZV9jb21wcmVzc2VkGAYgASgLMhcuZ3JwYy50ZXN0aW5nLkJvb2xWYWx1ZVIScmVzcG9uc2VDb21wcmVzc2VkEkEKD3Jlc3BvbnNlX3N0YXR1cxgHIAEoCzIYLmdycGMudGVzdGluZy5FY2hvU3RhdHVzUg5yZXNwb25zZVN0YXR1cxJEChFleHBlY3RfY29tcHJlc3NlZBgIIAEoCzIXLmdycGMudGVzdGluZy5Cb29sVmFsdWVSEGV4cGVjdENvbXByZXNzZWQSJAoOZmlsbF9zZXJ2ZXJfaWQYCSABKAhSDGZpbGxTZXJ2ZXJJZBIzChZmaWxsX2dycGNsYl9yb3V0ZV90eXBlGAogASgIUhNmaWxsR3JwY2xiUm91dGVUeXBl',
+    // message SimpleResponse
+    'IoICCg5TaW1wbGVSZXNwb25zZRIvCgdwYXlsb2FkGAEgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQSGgoIdXNlcm5hbWUYAiABKAlSCHVzZXJuYW1lEh8KC29hdXRoX3Njb3BlGAMgASgJUgpvYXV0aFNjb3BlEhsKCXNlcnZlcl9pZBgEIAEoCVIIc2VydmVySWQSSQoRZ3JwY2xiX3JvdXRlX3R5cGUYBSABKA4yHS5ncnBjLnRlc3RpbmcuR3JwY2xiUm91dGVUeXBlUg9ncnBjbGJSb3V0ZVR5cGUSGgoIaG9zdG5hbWUYBiABKAlSCGhvc3RuYW1l',
+    // message StreamingInputCallRequest
+    'IpIBChlTdHJlYW1pbmdJbnB1dENhbGxSZXF1ZXN0Ei8KB3BheWxvYWQYASABKAsyFS5ncnBjLnRlc3RpbmcuUGF5bG9hZFIHcGF5bG9hZBJEChFleHBlY3RfY29tcHJlc3NlZBgCIAEoCzIXLmdycGMudGVzdGluZy5Cb29sVmFsdWVSEGV4cGVjdENvbXByZXNzZWQ=',
+    // message StreamingInputCallResponse
+    'IlQKGlN0cmVhbWluZ0lucHV0Q2FsbFJlc3BvbnNlEjYKF2FnZ3JlZ2F0ZWRfcGF5bG9hZF9zaXplGAEgASgFUhVhZ2dyZWdhdGVkUGF5bG9hZFNpemU=',
+    // message ResponseParameters
+    'IoIBChJSZXNwb25zZVBhcmFtZXRlcnMSEgoEc2l6ZRgBIAEoBVIEc2l6ZRIfCgtpbnRlcnZhbF91cxgCIAEoBVIKaW50ZXJ2YWxVcxI3Cgpjb21wcmVzc2VkGAMgASgLMhcuZ3JwYy50ZXN0aW5nLkJvb2xWYWx1ZVIKY29tcHJlc3NlZA==',
+    // message StreamingOutputCallRequest
+    'IqMCChpTdHJlYW1pbmdPdXRwdXRDYWxsUmVxdWVzdBI+Cg1yZXNwb25zZV90eXBlGAEgASgOMhkuZ3JwYy50ZXN0aW5nLlBheWxvYWRUeXBlUgxyZXNwb25zZVR5cGUSUQoTcmVzcG9uc2VfcGFyYW1ldGVycxgCIAMoCzIgLmdycGMudGVzdGluZy5SZXNwb25zZVBhcmFtZXRlcnNSEnJlc3BvbnNlUGFyYW1ldGVycxIvCgdwYXlsb2FkGAMgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQSQQoPcmVzcG9uc2Vfc3RhdHVzGAcgASgLMhguZ3JwYy50ZXN0aW5nLkVjaG9TdGF0dXNSDnJlc3BvbnNlU3RhdHVz',
+    // message StreamingOutputCallResponse
+    'Ik4KG1N0cmVhbWluZ091dHB1dENhbGxSZXNwb25zZRIvCgdwYXlsb2FkGAEgASgLMhUuZ3JwYy50ZXN0aW5nLlBheWxvYWRSB3BheWxvYWQ=',
+    // enum PayloadType
+    'Kh8KC1BheWxvYWRUeXBlEhAKDENPTVBSRVNTQUJMRRAA',
+    // enum GrpclbRouteType
+    'Km8KD0dycGNsYlJvdXRlVHlwZRIdChlHUlBDTEJfUk9VVEVfVFlQRV9VTktOT1dOEAASHgoaR1JQQ0xCX1JPVVRFX1RZUEVfRkFMTEJBQ0sQARIdChlHUlBDTEJfUk9VVEVfVFlQRV9CQUNLRU5EEAI=',
+    // file src/proto/grpc/testing/messages.proto: options, syntax
+    'Qh0KG2lvLmdycGMudGVzdGluZy5pbnRlZ3JhdGlvbmIGcHJvdG8z',
+  ],
+  // src/proto/grpc/testing/test.proto
+  [
+    // file src/proto/grpc/testing/test.proto: name, package, dependency
+    'CiFzcmMvcHJvdG8vZ3JwYy90ZXN0aW5nL3Rlc3QucHJvdG8SDGdycGMudGVzdGluZxoic3JjL3Byb3RvL2dycGMvdGVzdGluZy9lbXB0eS5wcm90bxolc3JjL3Byb3RvL2dycGMvdGVzdGluZy9tZXNzYWdlcy5wcm90bw==',
+    // service TestService
+    'MvwECgtUZXN0U2VydmljZRI1CglFbXB0eUNhbGwSEy5ncnBjLnRlc3RpbmcuRW1wdHkaEy5ncnBjLnRlc3RpbmcuRW1wdHkSRgoJVW5hcnlDYWxsEhsuZ3JwYy50ZXN0aW5nLlNpbXBsZVJlcXVlc3QaHC5ncnBjLnRlc3RpbmcuU2ltcGxlUmVzcG9uc2USbAoTU3RyZWFtaW5nT3V0cHV0Q2FsbBIoLmdycGMudGVzdGluZy5TdHJlYW1pbmdPdXRwdXRDYWxsUmVxdWVzdBopLmdycGMudGVzdGluZy5TdHJlYW1pbmdPdXRwdXRDYWxsUmVzcG9uc2UwARJpChJTdHJlYW1pbmdJbnB1dENhbGwSJy5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nSW5wdXRDYWxsUmVxdWVzdBooLmdycGMudGVzdGluZy5TdHJlYW1pbmdJbnB1dENhbGxSZXNwb25zZSgBEmkKDkZ1bGxEdXBsZXhDYWxsEiguZ3JwYy50ZXN0aW5nLlN0cmVhbWluZ091dHB1dENhbGxSZXF1ZXN0GikuZ3JwYy50ZXN0aW5nLlN0cmVhbWluZ091dHB1dENhbGxSZXNwb25zZSgBMAESaQoOSGFsZkR1cGxleENhbGwSKC5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nT3V0cHV0Q2FsbFJlcXVlc3QaKS5ncnBjLnRlc3RpbmcuU3RyZWFtaW5nT3V0cHV0Q2FsbFJlc3BvbnNlKAEwARI/ChNVbmltcGxlbWVudGVkTWV0aG9kEhMuZ3JwYy50ZXN0aW5nLkVtcHR5GhMuZ3JwYy50ZXN0aW5nLkVtcHR5',
+    // service UnimplementedService
+    'MlUKFFVuaW1wbGVtZW50ZWRTZXJ2aWNlEj0KEVVuaW1wbGVtZW50ZWRDYWxsEhMuZ3JwYy50ZXN0aW5nLkVtcHR5GhMuZ3JwYy50ZXN0aW5nLkVtcHR5',
+    // file src/proto/grpc/testing/test.proto: syntax
+    'YgZwcm90bzM=',
+  ],
+]);
 
 // ---------------------------------------------------------------------------
 // grpc.testing.TestService
@@ -591,91 +614,6 @@ export const TestServiceHttpRoutes: Readonly<Record<string, string>> = {
   'POST /TestService/unimplementedMethod': 'TestService.unimplementedMethod',
 };
 
-/** The same HTTP mapping with path templates, body rules and streaming modes. */
-export const TestServiceHttpBindings: readonly FwHttpBinding[] = [
-  {
-    verb: 'POST',
-    path: '/TestService/emptyCall',
-    routerPath: '/TestService/emptyCall',
-    body: '*',
-    rpc: 'EmptyCall',
-    method: 'emptyCall',
-    streaming: 'none',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/unaryCall',
-    routerPath: '/TestService/unaryCall',
-    body: '*',
-    rpc: 'UnaryCall',
-    method: 'unaryCall',
-    streaming: 'none',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/streamingOutputCall',
-    routerPath: '/TestService/streamingOutputCall',
-    body: '*',
-    rpc: 'StreamingOutputCall',
-    method: 'streamingOutputCall',
-    streaming: 'server',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/streamingInputCall',
-    routerPath: '/TestService/streamingInputCall',
-    body: '*',
-    rpc: 'StreamingInputCall',
-    method: 'streamingInputCall',
-    streaming: 'client',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/fullDuplexCall',
-    routerPath: '/TestService/fullDuplexCall',
-    body: '*',
-    rpc: 'FullDuplexCall',
-    method: 'fullDuplexCall',
-    streaming: 'bidirectional',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/halfDuplexCall',
-    routerPath: '/TestService/halfDuplexCall',
-    body: '*',
-    rpc: 'HalfDuplexCall',
-    method: 'halfDuplexCall',
-    streaming: 'bidirectional',
-  },
-  {
-    verb: 'POST',
-    path: '/TestService/unimplementedMethod',
-    routerPath: '/TestService/unimplementedMethod',
-    body: '*',
-    rpc: 'UnimplementedMethod',
-    method: 'unimplementedMethod',
-    streaming: 'none',
-  },
-];
-
-/** Method table of grpc.testing.TestService for message transports: message `method` (camelCase) → RPC. */
-export const TestServiceMethodTable: Readonly<Record<string, FwMethodBinding>> = {
-  emptyCall: { rpc: 'EmptyCall', streaming: 'none', requestType: 'grpc.testing.Empty', responseType: 'grpc.testing.Empty' },
-  unaryCall: { rpc: 'UnaryCall', streaming: 'none', requestType: 'grpc.testing.SimpleRequest', responseType: 'grpc.testing.SimpleResponse' },
-  streamingOutputCall: { rpc: 'StreamingOutputCall', streaming: 'server', requestType: 'grpc.testing.StreamingOutputCallRequest', responseType: 'grpc.testing.StreamingOutputCallResponse' },
-  streamingInputCall: { rpc: 'StreamingInputCall', streaming: 'client', requestType: 'grpc.testing.StreamingInputCallRequest', responseType: 'grpc.testing.StreamingInputCallResponse' },
-  fullDuplexCall: { rpc: 'FullDuplexCall', streaming: 'bidirectional', requestType: 'grpc.testing.StreamingOutputCallRequest', responseType: 'grpc.testing.StreamingOutputCallResponse' },
-  halfDuplexCall: { rpc: 'HalfDuplexCall', streaming: 'bidirectional', requestType: 'grpc.testing.StreamingOutputCallRequest', responseType: 'grpc.testing.StreamingOutputCallResponse' },
-  unimplementedMethod: { rpc: 'UnimplementedMethod', streaming: 'none', requestType: 'grpc.testing.Empty', responseType: 'grpc.testing.Empty' },
-};
-
-/** WebSocket method table of grpc.testing.TestService: a message's `method` names the RPC. */
-export const TestServiceWebSocketMethods = TestServiceMethodTable;
-/** UDP method table of grpc.testing.TestService: a datagram's `method` names the RPC. */
-export const TestServiceUdpMethods = TestServiceMethodTable;
-/** TCP method table of grpc.testing.TestService: a frame's `method` names the RPC. */
-export const TestServiceTcpMethods = TestServiceMethodTable;
-
 // ---------------------------------------------------------------------------
 // grpc.testing.UnimplementedService
 // ---------------------------------------------------------------------------
@@ -749,28 +687,3 @@ export function createUnimplementedServiceClient(options: ClientOptions): Return
 export const UnimplementedServiceHttpRoutes: Readonly<Record<string, string>> = {
   'POST /UnimplementedService/unimplementedCall': 'UnimplementedService.unimplementedCall',
 };
-
-/** The same HTTP mapping with path templates, body rules and streaming modes. */
-export const UnimplementedServiceHttpBindings: readonly FwHttpBinding[] = [
-  {
-    verb: 'POST',
-    path: '/UnimplementedService/unimplementedCall',
-    routerPath: '/UnimplementedService/unimplementedCall',
-    body: '*',
-    rpc: 'UnimplementedCall',
-    method: 'unimplementedCall',
-    streaming: 'none',
-  },
-];
-
-/** Method table of grpc.testing.UnimplementedService for message transports: message `method` (camelCase) → RPC. */
-export const UnimplementedServiceMethodTable: Readonly<Record<string, FwMethodBinding>> = {
-  unimplementedCall: { rpc: 'UnimplementedCall', streaming: 'none', requestType: 'grpc.testing.Empty', responseType: 'grpc.testing.Empty' },
-};
-
-/** WebSocket method table of grpc.testing.UnimplementedService: a message's `method` names the RPC. */
-export const UnimplementedServiceWebSocketMethods = UnimplementedServiceMethodTable;
-/** UDP method table of grpc.testing.UnimplementedService: a datagram's `method` names the RPC. */
-export const UnimplementedServiceUdpMethods = UnimplementedServiceMethodTable;
-/** TCP method table of grpc.testing.UnimplementedService: a frame's `method` names the RPC. */
-export const UnimplementedServiceTcpMethods = UnimplementedServiceMethodTable;
