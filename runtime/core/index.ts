@@ -11,3 +11,4 @@ export {
   type MetadataValueFor,
   type ResponseCompression,
 } from './call-metadata';
+export { MissingPeerError } from './optional-peer';

@@ -5,7 +5,8 @@
  * {@link redisRateLimitStore} to share one limit across instances.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ipKeyGenerator, rateLimit as expressRateLimit, type Options, type Store } from 'express-rate-limit';
+import type { Options, Store } from 'express-rate-limit';
+import { loadOptionalPeer } from '../core/optional-peer';
 import { MiddlewareError } from './middleware-error';
 import { storeUnavailable } from './redis-guard';
 import { countStoreError } from './store-error-metric';
@@ -81,9 +82,14 @@ interface PeerRequest extends IncomingMessage {
   ip?: string;
 }
 
+/** express-rate-limit, an optional peer of fw: installed only by services that limit rates. */
+function loadExpressRateLimit(): typeof import('express-rate-limit') {
+  return loadOptionalPeer<typeof import('express-rate-limit')>('express-rate-limit', 'rateLimit() from fw/middleware');
+}
+
 function clientAddress(req: IncomingMessage): string {
   const address = (req as PeerRequest).ip ?? req.socket.remoteAddress;
-  return address === undefined ? 'unknown' : ipKeyGenerator(address);
+  return address === undefined ? 'unknown' : loadExpressRateLimit().ipKeyGenerator(address);
 }
 
 /**
@@ -95,6 +101,7 @@ function clientAddress(req: IncomingMessage): string {
  * app.use('/api', rateLimit({ windowMs: 15 * 60 * 1000, max: 100 }));
  */
 export function rateLimit(options: RateLimitOptions = {}): ConnectHandler {
+  const { rateLimit: expressRateLimit } = loadExpressRateLimit();
   const windowMs = options.windowMs ?? 60_000;
   const max = options.max ?? 100;
   if (!Number.isFinite(windowMs) || windowMs <= 0) throw new TypeError(`rateLimit windowMs must be a positive number, got ${String(windowMs)}`);
