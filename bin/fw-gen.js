@@ -1,38 +1,14 @@
 #!/usr/bin/env node
 'use strict';
-// Launcher of the compiled CLI, dist/cli/main.js. The published package ships
-// dist/ (built at pack time by `prepack`), so a project that depends on fw runs
-// it as is. In a source checkout of fw (cli/*.ts next to this file) the CLI is
-// compiled first whenever dist/cli is missing or older than cli/: `npm install`
-// builds nothing, and `npx fw-gen` still works right after it.
+// Launcher of the compiled CLI, dist/cli/main.js. The fw-gen package ships
+// dist/ (built when packed), so a project that depends on it runs it as is.
+// In a source checkout of fw (scripts/compile-cli.js next to cli/*.ts), the
+// CLI is compiled first when dist/cli is missing or stale.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const main = path.join(root, 'dist', 'cli', 'main.js');
-const sources = path.join(root, 'cli');
-
-function newestSource(dir, depth) {
-  let latest = 0;
-  if (depth > 8) return latest;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) latest = Math.max(latest, newestSource(full, depth + 1));
-    else if (entry.name.endsWith('.ts')) latest = Math.max(latest, fs.statSync(full).mtimeMs);
-  }
-  return latest;
-}
-
-if (fs.existsSync(path.join(sources, 'main.ts'))) {
-  const built = fs.existsSync(main) ? fs.statSync(main).mtimeMs : 0;
-  if (built < newestSource(sources, 0)) {
-    const { spawnSync } = require('node:child_process');
-    const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
-    const result = spawnSync(process.execPath, [tsc, '-p', path.join(sources, 'tsconfig.json')], { stdio: 'inherit' });
-    if (result.status !== 0 || !fs.existsSync(main)) {
-      process.stderr.write('fw-gen: compiling the CLI from cli/ failed (tsc -p cli/tsconfig.json)\n');
-      process.exit(2);
-    }
-  }
-}
+const compiler = path.join(root, 'scripts', 'compile-cli.js');
+if (fs.existsSync(compiler) && fs.existsSync(path.join(root, 'cli', 'main.ts'))) require(compiler).compileCliIfStale(root, main);
 require(main);
