@@ -17,6 +17,9 @@ type Manifest = Record<string, unknown> & {
 /** TypeScript and Node types the scaffold compiles with (TypeScript 5.9 works too: docs/getting-started.md). */
 export const DEV_DEPENDENCIES: Readonly<Record<string, string>> = { typescript: '^7.0.2', '@types/node': '^22.0.0' };
 
+/** Install scripts of fw's and fw-gen's dependencies (npm 11's `allowScripts`): protobufjs (through @grpc/grpc-js) and buf. */
+const INSTALL_SCRIPTS: Readonly<Record<string, boolean>> = { protobufjs: true, '@bufbuild/buf': true };
+
 function readManifest(file: string): Manifest | undefined {
   if (!fs.existsSync(file)) return undefined;
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
@@ -122,6 +125,8 @@ export function scaffoldManifest(dir: string, name: string, system: ModuleSystem
   // fw is what the service runs; fw-gen only generates code: a dev dependency (`npm ci --omit=dev` leaves it out).
   const { 'fw-gen': _generator, ...dependencies } = existing.dependencies ?? {};
   out.dependencies = { ...dependencies, fw: specs.fw.spec };
+  // npm 11 asks about every dependency with install scripts: approve the two fw's dependencies bring.
+  out['allowScripts'] = { ...INSTALL_SCRIPTS, ...((existing['allowScripts'] as Record<string, boolean> | undefined) ?? {}) };
   out.devDependencies = { ...DEV_DEPENDENCIES, ...(existing.devDependencies ?? {}), ...(specs.fwGen === undefined ? {} : { 'fw-gen': specs.fwGen.spec }) };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
