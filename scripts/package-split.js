@@ -82,11 +82,20 @@ function pick(names, manifest, what) {
   return out;
 }
 
+/**
+ * Packages the runtime uses when present but must not declare, even as an
+ * optional peer: npm installs an optional peer that the dev tree also has
+ * (it is "devOptional"), so a production install would carry it.
+ * google-proto-files (88 MB) is a dependency of fw-gen; loadProtoDefinition
+ * reads google/api protos from it when installed and names it otherwise.
+ */
+const UNDECLARED_OPTIONAL = new Set(['google-proto-files']);
+
 /** Runtime packages required vs declared: throws on an undeclared or an unused one. */
 function checkRuntimeDependencies(manifest) {
   const used = closure(listJs(path.join(root, 'dist', 'runtime'))).packages;
   const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
-  const undeclared = [...used].filter((n) => !declared.has(n) && n !== 'fw');
+  const undeclared = [...used].filter((n) => !declared.has(n) && n !== 'fw' && !UNDECLARED_OPTIONAL.has(n));
   const unused = [...declared].filter((n) => !used.has(n));
   if (undeclared.length > 0) throw new Error(`the runtime requires ${undeclared.join(', ')}, not in dependencies or peerDependencies`);
   if (unused.length > 0) throw new Error(`package.json declares ${unused.join(', ')} for the runtime, which nothing in dist/runtime requires`);
