@@ -30,6 +30,7 @@ describe('fw-gen init', () => {
       '.github/workflows/ci.yml',
       '.gitignore',
       'README.md',
+      'generated/my_shop.browser-messages.ts',
       'generated/my_shop.browser.ts',
       'generated/my_shop.fw.ts',
       'generated/my_shop.openapi.json',
@@ -53,7 +54,7 @@ describe('fw-gen init', () => {
     expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('npm install && npm test');
     const check = runCli(['--check', 'proto'], dir);
     expect(check.status).toBe(0);
-    expect(check.stdout.trim()).toBe('fw-gen: 4 generated files and 1 stub are up to date');
+    expect(check.stdout.trim()).toBe('fw-gen: 5 generated files and 1 stub are up to date');
   });
 
   it('merges an existing package.json (as npm install wrote it), vendors the tarballs, and scaffolds CommonJS', () => {
