@@ -152,6 +152,8 @@ describe('fw in a new project, installed from its two tarballs', () => {
     for (const f of ['package/LICENSE', 'package/README.md', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/runtime/index.mjs', 'package/dist/runtime/index.d.mts', 'package/dist/runtime/protobuf-wire.js', 'package/dist/runtime/browser/index.js', 'package/dist/runtime/browser/index.mjs', 'package/docs/getting-started.md']) {
       expect(files).toContain(f);
     }
+    // Source maps are not shipped, so nothing may point to them.
+    expect(run('pack', 'read index.js', base, 'tar', ['xzfO', packed.fw.tarball, 'package/dist/runtime/index.js'], env)).not.toContain('sourceMappingURL');
     const manifest = manifestOf(packed.fw.tarball);
     expect(manifest.private).toBeUndefined();
     expect(manifest.bin).toBeUndefined();
@@ -203,6 +205,8 @@ describe('fw in a new project, installed from its two tarballs', () => {
       const installed = step('npm install', 'npm', ['install']);
       // npm 11: no engine mismatch and no unapproved install script.
       expect(installed).not.toMatch(/EBADENGINE|install-scripts/);
+      // Optional integrations stay out, and with them Express (express-rate-limit's peer).
+      for (const absent of ['express', 'express-rate-limit', 'express-session', 'multer', 'etcd3', '@opentelemetry/sdk-trace-base']) expect(fs.existsSync(path.join(dir, 'node_modules', absent))).toBe(false);
       expect(step('tsc --version', 'npx', ['tsc', '--version'])).toContain(variant.typescript.startsWith('^7') ? 'Version 7.' : 'Version 5.9.');
       step('npm run build', 'npm', ['run', 'build']);
 
