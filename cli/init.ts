@@ -5,14 +5,16 @@
  * generated code, the handler stub under `src/` with working bodies, a server
  * on all five protocols, a test with `fw/testing`, a CI workflow (with the
  * breaking-change check on pull requests), buf.yaml and buf.gen.yaml, and a README.
- * Existing files are never overwritten (package.json is merged).
+ * fw is a dependency and fw-gen a dev dependency; tarballs they were installed
+ * from are copied into `vendor/`, so a clone installs anywhere. Existing files
+ * are never overwritten (package.json is merged).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { scaffoldBufGenYaml, scaffoldBufYaml } from './buf-config';
 import { ExitCode, InputError } from './cli-error';
-import { fwSpec, scaffoldManifest } from './init-manifest';
+import { scaffoldManifest, scaffoldSpecs, type ScaffoldSpecs } from './init-manifest';
 import { importSuffix, parseModuleFlag, type ModuleSystem } from './module-system';
 import { packageRoot } from './package-root';
 import { runOnce } from './run-once';
@@ -22,6 +24,7 @@ interface InitOptions {
   name?: string;
   module: string;
   fw?: string;
+  fwGen?: string;
 }
 
 /** Names the scaffold derives from one word: `my-shop` → my_shop.proto, package my_shop, MyShopService. */
@@ -93,6 +96,20 @@ function fillStub(file: string, names: ScaffoldNames): void {
   fs.writeFileSync(file, text);
 }
 
+/** Copies the tarballs `specs` points into `vendor/`; returns their paths relative to `dir`. */
+function vendorTarballs(dir: string, specs: ScaffoldSpecs): string[] {
+  const copied: string[] = [];
+  for (const dependency of [specs.fw, specs.fwGen]) {
+    if (dependency?.vendorFrom === undefined) continue;
+    if (!fs.existsSync(dependency.vendorFrom)) throw new InputError(`fw-gen init: package.json names ${dependency.vendorFrom}, which does not exist`);
+    const rel = dependency.spec.slice('file:'.length);
+    fs.mkdirSync(path.join(dir, 'vendor'), { recursive: true });
+    fs.copyFileSync(dependency.vendorFrom, path.join(dir, rel));
+    copied.push(rel);
+  }
+  return copied;
+}
+
 /** Creates the scaffold in `dir`; returns the lines to print. */
 async function scaffold(dir: string, options: InitOptions): Promise<string[]> {
   const system = parseModuleFlag(options.module);
@@ -102,7 +119,9 @@ async function scaffold(dir: string, options: InitOptions): Promise<string[]> {
   const taken = [...files.keys(), stub, 'generated'].filter((f) => fs.existsSync(path.join(dir, f)));
   if (taken.length > 0) throw new InputError(`fw-gen init: ${dir} already has ${taken.join(', ')}; nothing was written (init only creates files)`);
   fs.mkdirSync(dir, { recursive: true });
-  const manifest = scaffoldManifest(dir, names.packageName, system, fwSpec(dir, options.fw), `dist/test/${names.protoName}.test.js`);
+  const specs = scaffoldSpecs(dir, { fw: options.fw, fwGen: options.fwGen });
+  const vendor = vendorTarballs(dir, specs);
+  const manifest = scaffoldManifest(dir, names.packageName, system, specs, `dist/test/${names.protoName}.test.js`);
   fs.writeFileSync(path.join(dir, 'package.json'), manifest);
   for (const [rel, content] of files) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
@@ -115,7 +134,7 @@ async function scaffold(dir: string, options: InitOptions): Promise<string[]> {
   const where = path.relative(process.cwd(), dir) || '.';
   return [
     `fw-gen init: ${names.serviceName} (${system === 'esm' ? 'ES modules' : 'CommonJS'}) in ${where}`,
-    ...['package.json', ...files.keys(), stub, 'generated/'].map((f) => `  ${f}`),
+    ...['package.json', ...vendor, ...files.keys(), stub, 'generated/'].map((f) => `  ${f}`),
     'next:',
     ...(where === '.' ? [] : [`  cd ${where}`]),
     '  npm install && npm start    # serves HTTP, WebSocket, gRPC, TCP and UDP on 127.0.0.1:50051',
@@ -136,7 +155,8 @@ export async function runInit(argv: readonly string[]): Promise<number> {
     .argument('[dir]', 'folder to create the service in', '.')
     .option('--name <name>', 'service name (default: the folder name)')
     .option('--module <system>', 'esm or commonjs', 'esm')
-    .option('--fw <spec>', 'how package.json depends on fw (default: as the enclosing project does, else this fw)')
+    .option('--fw <spec>', 'how package.json depends on fw (default: as package.json or the enclosing project does, a tarball copied into vendor/; else this version)')
+    .option('--fw-gen <spec>', 'how package.json depends on fw-gen, a dev dependency (default: as for --fw)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   try {

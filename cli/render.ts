@@ -14,6 +14,7 @@ import { isShippedDescriptor } from './shipped-descriptors';
 import { handlerTypeName, stubSignature, type SignatureTypes } from './stub-signature';
 import { compileTemplate, type Template } from './template-cache';
 import { tsLiteral } from './ts-literal';
+import { BROWSER_MESSAGES_SUFFIX } from './ts-proto-options';
 
 // Schemas are shared between methods with the same request type: print each once.
 const literalCache = new WeakMap<object, string>();
@@ -125,7 +126,7 @@ export function renderFw(file: FileModel, importSuffix = ''): string {
 
 const CALL_KIND = { none: 'unary', server: 'server', client: 'client', bidirectional: 'bidi' } as const;
 
-/** Renders `x.browser.ts`: the browser client (runtime `fw/browser`), which imports the ts-proto message objects for their JSON functions. */
+/** Renders `x.browser.ts`: the browser client (runtime `fw/browser`), which imports the JSON-only message objects of `x.browser-messages.ts`. */
 export function renderBrowser(file: FileModel, importSuffix = ''): string {
   const services = file.services.map((s) => ({
     name: s.name,
@@ -142,7 +143,7 @@ export function renderBrowser(file: FileModel, importSuffix = ''): string {
   const lines = importLines(
     file.imports.filter((r) => used.has(r.protoName)),
     false,
-    (mod) => relativeModule(file.stem, mod, importSuffix),
+    (mod) => relativeModule(file.stem, `${mod}${BROWSER_MESSAGES_SUFFIX}`, importSuffix),
   );
   return template('service-browser.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services });
 }

@@ -16,7 +16,7 @@ import {
   SearchUsersRequest,
   UpdateUserRequest,
   User,
-} from './user';
+} from './user.browser-messages';
 
 // ---------------------------------------------------------------------------
 // user.UserService

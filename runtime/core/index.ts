@@ -10,3 +10,4 @@ export {
   type MetadataValueFor,
   type ResponseCompression,
 } from './call-metadata';
+export { MissingPeerError } from './optional-peer';

@@ -8,6 +8,7 @@
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import path from 'node:path';
+import { MissingPeerError } from '../core/optional-peer';
 
 /** A loaded proto file: namespaces down to service constructors (`def.user.UserService`). */
 export type ProtoDefinition = GrpcObject;
@@ -37,8 +38,18 @@ const LOADER_DEFAULTS: Options = { keepCase: false, longs: String, enums: String
  * app.addService({ definition: proto.user.UserService, implementation: { GetUser: async (call) => ({ id: call.request.id }) } });
  */
 export function loadProtoDefinition(filePath: string, options: Options = {}): ProtoDefinition {
-  const includeDirs = [path.dirname(path.resolve(filePath)), googleProtoRoot(), ...(options.includeDirs ?? [])];
-  const packageDefinition = loadSync(path.resolve(filePath), { ...LOADER_DEFAULTS, ...options, includeDirs });
+  const googleRoot = googleProtoRoot();
+  const includeDirs = [path.dirname(path.resolve(filePath)), ...(googleRoot === undefined ? [] : [googleRoot]), ...(options.includeDirs ?? [])];
+  let packageDefinition: PackageDefinition;
+  try {
+    packageDefinition = loadSync(path.resolve(filePath), { ...LOADER_DEFAULTS, ...options, includeDirs });
+  } catch (error) {
+    // google/protobuf's common types are built into protobufjs; google/api and the rest come from google-proto-files.
+    if (googleRoot === undefined && /google\/(?!protobuf\/)[\w/]+\.proto/.test(String((error as Error).message))) {
+      throw new MissingPeerError('google-proto-files', `loadProtoDefinition('${filePath}'), which imports google/api protos,`);
+    }
+    throw error;
+  }
   const root = loadPackageDefinition(packageDefinition);
   packageOf.set(root, packageDefinition);
   for (const key of Object.keys(packageDefinition)) {
@@ -99,7 +110,11 @@ function collectServices(node: GrpcObject, out: ServiceClientConstructor[], dept
   }
 }
 
-function googleProtoRoot(): string {
-  // google-proto-files ships google/api/*.proto and google/protobuf/*.proto under its package root.
-  return path.dirname(require.resolve('google-proto-files/package.json'));
+/** google-proto-files' root (google/api/*.proto, google/protobuf/*.proto), when installed: an optional peer of fw. */
+function googleProtoRoot(): string | undefined {
+  try {
+    return path.dirname(require.resolve('google-proto-files/package.json'));
+  } catch {
+    return undefined;
+  }
 }

@@ -3,7 +3,8 @@
  * Accept-Encoding) with the spec's `threshold` and `level`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import compressionPackage from 'compression';
+import type compressionPackage from 'compression';
+import { loadOptionalPeer } from '../core/optional-peer';
 import type { ConnectHandler } from './types';
 
 /** Options of {@link compression} (spec 4.2, 8.6). */
@@ -28,7 +29,9 @@ export function compression(options: CompressionOptions = {}): ConnectHandler {
   if (level !== undefined && (!Number.isInteger(level) || level < -1 || level > 9)) {
     throw new TypeError(`compression level must be an integer from 1 to 9, got ${String(level)}`);
   }
-  return compressionPackage({
+  // compression is an optional peer of fw: installed only by services that compress HTTP responses.
+  const compressionModule = loadOptionalPeer<typeof compressionPackage>('compression', 'compression() from fw/middleware');
+  return compressionModule({
     threshold: options.threshold ?? 1024,
     level,
     filter: options.filter as compressionPackage.CompressionFilter | undefined,

@@ -2,7 +2,8 @@
  * `morgan(format)`: request logging through the `morgan` package.
  */
 import type { Writable } from 'node:stream';
-import morganPackage from 'morgan';
+import type morganPackage from 'morgan';
+import { loadOptionalPeer } from '../core/optional-peer';
 import type { ConnectHandler } from './types';
 
 /** morgan's predefined formats; any morgan format string is accepted too. */
@@ -26,7 +27,9 @@ export interface LogOptions {
  * app.use(morgan('combined'));
  */
 export function morgan(format: LogFormat = 'combined', options: LogOptions = {}): ConnectHandler {
-  return morganPackage(format, {
+  // morgan is an optional peer of fw: installed only by services that log requests in its formats.
+  const morganModule = loadOptionalPeer<typeof morganPackage>('morgan', 'morgan() from fw/middleware');
+  return morganModule(format, {
     stream: options.stream as morganPackage.StreamOptions | undefined,
     immediate: options.immediate,
     skip: options.skip,

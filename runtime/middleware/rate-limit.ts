@@ -5,7 +5,8 @@
  * {@link redisRateLimitStore} to share one limit across instances.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ipKeyGenerator, rateLimit as expressRateLimit, type Options, type Store } from 'express-rate-limit';
+import type { Options, Store } from 'express-rate-limit';
+import { loadOptionalPeer } from '../core/optional-peer';
 import { MiddlewareError } from './middleware-error';
 import { storeUnavailable } from './redis-guard';
 import { countStoreError } from './store-error-metric';
@@ -81,9 +82,15 @@ interface PeerRequest extends IncomingMessage {
   ip?: string;
 }
 
-function clientAddress(req: IncomingMessage): string {
+/** express-rate-limit, an optional peer of fw: installed only by services that limit rates. */
+function loadExpressRateLimit(): typeof import('express-rate-limit') {
+  return loadOptionalPeer<typeof import('express-rate-limit')>('express-rate-limit', 'rateLimit() from fw/middleware');
+}
+
+/** The client's IP address, IPv6 grouped by express-rate-limit's `ipKeyGenerator` (by /56). */
+function clientAddress(req: IncomingMessage, group: (address: string) => string): string {
   const address = (req as PeerRequest).ip ?? req.socket.remoteAddress;
-  return address === undefined ? 'unknown' : ipKeyGenerator(address);
+  return address === undefined ? 'unknown' : group(address);
 }
 
 /**
@@ -95,13 +102,14 @@ function clientAddress(req: IncomingMessage): string {
  * app.use('/api', rateLimit({ windowMs: 15 * 60 * 1000, max: 100 }));
  */
 export function rateLimit(options: RateLimitOptions = {}): ConnectHandler {
+  const { rateLimit: expressRateLimit, ipKeyGenerator } = loadExpressRateLimit();
   const windowMs = options.windowMs ?? 60_000;
   const max = options.max ?? 100;
   if (!Number.isFinite(windowMs) || windowMs <= 0) throw new TypeError(`rateLimit windowMs must be a positive number, got ${String(windowMs)}`);
   if (!Number.isInteger(max) || max < 0) throw new TypeError(`rateLimit max must be a non-negative integer, got ${String(max)}`);
   const seconds = Math.ceil(windowMs / 1000);
   const message = options.message ?? `Too many requests: at most ${max} per ${seconds} s; retry after the time in Retry-After`;
-  const keyGenerator = options.keyGenerator ?? clientAddress;
+  const keyGenerator = options.keyGenerator ?? ((req: IncomingMessage) => clientAddress(req, ipKeyGenerator));
   const skip = options.skip;
   const failOpen = options.failOpen ?? true;
   const onStoreError = options.onStoreError;

@@ -6,9 +6,9 @@
  * process, every command fails within `commandTimeoutMs` while Redis is away
  * instead of queueing, and the stores work again once node-redis reconnects.
  */
-import { RedisStore as SessionRedisStore } from 'connect-redis';
 import type { IncrementResponse, Options as RateLimitSettings } from 'express-rate-limit';
-import { RedisStore as RateLimitRedisStore } from 'rate-limit-redis';
+import type { RedisStore as RateLimitRedisStore } from 'rate-limit-redis';
+import { loadOptionalPeer } from '../core/optional-peer';
 import type { RateLimitStore } from './rate-limit';
 import { guardRedis, type RedisClientEvents, type RedisGuard, type RedisWarn } from './redis-guard';
 import type { SessionStore } from './session';
@@ -101,8 +101,10 @@ class OutageAwareRateLimitStore implements RateLimitStore {
 export function redisRateLimitStore(options: RedisRateLimitStoreOptions): RateLimitStore {
   const client = options.client;
   const guard = guardRedis(client, options);
+  // rate-limit-redis is an optional peer of fw: installed only by services that share limits in Redis.
+  const { RedisStore } = loadOptionalPeer<typeof import('rate-limit-redis')>('rate-limit-redis', 'redisRateLimitStore() from fw/middleware');
   return new OutageAwareRateLimitStore(
-    new RateLimitRedisStore({
+    new RedisStore({
       prefix: options.prefix ?? 'fw:rl:',
       sendCommand: (...args: string[]) => guard.run(() => client.sendCommand(args)) as Promise<RedisReply>,
     }),
@@ -151,6 +153,8 @@ function guardedSessionClient(client: RedisSessionClient, guard: RedisGuard): Re
  * app.use(session({ secret: process.env.SESSION_SECRET!, store: redisSessionStore({ client }) }));
  */
 export function redisSessionStore(options: RedisSessionStoreOptions): SessionStore {
+  // connect-redis is an optional peer of fw: installed only by services that keep sessions in Redis.
+  const { RedisStore } = loadOptionalPeer<typeof import('connect-redis')>('connect-redis', 'redisSessionStore() from fw/middleware');
   const guard = guardRedis(options.client, options);
-  return new SessionRedisStore({ client: guardedSessionClient(options.client, guard), prefix: options.prefix ?? 'fw:sess:', ttl: options.ttl ?? 86_400 });
+  return new RedisStore({ client: guardedSessionClient(options.client, guard), prefix: options.prefix ?? 'fw:sess:', ttl: options.ttl ?? 86_400 });
 }

@@ -4,8 +4,9 @@
  * whose signature does not verify is ignored: the request has no session.
  * While the store fails, requests that need it are answered 503.
  */
-import expressSession from 'express-session';
-import { GuardedSessionStore } from './session-store-guard';
+import type expressSession from 'express-session';
+import { loadOptionalPeer } from '../core/optional-peer';
+import { guardSessionStore } from './session-store-guard';
 import type { ConnectHandler } from './types';
 
 /** Where sessions live (express-session's `Store`); default in memory. */
@@ -57,14 +58,16 @@ export function session(options: SessionOptions): ConnectHandler {
     throw new TypeError('session() needs a non-empty secret');
   }
   const cookie = options.cookie ?? {};
-  return expressSession({
+  // express-session is an optional peer of fw: installed only by services that keep sessions.
+  const expressSessionModule = loadOptionalPeer<typeof expressSession>('express-session', 'session() from fw/middleware');
+  return expressSessionModule({
     secret: Array.isArray(secret) ? [...secret] : secret,
     resave: options.resave ?? false,
     saveUninitialized: options.saveUninitialized ?? false,
     rolling: options.rolling ?? false,
     ...(options.name === undefined ? {} : { name: options.name }),
     // A failing store (Redis down) answers 503 `store.unavailable` rather than a raw 500.
-    ...(options.store === undefined ? {} : { store: new GuardedSessionStore(options.store) }),
+    ...(options.store === undefined ? {} : { store: guardSessionStore(expressSessionModule.Store, options.store) }),
     cookie: {
       httpOnly: cookie.httpOnly ?? true,
       secure: cookie.secure ?? false,

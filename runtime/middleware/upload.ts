@@ -5,7 +5,8 @@
  * upload that fails; fw tests that on disk.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import multerPackage from 'multer';
+import type multerPackage from 'multer';
+import { loadOptionalPeer } from '../core/optional-peer';
 import { MiddlewareError, statusOf } from './middleware-error';
 import { assertNoPrototypeKeys } from './prototype-guard';
 import type { ConnectHandler, NextFunction } from './types';
@@ -121,10 +122,10 @@ function limitMessage(code: string, limits: EffectiveLimits): string | undefined
   }
 }
 
-function uploadError(error: unknown, limits: EffectiveLimits): MiddlewareError {
+function uploadError(error: unknown, limits: EffectiveLimits, multerErrorClass: typeof multerPackage.MulterError): MiddlewareError {
   if (error instanceof MiddlewareError) return error;
   const cause = { cause: error };
-  if (error instanceof multerPackage.MulterError) {
+  if (error instanceof multerErrorClass) {
     const status = STATUS_BY_CODE[error.code] ?? 400;
     const field = error.field === undefined ? '' : ` (field "${error.field}")`;
     const message = limitMessage(error.code, limits) ?? error.message;
@@ -140,6 +141,11 @@ function uploadError(error: unknown, limits: EffectiveLimits): MiddlewareError {
   // Anything else is busboy refusing a malformed body, or the fileFilter refusing a file.
   const fromFilter = error instanceof Error && !/^(Unexpected end of form|Malformed|Multipart|Request (aborted|closed))/i.test(message);
   return new MiddlewareError(400, fromFilter ? `Upload rejected: ${message}` : `Malformed multipart body: ${message}`, fromFilter ? 'upload.rejected' : 'upload.malformed', cause);
+}
+
+/** multer, an optional peer of fw: installed only by services that take uploads. */
+function loadMulter(feature: string): typeof multerPackage {
+  return loadOptionalPeer<typeof multerPackage>('multer', feature);
 }
 
 interface BodyRequest extends IncomingMessage {
@@ -163,8 +169,9 @@ interface BodyRequest extends IncomingMessage {
  */
 export function multer(options: UploadOptions = {}): Upload {
   const limits: EffectiveLimits = { ...DEFAULT_UPLOAD_LIMITS, ...options.limits };
-  const instance = multerPackage({
-    storage: options.storage ?? (options.dest === undefined ? multerPackage.memoryStorage() : multerPackage.diskStorage({ destination: options.dest })),
+  const multerModule = loadMulter('multer() from fw/middleware');
+  const instance = multerModule({
+    storage: options.storage ?? (options.dest === undefined ? multerModule.memoryStorage() : multerModule.diskStorage({ destination: options.dest })),
     limits,
     preservePath: options.preservePath ?? false,
     fileFilter: options.fileFilter as multerPackage.Options['fileFilter'],
@@ -175,7 +182,7 @@ export function multer(options: UploadOptions = {}): Upload {
     return function fwUpload(req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
       inner(req, res, (error?: unknown) => {
         if (error !== undefined && error !== null) {
-          next(uploadError(error, limits));
+          next(uploadError(error, limits, multerModule.MulterError));
           return;
         }
         try {
@@ -204,11 +211,15 @@ export function multer(options: UploadOptions = {}): Upload {
  * @example
  * const upload = multer({ storage: diskStorage({ destination: 'uploads/', filename: (req, file, cb) => cb(null, `${Date.now()}-${file.originalname}`) }) });
  */
-export const diskStorage = multerPackage.diskStorage;
+export function diskStorage(options: multerPackage.DiskStorageOptions): UploadStorage {
+  return loadMulter('diskStorage() from fw/middleware').diskStorage(options);
+}
 /**
  * Keeps files in memory as `file.buffer` (the default when there is no `dest`).
  *
  * @example
  * const upload = multer({ storage: memoryStorage(), limits: { fileSize: 1024 * 1024 } });
  */
-export const memoryStorage = multerPackage.memoryStorage;
+export function memoryStorage(): UploadStorage {
+  return loadMulter('memoryStorage() from fw/middleware').memoryStorage();
+}

@@ -36,13 +36,13 @@ describe('fw-gen --check', () => {
   it('exits 0 on an up-to-date tree', () => {
     const result = check();
     expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe('fw-gen: 8 generated files and 2 stubs are up to date');
+    expect(result.stdout.trim()).toBe('fw-gen: 10 generated files and 2 stubs are up to date');
   });
 
   it('counts in the singular when there is one stub', () => {
     fs.rmSync(path.join(dir, 'proto', 'other.proto'));
     expect(runCli(['proto', '--out', 'generated', '--quiet'], dir).status).toBe(0);
-    expect(check().stdout.trim()).toBe('fw-gen: 4 generated files and 1 stub are up to date');
+    expect(check().stdout.trim()).toBe('fw-gen: 5 generated files and 1 stub are up to date');
   });
 
   it('exits 1 with a diff when a generated file is stale, and writes nothing', () => {

@@ -32,6 +32,7 @@ describe('fw-gen init', () => {
       'README.md',
       'buf.gen.yaml',
       'buf.yaml',
+      'generated/my_shop.browser-messages.ts',
       'generated/my_shop.browser.ts',
       'generated/my_shop.fw.ts',
       'generated/my_shop.openapi.json',
@@ -62,29 +63,40 @@ describe('fw-gen init', () => {
     expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('npm install && npm test');
     const check = runCli(['--check', 'proto'], dir);
     expect(check.status).toBe(0);
-    expect(check.stdout.trim()).toBe('fw-gen: 4 generated files and 1 stub are up to date');
+    expect(check.stdout.trim()).toBe('fw-gen: 5 generated files and 1 stub are up to date');
   });
 
-  it('merges an existing package.json (as npm install wrote it) and scaffolds CommonJS', () => {
-    const dir = temp('init-cjs');
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies: { fw: 'file:../fw-0.1.0.tgz', zod: '^3.0.0' }, scripts: { test: 'echo "Error: no test specified" && exit 1', lint: 'eslint .' } }));
+  it('merges an existing package.json (as npm install wrote it), vendors the tarballs, and scaffolds CommonJS', () => {
+    const parent = temp('init-cjs');
+    const dir = path.join(parent, 'greeter');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(parent, 'fw-0.1.0.tgz'), 'fw tarball');
+    fs.writeFileSync(path.join(parent, 'fw-gen-0.1.0.tgz'), 'fw-gen tarball');
+    const installed = { dependencies: { fw: 'file:../fw-0.1.0.tgz', 'fw-gen': 'file:../fw-gen-0.1.0.tgz', zod: '^3.0.0' }, scripts: { test: 'echo "Error: no test specified" && exit 1', lint: 'eslint .' } };
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(installed));
     const result = runCli(['init', '.', '--name', 'greeter', '--module', 'commonjs'], dir);
     expect(result.status).toBe(0);
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: string; dependencies: Record<string, string>; scripts: Record<string, string> };
+    expect(result.stdout).toContain('  vendor/fw-0.1.0.tgz\n  vendor/fw-gen-0.1.0.tgz\n');
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: string; dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
     expect(manifest.type).toBeUndefined();
-    expect(manifest.dependencies).toEqual({ fw: 'file:../fw-0.1.0.tgz', zod: '^3.0.0' });
+    // The tarballs travel with the project (a clone installs with an empty npm cache); the generator is a dev dependency.
+    expect(manifest.dependencies).toEqual({ fw: 'file:vendor/fw-0.1.0.tgz', zod: '^3.0.0' });
+    expect(manifest.devDependencies['fw-gen']).toBe('file:vendor/fw-gen-0.1.0.tgz');
+    expect(fs.readFileSync(path.join(dir, 'vendor', 'fw-gen-0.1.0.tgz'), 'utf8')).toBe('fw-gen tarball');
     expect(manifest.scripts['lint']).toBe('eslint .');
     expect(manifest.scripts['test']).toBe('npm run build && node --test dist/test/greeter.test.js');
     expect(fs.readFileSync(path.join(dir, 'src', 'server.ts'), 'utf8')).toContain("from '../generated/greeter.fw';");
     expect(fs.readFileSync(path.join(dir, 'src', 'greeter.service.ts'), 'utf8')).toContain("from '../generated/greeter.fw';");
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).not.toContain('npmjs.com');
   });
 
-  it('takes the fw spec of the enclosing project, rebased', () => {
+  it('takes the fw and fw-gen specs of the enclosing project, rebased', () => {
     const parent = temp('init-parent');
-    fs.writeFileSync(path.join(parent, 'package.json'), JSON.stringify({ dependencies: { fw: 'file:vendor/fw-0.1.0.tgz' } }));
+    fs.writeFileSync(path.join(parent, 'package.json'), JSON.stringify({ dependencies: { fw: 'file:vendor/fw-0.1.0.tgz' }, devDependencies: { 'fw-gen': 'file:vendor/fw-gen-0.1.0.tgz' } }));
     expect(runCli(['init', 'services/greeter'], parent).status).toBe(0);
-    const manifest = JSON.parse(fs.readFileSync(path.join(parent, 'services', 'greeter', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(parent, 'services', 'greeter', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
     expect(manifest.dependencies['fw']).toBe('file:../../vendor/fw-0.1.0.tgz');
+    expect(manifest.devDependencies['fw-gen']).toBe('file:../../vendor/fw-gen-0.1.0.tgz');
   });
 
   it('refuses to overwrite and writes nothing', () => {

@@ -85,10 +85,10 @@ function projectDir(moduleSystem: 'esm' | 'commonjs'): string {
   fs.rmSync(dir, { recursive: true, force: true });
   const init = runCli(['init', dir, '--name', 'greeter', '--module', moduleSystem, '--fw', 'file:../../../..'], REPO_ROOT);
   if (init.status !== 0) throw new Error(`fw-gen init failed: ${init.stderr}`);
-  for (const f of ['user.ts', 'user.fw.ts', 'google']) fs.symlinkSync(path.join(REPO_ROOT, 'generated', f), path.join(dir, 'generated', f));
+  for (const f of ['user.ts', 'user.fw.ts', 'user.browser-messages.ts', 'google']) fs.symlinkSync(path.join(REPO_ROOT, 'generated', f), path.join(dir, 'generated', f));
   // The browser client infers its types from the message imports: an ES module project gets them with `.js`, as fw-gen writes them there.
   const browser = fs.readFileSync(path.join(REPO_ROOT, 'generated', 'user.browser.ts'), 'utf8');
-  fs.writeFileSync(path.join(dir, 'generated', 'user.browser.ts'), moduleSystem === 'esm' ? browser.replace("from './user';", "from './user.js';") : browser);
+  fs.writeFileSync(path.join(dir, 'generated', 'user.browser.ts'), moduleSystem === 'esm' ? browser.replace("from './user.browser-messages';", "from './user.browser-messages.js';") : browser);
   const stub = path.relative(path.join(dir, 'src'), path.join(REPO_ROOT, 'examples', 'user-service', 'user.service')).split(path.sep).join('/');
   fs.writeFileSync(path.join(dir, 'src', 'user.service.ts'), `export * from '${stub}${moduleSystem === 'esm' ? '.js' : ''}';\n`);
   return dir;

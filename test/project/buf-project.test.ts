@@ -1,6 +1,6 @@
 /**
- * fw in a project where the team already runs buf: fw packed into a tarball
- * and installed into a new project outside this repository, `npx fw-gen init`,
+ * fw in a project where the team already runs buf: fw and fw-gen packed into
+ * tarballs and installed into a new project outside this repository, `npx fw-gen init`,
  * `npm install`; then `buf build` and `buf lint` pass on the buf.yaml init
  * wrote, `buf generate` through the installed `protoc-gen-fw` writes exactly
  * what `fw-gen` wrote, and `fw-gen --check --against` in a git repository
@@ -42,7 +42,7 @@ describe('fw where teams already run buf, installed from its tarball', () => {
     const dir = path.join(base, 'shop');
     fs.mkdirSync(dir);
     const step = (name: string, command: string, args: readonly string[]): string => run('buf', name, dir, command, args, env);
-    step('npm install <tarball>', 'npm', ['install', packed.tarball]);
+    step('npm install <fw> <fw-gen>', 'npm', ['install', packed.fw.tarball, packed.fwGen.tarball]);
     step('npx fw-gen init', 'npx', ['fw-gen', 'init', '.']);
     step('npm install', 'npm', ['install']);
 

@@ -8,14 +8,8 @@
  * own OpenTelemetry setup is left alone.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  RandomIdGenerator,
-  SimpleSpanProcessor,
-  type IdGenerator,
-} from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { loadOptionalPeer } from '../../core/optional-peer';
 import type { DispatchCall } from '../extension-points';
 import type { CallRecord } from './call-record';
 import type { NormalizedMonitoringConfig, SpanAttributeContext, SpanAttributeValue } from './monitoring-config';
@@ -24,8 +18,12 @@ import { toOtelSpanId, toOtelTraceId } from './trace-id';
 
 /** Random ids, except that the next trace id may be set just before a span starts (starting is synchronous). */
 class CorrelatedIdGenerator implements IdGenerator {
-  readonly #random = new RandomIdGenerator();
+  readonly #random: IdGenerator;
   next: string | undefined = undefined;
+
+  constructor(random: IdGenerator) {
+    this.#random = random;
+  }
 
   generateTraceId(): string {
     const id = this.next;
@@ -50,10 +48,15 @@ function defaultAttributes(call: DispatchCall): Attributes {
 export class CallTracer {
   readonly #provider: BasicTracerProvider;
   readonly #tracer: Tracer;
-  readonly #ids = new CorrelatedIdGenerator();
+  readonly #ids: CorrelatedIdGenerator;
   readonly #spanAttributes: ((context: SpanAttributeContext) => Record<string, SpanAttributeValue>) | undefined;
 
   constructor(config: NormalizedMonitoringConfig['tracing']) {
+    // The OpenTelemetry SDK is an optional peer of fw: installed only by services that trace.
+    const feature = 'monitoring.tracing';
+    const { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, SimpleSpanProcessor } = loadOptionalPeer<typeof import('@opentelemetry/sdk-trace-base')>('@opentelemetry/sdk-trace-base', feature);
+    const { resourceFromAttributes } = loadOptionalPeer<typeof import('@opentelemetry/resources')>('@opentelemetry/resources', feature);
+    this.#ids = new CorrelatedIdGenerator(new RandomIdGenerator());
     const serviceName = config.serviceName ?? 'fw-gateway';
     const exporter = config.exporter ?? createSpanExporter(config.provider, config.endpoint, serviceName);
     const processor = config.exportImmediately === true ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);

@@ -4,9 +4,8 @@
  * port 4318; its own Thrift exporter is deprecated), `zipkin` through the
  * Zipkin exporter. An injected exporter wins over all of them.
  */
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { loadOptionalPeer } from '../../core/optional-peer';
 import type { TracingProvider } from './monitoring-config';
 
 export const DEFAULT_ENDPOINTS: Readonly<Record<TracingProvider, string>> = {
@@ -19,10 +18,15 @@ export const DEFAULT_ENDPOINTS: Readonly<Record<TracingProvider, string>> = {
 export function createSpanExporter(provider: TracingProvider, endpoint: string | undefined, serviceName: string): SpanExporter {
   const url = endpoint ?? DEFAULT_ENDPOINTS[provider];
   switch (provider) {
-    case 'zipkin':
+    // Exporters are optional peers of fw: a service installs the one its tracing provider names.
+    case 'zipkin': {
+      const { ZipkinExporter } = loadOptionalPeer<typeof import('@opentelemetry/exporter-zipkin')>('@opentelemetry/exporter-zipkin', "tracing provider 'zipkin'");
       return new ZipkinExporter({ url, serviceName });
+    }
     case 'otlp':
-    case 'jaeger':
+    case 'jaeger': {
+      const { OTLPTraceExporter } = loadOptionalPeer<typeof import('@opentelemetry/exporter-trace-otlp-http')>('@opentelemetry/exporter-trace-otlp-http', `tracing provider '${provider}'`);
       return new OTLPTraceExporter({ url });
+    }
   }
 }

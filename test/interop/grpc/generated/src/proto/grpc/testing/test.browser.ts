@@ -5,7 +5,7 @@
 // not import (each is a separate pure constant); see docs/browser.md.
 
 import { createClient, rpc, type ClientOf, type Transport } from 'fw/browser';
-import { Empty } from './empty';
+import { Empty } from './empty.browser-messages';
 import {
   SimpleRequest,
   SimpleResponse,
@@ -13,7 +13,7 @@ import {
   StreamingInputCallResponse,
   StreamingOutputCallRequest,
   StreamingOutputCallResponse,
-} from './messages';
+} from './messages.browser-messages';
 
 // ---------------------------------------------------------------------------
 // grpc.testing.TestService
