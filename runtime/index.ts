@@ -10,5 +10,5 @@ export * from './gateway';
 export * from './health';
 export type { ServiceDescriptor, MethodDescriptor, MessageCodec, HttpRule, JsonSchema, StreamingMode, IdempotencyLevel } from './grpc/descriptor';
 export type { PartialMessage } from './core/partial-message';
-export { fileDescriptorProtos } from './core/file-descriptor-protos';
+export { fileDescriptorProtos, type FileDescriptorEntry } from './core/file-descriptor-protos';
 export * from './validation';
