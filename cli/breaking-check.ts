@@ -102,8 +102,12 @@ export async function breakingChanges(request: BreakingRequest): Promise<string[
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-gen-breaking-'));
   try {
     const inputs = collectInputs(request.args, [...request.protoPath], cwd);
-    // The same arguments, pointed at the revision's copy of the repository.
-    const atRef = (p: string): string => path.join(tree.dir, path.relative(tree.top, fs.realpathSync(path.resolve(cwd, p))));
+    // The same arguments, pointed at the revision's copy of the repository; a root outside it is not versioned there and stays as it is.
+    const atRef = (p: string): string => {
+      const real = fs.realpathSync(path.resolve(cwd, p));
+      const rel = path.relative(tree.top, real);
+      return rel.startsWith('..') || path.isAbsolute(rel) ? real : path.join(tree.dir, rel);
+    };
     const oldArgs = request.args.map(atRef).filter((p) => fs.existsSync(p));
     if (oldArgs.length === 0) return [];
     const oldInputs = collectInputs(oldArgs, request.protoPath.map(atRef).filter((p) => fs.existsSync(p)), tree.dir);

@@ -114,14 +114,13 @@ async function renderAll(
   browserTsProto.catch(() => undefined);
   const files = new Map<string, string>();
   const builder = modelStage.decode(bytes, wanted);
-  const stubModels: FileModel[] = [];
-  for (const rel of wanted) {
-    const model = builder.fileModel(rel);
-    if (model.services.length === 0) continue;
-    files.set(`${model.stem}.fw.ts`, renderFw(model, suffix));
+  const stubModels = wanted.map((rel) => builder.fileModel(rel)).filter((model) => model.services.length > 0);
+  // A file importing another file that has services takes that file's descriptor list from its x.fw.ts.
+  const descriptorLists = new Map(stubModels.map((m) => [m.protoPath, { stem: m.stem, files: m.descriptorFiles.map((d) => d.name) }]));
+  for (const model of stubModels) {
+    files.set(`${model.stem}.fw.ts`, renderFw(model, suffix, descriptorLists));
     files.set(`${model.stem}.browser.ts`, renderBrowser(model, suffix));
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
-    stubModels.push(model);
   }
   checkRouteCollisions(stubModels);
   for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));

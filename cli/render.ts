@@ -87,8 +87,40 @@ function httpRuleJson(route: HttpRouteModel): Json {
   return rule;
 }
 
-/** Renders `x.fw.ts`. */
-export function renderFw(file: FileModel, importSuffix = ''): string {
+/** The descriptor list of a generated `x.fw.ts`: its stem and the proto paths it holds. */
+export interface DescriptorList {
+  stem: string;
+  files: readonly string[];
+}
+
+/**
+ * The entries of `file`'s descriptor list: lists of imported files that have
+ * their own `x.fw.ts` (and what those hold) first, then shipped names and
+ * embedded pieces for the rest, its own descriptor last.
+ */
+function descriptorEntries(file: FileModel, lists: ReadonlyMap<string, DescriptorList>, importSuffix: string): { imports: string[]; entries: object[] } {
+  const own = file.descriptorFiles[file.descriptorFiles.length - 1];
+  const covered = new Set<string>();
+  const imports: string[] = [];
+  const entries: object[] = [];
+  for (const d of file.descriptorFiles) {
+    const list = d === own ? undefined : lists.get(d.name);
+    if (list === undefined || covered.has(d.name)) continue;
+    const alias = `${list.stem.replace(/[^A-Za-z0-9]/g, '_')}_descriptors`;
+    imports.push(`import { FILE_DESCRIPTOR_PROTOS as ${alias} } from '${relativeModule(file.stem, `${list.stem}.fw`, importSuffix)}';`);
+    entries.push({ name: d.name, imported: true, alias });
+    list.files.forEach((f) => covered.add(f));
+  }
+  for (const d of file.descriptorFiles) {
+    if (covered.has(d.name)) continue;
+    if (isShippedDescriptor(d.name)) entries.push({ name: d.name, shipped: true });
+    else entries.push({ name: d.name, chunks: descriptorChunks(d.bytes, d.name).map((c) => ({ label: c.label, base64: Buffer.from(c.bytes).toString('base64') })) });
+  }
+  return { imports, entries };
+}
+
+/** Renders `x.fw.ts`; `lists` are the descriptor lists of this run's other `x.fw.ts` files, by proto path. */
+export function renderFw(file: FileModel, importSuffix = '', lists: ReadonlyMap<string, DescriptorList> = new Map()): string {
   const services = file.services.map((s) => {
     const routes: { key: string; target: string }[] = [];
     for (const m of s.methods) {
@@ -116,12 +148,8 @@ export function renderFw(file: FileModel, importSuffix = ''): string {
     };
   });
   const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod, importSuffix));
-  const descriptors = file.descriptorFiles.map((d) =>
-    isShippedDescriptor(d.name)
-      ? { name: d.name, shipped: true }
-      : { name: d.name, shipped: false, chunks: descriptorChunks(d.bytes, d.name).map((c) => ({ label: c.label, base64: Buffer.from(c.bytes).toString('base64') })) },
-  );
-  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: lines, services, descriptors });
+  const descriptors = descriptorEntries(file, lists, importSuffix);
+  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: [...lines, ...descriptors.imports], services, descriptors: descriptors.entries });
 }
 
 const CALL_KIND = { none: 'unary', server: 'server', client: 'client', bidirectional: 'bidi' } as const;

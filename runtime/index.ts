@@ -10,5 +10,5 @@ export * from './gateway';
 export * from './health';
 export * from './rpc';
 export type { PartialMessage } from './core/partial-message';
-export { fileDescriptorProtos } from './core/file-descriptor-protos';
+export { fileDescriptorProtos, type FileDescriptorEntry } from './core/file-descriptor-protos';
 export * from './validation';

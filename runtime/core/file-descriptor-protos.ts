@@ -1,8 +1,9 @@
 /**
  * The FileDescriptorProtos a generated `x.fw.ts` hands to the runtime (server
  * reflection, strict decoding, validation): the descriptors fw ships (the
- * well-known types and its annotation protos) by name, and the file's own
- * descriptor embedded as base64 pieces, one per top-level element.
+ * well-known types and its annotation protos) by name, the lists of other
+ * generated files it imports, and its own descriptor embedded as base64
+ * pieces, one per top-level element.
  */
 import { SHIPPED_FILE_DESCRIPTORS } from './shipped-file-descriptors.data';
 
@@ -19,12 +20,32 @@ function shipped(name: string): Uint8Array {
   return bytes;
 }
 
+/** One entry: a shipped file's proto path, the base64 pieces of an embedded file, or another generated file's list. */
+export type FileDescriptorEntry = string | readonly string[] | readonly Uint8Array[];
+
+function isPieces(entry: readonly string[] | readonly Uint8Array[]): entry is readonly string[] {
+  return typeof entry[0] === 'string';
+}
+
 /**
- * Builds a generated file's descriptor list, imports first.
- * @param files per file: the proto path of a descriptor fw ships, or the base64 pieces of an embedded one
+ * Builds a generated file's descriptor list, imports first; a file that two
+ * entries hold (say, both import the well-known types) is listed once.
  * @example
  * const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos(['google/protobuf/timestamp.proto', ['Cgp1c2VyLnByb3Rv', 'IgYKBFVzZXI=']]);
  */
-export function fileDescriptorProtos(files: readonly (string | readonly string[])[]): readonly Uint8Array[] {
-  return files.map((file) => (typeof file === 'string' ? shipped(file) : new Uint8Array(Buffer.concat(file.map((piece) => Buffer.from(piece, 'base64'))))));
+export function fileDescriptorProtos(entries: readonly FileDescriptorEntry[]): readonly Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const seen = new Set<string>();
+  const add = (bytes: Uint8Array): void => {
+    const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(bytes);
+  };
+  for (const entry of entries) {
+    if (typeof entry === 'string') add(shipped(entry));
+    else if (isPieces(entry)) add(new Uint8Array(Buffer.concat(entry.map((piece) => Buffer.from(piece, 'base64')))));
+    else entry.forEach(add);
+  }
+  return out;
 }

@@ -54,11 +54,11 @@ function responseCodec<T>(m: TsProtoMessage<T>): MessageCodec<T> {
 
 /**
  * FileDescriptorProtos of plain_user.proto and its imports, imports first (source info
- * stripped), for server reflection and validation. Descriptors fw ships are named;
- * the others are embedded as base64, one line per top-level element, so a diff
- * shows which messages, enums or services changed.
+ * stripped), for server reflection and validation. Descriptors fw ships are named,
+ * those of other generated files imported; the rest are embedded as base64, one line
+ * per top-level element, so a diff shows which messages, enums or services changed.
  */
-const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
+export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
   'google/api/http.proto',
   'google/protobuf/descriptor.proto',
   'google/api/annotations.proto',
