@@ -10,7 +10,8 @@ import type { FileModel } from './model';
 import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './render';
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
-import { acquireTsProto, startTsProto, type TsProtoRun } from './run-ts-proto';
+import { browserMessages, browserMessagesPath } from './browser-messages';
+import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
  * The reflection runtime and the model stage, loaded while buf builds: they
@@ -63,8 +64,6 @@ function withHeader(content: string): string {
 /** Runs stages 1–4 for `inputs`; ts-proto runs in a worker while the model renders. */
 export async function generate(inputs: Inputs, cwd: string, moduleSystem: ModuleSystem = 'commonjs'): Promise<GenerationPlan> {
   const plugin = acquireTsProto();
-  // A second run writes the browser client's JSON-only messages (ts-proto-options.ts), in parallel.
-  const browserPlugin = startTsProto();
   let bytes: Uint8Array;
   let ws: ReturnType<typeof createWorkspace> | undefined;
   let modelStage: ReturnType<typeof loadModelStage>;
@@ -81,12 +80,11 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
     bytes = await building;
   } catch (e) {
     plugin.cancel();
-    browserPlugin.cancel();
     throw e;
   } finally {
     ws?.dispose();
   }
-  return renderAll(bytes, inputs.files.map((f) => f.relative), moduleSystem, plugin, browserPlugin, modelStage);
+  return renderAll(bytes, inputs.files.map((f) => f.relative), moduleSystem, plugin, modelStage);
 }
 
 /**
@@ -95,7 +93,7 @@ export async function generate(inputs: Inputs, cwd: string, moduleSystem: Module
  * CodeGeneratorRequest, so both produce the same bytes.
  */
 export function generateFromDescriptors(bytes: Uint8Array, wanted: readonly string[], moduleSystem: ModuleSystem): Promise<GenerationPlan> {
-  return renderAll(bytes, wanted, moduleSystem, acquireTsProto(), startTsProto(), loadModelStage());
+  return renderAll(bytes, wanted, moduleSystem, acquireTsProto(), loadModelStage());
 }
 
 async function renderAll(
@@ -103,15 +101,12 @@ async function renderAll(
   wanted: readonly string[],
   moduleSystem: ModuleSystem,
   plugin: TsProtoRun,
-  browserPlugin: TsProtoRun,
   modelStage: ReturnType<typeof loadModelStage>,
 ): Promise<GenerationPlan> {
   const suffix = importSuffix(moduleSystem);
   const tsProto = plugin.generate(bytes, wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.
   tsProto.catch(() => undefined);
-  const browserTsProto = browserPlugin.generate(bytes, wanted, suffix, 'browser');
-  browserTsProto.catch(() => undefined);
   const files = new Map<string, string>();
   const builder = modelStage.decode(bytes, wanted);
   const stubModels = wanted.map((rel) => builder.fileModel(rel)).filter((model) => model.services.length > 0);
@@ -123,10 +118,12 @@ async function renderAll(
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
   }
   checkRouteCollisions(stubModels);
-  for (const emitted of await tsProto) files.set(emitted.name, withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));
-  const browserMessages = await browserTsProto;
-  // Only a project with a service has a browser client to import them.
-  if (stubModels.length > 0) for (const emitted of browserMessages) files.set(emitted.name, withHeader(emitted.content));
+  for (const emitted of await tsProto) {
+    const messages = withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT);
+    files.set(emitted.name, messages);
+    // Only a run with a service has a browser client to import them.
+    if (stubModels.length > 0) files.set(browserMessagesPath(emitted.name), browserMessages(messages, suffix));
+  }
   return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels, moduleSystem };
 }
 

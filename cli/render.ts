@@ -14,7 +14,7 @@ import { isShippedDescriptor } from './shipped-descriptors';
 import { handlerTypeName, stubSignature, type SignatureTypes } from './stub-signature';
 import { compileTemplate, type Template } from './template-cache';
 import { tsLiteral } from './ts-literal';
-import { BROWSER_MESSAGES_SUFFIX } from './ts-proto-options';
+import { BROWSER_MESSAGES_SUFFIX } from './browser-messages';
 
 // Schemas are shared between methods with the same request type: print each once.
 const literalCache = new WeakMap<object, string>();

@@ -12,7 +12,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { tsProtoParameter, type MessageFlavor } from './ts-proto-options';
+import { tsProtoParameter } from './ts-proto-options';
 
 /** One emitted file: path relative to the output root, and its text. */
 export interface EmittedFile {
@@ -68,7 +68,7 @@ export function decodeCodeGeneratorResponse(bytes: Uint8Array): { error: string 
 /** A ts-proto process started ahead of time; feed it once, or cancel it. */
 export interface TsProtoRun {
   /** Sends the request; resolves to the emitted files. */
-  generate(fileDescriptorSet: Uint8Array, filesToGenerate: readonly string[], importSuffix?: string, flavor?: MessageFlavor): Promise<EmittedFile[]>;
+  generate(fileDescriptorSet: Uint8Array, filesToGenerate: readonly string[], importSuffix?: string): Promise<EmittedFile[]>;
   /** Kills the process (when buf failed and there is nothing to generate). */
   cancel(): void;
 }
@@ -127,11 +127,11 @@ export function startTsProto(): TsProtoRun {
   // Unobserved when cancelled; generate() hands it to the caller otherwise.
   done.catch(() => undefined);
   return {
-    generate(fileDescriptorSet, filesToGenerate, importSuffix = '', flavor = 'full') {
+    generate(fileDescriptorSet, filesToGenerate, importSuffix = '') {
       worker.ref();
       worker.stdout.on('data', (c: Buffer) => out.push(c));
       worker.stderr.on('data', (c: Buffer) => err.push(c));
-      worker.stdin?.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter(importSuffix, flavor)));
+      worker.stdin?.end(codeGeneratorRequest(fileDescriptorSet, filesToGenerate, tsProtoParameter(importSuffix)));
       return done;
     },
     cancel() {

@@ -34,22 +34,9 @@ export const OPTION_ONLY_PROTOS: readonly string[] = [
   'buf/validate/validate.proto',
 ];
 
-/**
- * The browser client's messages (`x.browser-messages.ts`, beside `x.ts`):
- * the same types and JSON functions, without the binary codec, which the
- * JSON-only browser client never calls and bundlers cannot drop from
- * ts-proto's message objects.
- */
-export const BROWSER_MESSAGES_SUFFIX = '.browser-messages';
-
-/** Which messages ts-proto writes: `x.ts` (binary and JSON) or `x.browser-messages.ts` (JSON only). */
-export type MessageFlavor = 'full' | 'browser';
-
 /** The CodeGeneratorRequest parameter string; `importSuffix` is `.js` for ES modules. */
-export function tsProtoParameter(importSuffix = '', flavor: MessageFlavor = 'full'): string {
-  const options: ReadonlyArray<readonly [string, string]> =
-    flavor === 'full' ? TS_PROTO_OPTIONS : [...TS_PROTO_OPTIONS.map(([k, v]) => [k, k === 'outputEncodeMethods' ? 'false' : v] as const), ['fileSuffix', BROWSER_MESSAGES_SUFFIX]];
-  const parts = options.map(([k, v]) => `${k}=${v}`);
+export function tsProtoParameter(importSuffix = ''): string {
+  const parts = TS_PROTO_OPTIONS.map(([k, v]) => `${k}=${v}`);
   if (importSuffix !== '') parts.push(`importSuffix=${importSuffix}`);
   for (const file of OPTION_ONLY_PROTOS) parts.push(`M${file}=./unused`);
   return parts.join(',');

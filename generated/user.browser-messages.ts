@@ -521,9 +521,7 @@ export const CreateMultipleUsersResponse: MessageFns<CreateMultipleUsersResponse
   fromJSON(object: any): CreateMultipleUsersResponse {
     return {
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
-      users: globalThis.Array.isArray(object?.users)
-        ? object.users.map((e: any) => User.fromJSON(e))
-        : [],
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => User.fromJSON(e)) : [],
       errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => globalThis.String(e)) : [],
     };
   },
