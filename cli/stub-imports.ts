@@ -123,9 +123,13 @@ export class StubImportSection {
     return refs;
   }
 
-  /** True when some import binds the name `local` (of whatever module: the stub's choice stands). */
-  #binds(local: string): boolean {
-    return this.#statements.some((st) => st.namespace === local || st.named?.specifiers.some((sp) => sp.local === local) === true);
+  /**
+   * True when some import binds the name `local` (of whatever module: the
+   * stub's choice stands), leaving out the specifiers this merge removes: a
+   * name whose module no longer exports it is bound anew where it now lives.
+   */
+  #binds(local: string, removed: ReadonlySet<Specifier>): boolean {
+    return this.#statements.some((st) => st.namespace === local || st.named?.specifiers.some((sp) => sp.local === local && !removed.has(sp)) === true);
   }
 
   /** True when `local` is bound to `name` of `module` as a value. */
@@ -159,13 +163,13 @@ export class StubImportSection {
     };
     for (const n of needed) {
       if (!n.value) {
-        if (this.references(n.module, n.name).length === 0 && !this.#binds(n.local)) push(addTypes, n);
+        if (this.references(n.module, n.name).length === 0 && !this.#binds(n.local, removed)) push(addTypes, n);
         continue;
       }
       if (this.#boundAsValue(n.module, n.name, n.local)) continue;
       const asType = this.#findSpecifier(n.module, n.name, n.local);
       // The name is taken by an import of something else: adding it would declare it twice.
-      if (asType === undefined && this.#binds(n.local)) continue;
+      if (asType === undefined && this.#binds(n.local, removed)) continue;
       if (asType?.spec.inlineType === true) {
         // `{ type GrpcError }` → `{ GrpcError }`: the binding becomes a value.
         out.push({ at: asType.spec.start, end: asType.spec.nameStart, text: '' });
