@@ -11,7 +11,7 @@ import type { StreamingMode } from '../rpc/descriptor';
 import { authenticationRequired } from './auth/authentication-required';
 import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
-import { ServiceErrors } from './errors';
+import { ServiceErrors, type ServiceError } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
 import { isMessageBlind } from './pass-through';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
@@ -58,6 +58,8 @@ export class Dispatcher {
   resolver: RemoteServiceResolver | undefined = undefined;
   /** Set by `close()`: new calls are refused with UNAVAILABLE while the running ones finish. */
   #draining = false;
+  /** How to end each open stream (trackStream). */
+  readonly #streams = new Set<(error: ServiceError) => void>();
   /** Handler promises not yet settled. */
   #inflight = 0;
   #settledWaiters: (() => void)[] = [];
@@ -78,6 +80,25 @@ export class Dispatcher {
   /** Starts (true) or ends (false) refusing new calls. */
   setDraining(draining: boolean): void {
     this.#draining = draining;
+  }
+
+  /**
+   * Registers how to end one open stream with a terminal error in its
+   * protocol's form (an NDJSON/SSE error line, a gRPC status, an error
+   * envelope or frame); returns the function that unregisters it when the
+   * stream ends on its own. `endStreams` calls every registered one.
+   */
+  trackStream(terminate: (error: ServiceError) => void): () => void {
+    this.#streams.add(terminate);
+    return () => this.#streams.delete(terminate);
+  }
+
+  /** Ends every open stream with `error` (drain past its timeout: UNAVAILABLE), before connections are cut. */
+  endStreams(error: ServiceError): void {
+    for (const terminate of [...this.#streams]) {
+      this.#streams.delete(terminate);
+      terminate(error);
+    }
   }
 
   /** Resolves once every call dispatched so far has settled (its handler's promise). */

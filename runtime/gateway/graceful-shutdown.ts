@@ -2,11 +2,13 @@
  * The drain behind `gateway.close()` and a host app's `close()`: refuse new
  * calls (503 / UNAVAILABLE), let every transport finish what is in flight —
  * HTTP with `Connection: close`, WebSocket close 1001 after its calls, gRPC
- * GOAWAY, TCP replies then FIN, UDP replies — and, past the timeout, cut the
+ * GOAWAY, TCP replies then FIN, UDP replies — and, past the timeout, end
+ * every open stream with its protocol's UNAVAILABLE error, cut the
  * connections (which aborts the handlers' signals) and still wait for the
  * handlers to settle, so nothing runs on after close() resolved.
  */
 import type { Dispatcher } from './dispatch';
+import { ServiceErrors } from './errors';
 import type { GrpcTransport } from './grpc/transport';
 import type { StreamListener } from './stream-listener';
 import type { TcpTransport } from './tcp/transport';
@@ -46,6 +48,9 @@ export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<
   ]);
   clearTimeout(timer);
   if (!timedOut) return;
+  // Every open stream ends with its protocol's UNAVAILABLE first, never a bare cut; a turn lets those bytes leave.
+  t.dispatcher.endStreams(ServiceErrors.streamDrained());
+  await new Promise((resolve) => setImmediate(resolve));
   // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
   t.websocket?.close();
   t.tcp?.close();

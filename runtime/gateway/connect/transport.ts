@@ -326,6 +326,8 @@ export class ConnectTransport {
   }
 
   async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
+    // A drain past its timeout ends the stream with its end-of-stream error before the connection is cut.
+    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(this.#wireError(error)));
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
         throw ServiceErrors.notIterable();
@@ -337,6 +339,8 @@ export class ConnectTransport {
       reply.end();
     } catch (e) {
       reply.fail(this.#wireError(e));
+    } finally {
+      untrack();
     }
   }
 }

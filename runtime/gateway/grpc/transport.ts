@@ -271,26 +271,36 @@ export class GrpcTransport {
             if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
             headersSent = true;
           };
+          // A drain past its timeout ends the stream with UNAVAILABLE before the connection is cut.
+          let terminated = false;
+          const untrack = this.#core.dispatcher.trackStream((error) => {
+            if (controller.signal.aborted) return;
+            terminated = true;
+            sendHeaders();
+            c.emit('error', this.#status(error));
+          });
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
                 throw ServiceErrors.notIterable();
               }
               for await (const item of result as AsyncIterable<unknown>) {
-                if (controller.signal.aborted) return;
+                if (controller.signal.aborted || terminated) return;
                 sendHeaders();
                 if (!c.write(fromGateway(item, state.json, resolved))) await drained(c, controller.signal);
               }
+              if (terminated) return;
               sendHeaders();
               c.end(handlerTrailers(context));
             })
             .catch((error: unknown) => {
-              if (controller.signal.aborted) return;
+              if (controller.signal.aborted || terminated) return;
               sendHeaders();
               const status = this.#status(error);
               status.metadata?.merge(handlerTrailers(context));
               c.emit('error', status);
-            });
+            })
+            .finally(untrack);
         };
       }
     }

@@ -314,7 +314,10 @@ export class HttpTransport {
       const sse = isSse(req);
       res.setHeader(this.#deps.core.traceHeader, traceId);
       writeCallMetadata(res, context);
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, (error) => this.#render(toServiceError(error)).body);
+      const render = (error: unknown): unknown => this.#render(toServiceError(error)).body;
+      // A drain past its timeout ends the stream with an error line before the connection is cut.
+      const untrack = this.#deps.core.dispatcher.trackStream((error) => endStream(res, sse, render(error)));
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, render).finally(untrack);
       return;
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);

@@ -203,12 +203,18 @@ export class CallSession {
           this.#settled();
           return;
         }
+        // A drain past its timeout ends the stream with an error reply before the connection is cut.
+        const untrack = this.#core.dispatcher.trackStream((error) => this.#end(id, k, call, error));
         this.#pump(id, call, result).then(
           () => {
+            untrack();
             this.#finish(id, k, call);
             this.#settled();
           },
-          (error: unknown) => this.#failed(id, k, call, error),
+          (error: unknown) => {
+            untrack();
+            this.#failed(id, k, call, error);
+          },
         );
       },
       (error: unknown) => this.#failed(id, k, call, error),
@@ -263,8 +269,12 @@ export class CallSession {
   }
 
   #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
+    this.#end(id, k, call, ServiceErrors.deadlineExceeded(timeout));
+  }
+
+  /** Ends a running call early with `error` as its last reply (a passed deadline, a drain). */
+  #end(id: unknown, k: string, call: ActiveCall, error: ServiceError): void {
     if (call.over || this.#closed) return;
-    const error = ServiceErrors.deadlineExceeded(timeout);
     this.#abandon(k, call, error);
     this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
   }
