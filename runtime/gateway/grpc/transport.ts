@@ -30,6 +30,9 @@ import { reflectionEntry } from '../../grpc/reflection-entry';
 import type { Http2LimitOptions } from '../../grpc/h2-limits';
 import type { GrpcServerEngine } from '../../grpc/options';
 import { createServerEngine, type ForeignStreamHandler, type ServerEngine } from '../../grpc/server-engine';
+import { bindHealth, HealthState } from '../../grpc/health';
+import { CallPipeline } from '../../grpc/pipeline';
+import { addToServer } from '../../grpc/serve-binding';
 import { RawMessage } from '../pass-through';
 import { decodedReply, requestFor } from './raw-requests';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
@@ -42,6 +45,8 @@ export interface GrpcGatewayOptions extends Http2LimitOptions {
   maxMessageSize?: number;
   /** `'node-http2'` (default): fw's gRPC server on Node's HTTP/2; `'grpc-js'`: grpc-js's Server, the fallback (docs/grpc.md "Server engine"). */
   engine?: GrpcServerEngine;
+  /** How often a grpc.health.v1 Watch stream repeats the status when nothing changed (ms); default 5000, as on server.grpc(). */
+  healthWatchIntervalMs?: number;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -78,12 +83,16 @@ export class GrpcTransport {
   /** The current reflection handlers per reflection method path; swapped when services are added. */
   #reflection: Map<string, grpc.UntypedHandleCall> | undefined = undefined;
   #foreign: ForeignStreamHandler | undefined = undefined;
+  /** grpc.health.v1 on the gateway port: every hosted service, NOT_SERVING once a drain begins or while discovery is not ready. */
+  readonly #health: HealthState;
+  #healthServed = false;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
     this.#registry = registry;
     this.#options = options;
     this.#config = config;
+    this.#health = new HealthState(() => core.dispatcher.resolver?.status?.()?.ready !== false);
   }
 
   /** The gRPC server (created on first use, with the engine the options choose). */
@@ -116,6 +125,15 @@ export class GrpcTransport {
         this.#registered.add(key);
       }
       server.addService(definition as grpc.ServiceDefinition, impl);
+    }
+    for (const service of this.#registry.services()) {
+      this.#health.set(service.name, 'SERVING');
+      if (service.descriptor !== undefined) this.#health.set(service.descriptor.typeName, 'SERVING');
+    }
+    if (!this.#healthServed) {
+      // Probes need no credentials: health skips the interceptors (as on server.grpc()).
+      addToServer(server, bindHealth(this.#health, () => this.#options().healthWatchIntervalMs ?? 5000), new CallPipeline(() => undefined), undefined);
+      this.#healthServed = true;
     }
     if (fromProto.packageDefinition !== undefined) this.#protoPackages = fromProto.packageDefinition;
     if (this.#options().reflection === true) this.#syncReflection(server);
@@ -158,6 +176,7 @@ export class GrpcTransport {
   /** Hands an h2c connection (already sniffed by the mux) to the gRPC server. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
+    if (!this.#core.dispatcher.draining) this.#health.restart();
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -330,6 +349,8 @@ export class GrpcTransport {
    * resolves. New streams are refused.
    */
   drain(): Promise<void> {
+    // Probes see NOT_SERVING as soon as close() begins; Watch streams get it, then end.
+    this.#health.shutdown();
     return this.#server === undefined ? Promise.resolve() : this.#server.shutdown();
   }
 
@@ -341,6 +362,7 @@ export class GrpcTransport {
     this.#version = -1;
     this.#configRef = undefined;
     this.#reflection = undefined;
+    this.#healthServed = false;
     server?.forceShutdown();
   }
 }
