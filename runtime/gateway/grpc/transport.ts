@@ -5,7 +5,7 @@
  * gateway's one port.
  * Each call becomes one dispatch; errors leave as gRPC statuses with the
  * gateway's string code in the `x-error-code` trailer, the trace id in the
- * `x-trace-id` response header.
+ * trace-id response header (monitoring's `correlationHeader`, default `x-trace-id`).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
@@ -190,16 +190,18 @@ export class GrpcTransport {
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
     const config = this.#config;
     /**
-     * Starts one dispatch. Response headers (with `x-trace-id` and whatever
+     * Starts one dispatch. Response headers (with the trace id and whatever
      * the handler set through `context.call`) go out with the first message
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
     const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
-      const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
+      // The configured correlation header (monitoring's correlationHeader, default x-trace-id), as on every transport.
+      const traceHeader = this.#core.traceHeader;
+      const tracing = tracingFrom(firstString(md, traceHeader), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
-      reply.set('x-trace-id', tracing.traceId);
+      reply.set(traceHeader, tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
       const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
