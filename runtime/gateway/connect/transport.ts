@@ -27,6 +27,7 @@ import { classifyRequest, procedureOf, timeoutOf, type MessageCodecName, type We
 import { replyWriter, type ReplyWriter } from './reply-writer';
 import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
 import { toWireError, type WireError } from './wire-errors';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `connect` options of the gateway (also `configureConnect`). */
 export interface ConnectGatewayConfig {
@@ -86,7 +87,8 @@ function refuse(res: ServerResponse, status: number, message: string, extra: str
 }
 
 /** Connect + gRPC-Web over the gateway's HTTP/1.1 port. */
-export class ConnectTransport {
+export class ConnectTransport implements TransportAdapter {
+  readonly transport = 'connect' as const;
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #config: () => ConnectGatewayConfig;
@@ -95,6 +97,14 @@ export class ConnectTransport {
   #limit = 4 << 20;
   #traceName = '';
   #traceKey = '';
+
+  /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
+  drain(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing of its own to cut: the listener closes the HTTP connections. */
+  close(): void {}
 
   constructor(core: GatewayCore, registry: ServiceRegistry, config: () => ConnectGatewayConfig) {
     this.#core = core;

@@ -36,6 +36,7 @@ import { addToServer } from '../../grpc/serve-binding';
 import { RawMessage } from '../pass-through';
 import { decodedReply, requestFor } from './raw-requests';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** The constructor's `grpc` options. */
 export interface GrpcGatewayOptions extends Http2LimitOptions {
@@ -69,7 +70,8 @@ function invalidArgument(rejected: RejectedPayload): ServiceError {
 }
 
 /** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
-export class GrpcTransport {
+export class GrpcTransport implements TransportAdapter {
+  readonly transport = 'grpc' as const;
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #options: () => GrpcGatewayOptions;

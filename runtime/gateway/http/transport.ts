@@ -28,6 +28,7 @@ import { isPlainJsonBody, readJsonBody } from './json-body';
 import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
 import { applyQuery } from './query-fields';
 import { endStream, isSse, writeStream } from './streaming';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureHTTP(config)` (spec 4.10). */
 export interface HttpGatewayConfig {
@@ -112,7 +113,8 @@ async function* toAsync(items: Iterable<unknown>, fromJSON: ((v: unknown) => unk
 }
 
 /** The HTTP transport; `handle` is the connect-style handler. */
-export class HttpTransport {
+export class HttpTransport implements TransportAdapter {
+  readonly transport = 'http' as const;
   readonly #deps: HttpTransportDeps;
   #routes: RouteTable | undefined = undefined;
   #routesVersion = -1;
@@ -123,6 +125,14 @@ export class HttpTransport {
 
   #traceName = '';
   #traceKey = '';
+
+  /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
+  drain(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing of its own to cut: the listener closes the HTTP connections. */
+  close(): void {}
 
   constructor(deps: HttpTransportDeps) {
     this.#deps = deps;

@@ -23,6 +23,7 @@ import type { EnvelopeRequest } from '../session/call-session';
 import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
 import { startDatagramCall, type DatagramReplies } from './datagram-call';
 import { datagramReplies, type FormatResponse } from './datagram-replies';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
 export interface UdpGatewayConfig {
@@ -45,7 +46,8 @@ export interface UdpGatewayConfig {
 const DEFAULT_UDP_RATE: RateLimitConfig = { requests: 100, window: 1000 };
 
 /** The UDP transport: a datagram socket on the gateway's port number. */
-export class UdpTransport {
+export class UdpTransport implements TransportAdapter {
+  readonly transport = 'udp' as const;
   readonly #core: GatewayCore;
   readonly #config: () => UdpGatewayConfig;
   #socket: Socket | undefined = undefined;
