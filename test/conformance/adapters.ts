@@ -12,6 +12,15 @@ import { createGrpcTestClient } from 'fw/testing';
 import { grpcJsonClient, HOST, TcpFrameClient, udpCall, WsClient } from '../gateway/support/clients';
 import type { CallKind } from './case-table';
 
+/** Input an adapter sends as bytes its protocol's decoder must refuse (JSON that does not parse, MessagePack that does not decode). */
+export const MALFORMED: unique symbol = Symbol('malformed input');
+
+// Long enough that a UDP error reply fits in its size (a shorter datagram gets no reply: no amplification).
+const BAD_JSON = `{"text": ${' '.repeat(160)}`;
+
+/** `input` as JSON text, or text that is not JSON for MALFORMED. */
+const jsonText = (input: unknown): string => (input === MALFORMED ? BAD_JSON : JSON.stringify(input));
+
 /** What a call gave: the items before the end, and how it ended. */
 export interface Outcome {
   items: unknown[];
@@ -31,6 +40,8 @@ export interface AdapterSpec {
   readonly carries: readonly Carried[];
   /** The adapter has no way to name an unknown service or method (a typed in-process client). */
   readonly namesOnlyKnownMethods?: boolean;
+  /** The client encodes every request itself: it cannot send malformed bytes. */
+  readonly encodesItself?: boolean;
   /** The client raises DEADLINE_EXCEEDED itself when the deadline passes (grpc-js): no server trailers to read then. */
   readonly clientEnforcesDeadline?: boolean;
 }
@@ -91,7 +102,7 @@ type Json = Record<string, unknown>;
 function httpJson(base: string): Connection {
   return {
     async call(service, method, _kind, input, timeoutMs) {
-      const res = await post(`${base}/api/${service}/${method}`, { 'content-type': 'application/json', ...grpcTimeout(timeoutMs) }, JSON.stringify(input));
+      const res = await post(`${base}/api/${service}/${method}`, { 'content-type': 'application/json', ...grpcTimeout(timeoutMs) }, jsonText(input));
       const body = (await res.json()) as Json;
       if (res.ok) return { items: [body.data] };
       return { items: [], error: { code: body.error as string, http: res.status, message: body.message as string } };
@@ -106,7 +117,7 @@ function httpStream(base: string, sse: boolean): Connection {
     async call(service, method, _kind, input, timeoutMs) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...grpcTimeout(timeoutMs) };
       if (sse) headers.accept = 'text/event-stream';
-      const res = await post(`${base}/api/${service}/${method}`, headers, JSON.stringify(input));
+      const res = await post(`${base}/api/${service}/${method}`, headers, jsonText(input));
       const text = await res.text();
       if (res.status !== 200) {
         const body = JSON.parse(text) as Json;
@@ -140,12 +151,12 @@ function connectJson(base: string): Connection {
     async call(service, method, kind, input, timeoutMs) {
       const timeout: Record<string, string> = timeoutMs === undefined ? {} : { 'connect-timeout-ms': String(timeoutMs) };
       if (kind === 'unary') {
-        const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/json', 'connect-protocol-version': '1', ...timeout }, JSON.stringify(input));
+        const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/json', 'connect-protocol-version': '1', ...timeout }, jsonText(input));
         const body = (await res.json()) as Json;
         if (res.ok) return { items: [body] };
         return { items: [], error: { code: res.headers.get('x-error-code') ?? undefined, grpc: CONNECT_CODES.indexOf(body.code as string), message: body.message as string } };
       }
-      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/connect+json', ...timeout }, envelope(0, Buffer.from(JSON.stringify(input))));
+      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/connect+json', ...timeout }, envelope(0, Buffer.from(jsonText(input))));
       const frames = envelopes(Buffer.from(await res.arrayBuffer()));
       const items = frames.filter((f) => (f.flags & 2) === 0).map((f) => JSON.parse(f.data.toString()) as unknown);
       const end = JSON.parse(frames.find((f) => (f.flags & 2) !== 0)?.data.toString() ?? '{}') as { error?: Json; metadata?: Record<string, string[]> };
@@ -160,7 +171,7 @@ function connectJson(base: string): Connection {
 function grpcWeb(base: string): Connection {
   return {
     async call(service, method, _kind, input, timeoutMs) {
-      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1', ...grpcTimeout(timeoutMs) }, envelope(0, Buffer.from(JSON.stringify(input))));
+      const res = await post(`${base}/${service}/${method}`, { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1', ...grpcTimeout(timeoutMs) }, envelope(0, Buffer.from(jsonText(input))));
       const frames = envelopes(Buffer.from(await res.arrayBuffer()));
       const items = frames.filter((f) => (f.flags & 0x80) === 0).map((f) => JSON.parse(f.data.toString()) as unknown);
       const trailers = new Map<string, string>();
@@ -178,12 +189,29 @@ function grpcWeb(base: string): Connection {
   };
 }
 
+/** A grpc-js client whose one method sends BAD_JSON whatever it is given. */
+function malformedGrpcClient(port: number, service: string, method: string, kind: CallKind): grpc.Client & Record<string, (...args: unknown[]) => unknown> {
+  const definition: grpc.ServiceDefinition = {
+    [method]: {
+      path: `/${service}/${method}`,
+      requestStream: false,
+      responseStream: kind === 'server',
+      requestSerialize: () => Buffer.from(BAD_JSON),
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
+      responseDeserialize: (b: Buffer) => JSON.parse(b.toString('utf8')) as unknown,
+    },
+  };
+  const Ctor = grpc.makeGenericClientConstructor(definition, service);
+  return new Ctor(`${HOST}:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+}
+
 /** gRPC over HTTP/2 with grpc-js as the client, JSON messages. */
 function grpcJs(port: number): Connection {
   const clients: grpc.Client[] = [];
   return {
     async call(service, method, kind, input, timeoutMs) {
-      const client = grpcJsonClient(port, service, { [method]: kind === 'unary' ? 'none' : 'server' });
+      const client = input === MALFORMED ? malformedGrpcClient(port, service, method, kind) : grpcJsonClient(port, service, { [method]: kind === 'unary' ? 'none' : 'server' });
       clients.push(client);
       const items: unknown[] = [];
       const failed = (e: grpc.ServiceError): Outcome => ({
@@ -213,8 +241,10 @@ async function webSocket(base: string, format: 'json' | 'msgpack'): Promise<Conn
     async call(service, method, _kind, input, timeoutMs) {
       const id = nextId();
       const message = timeoutMs === undefined ? { id, service, method, data: input } : { id, service, method, data: input, timeout: timeoutMs };
-      client.send(format === 'json' ? JSON.stringify(message) : Buffer.from(msgpackEncode(message)));
-      const mine = (ms: unknown[]): Json[] => (ms as Json[]).filter((m) => m.id === id);
+      if (input === MALFORMED) client.send(format === 'json' ? BAD_JSON : Buffer.from([0xc1]));
+      else client.send(format === 'json' ? JSON.stringify(message) : Buffer.from(msgpackEncode(message)));
+      // A message that does not decode has no id to answer under.
+      const mine = (ms: unknown[]): Json[] => (ms as Json[]).filter((m) => m.id === (input === MALFORMED ? undefined : id));
       const all = mine(await client.until((ms) => mine(ms).some((m) => m.type === 'response' || m.type === 'error' || m.type === 'stream_end'), TIMEOUT));
       const items = all.filter((m) => m.type === 'response' || m.type === 'stream').map((m) => m.data);
       const error = all.find((m) => m.type === 'error')?.error as Json | undefined;
@@ -222,6 +252,16 @@ async function webSocket(base: string, format: 'json' | 'msgpack'): Promise<Conn
     },
     close: () => client.close(),
   };
+}
+
+/** A frame (version 1, type, u32 length) around `payload` as given: no JSON encoding. */
+function rawFrame(type: number, payload: string): Buffer {
+  const body = Buffer.from(payload);
+  const header = Buffer.alloc(6);
+  header[0] = 1;
+  header[1] = type;
+  header.writeUInt32BE(body.length, 2);
+  return Buffer.concat([header, body]);
 }
 
 function frameOutcome(frames: { type: number; payload: Json }[]): Outcome {
@@ -234,7 +274,12 @@ function frameOutcome(frames: { type: number; payload: Json }[]): Outcome {
 async function tcp(port: number): Promise<Connection> {
   const client = await TcpFrameClient.connect(port);
   return {
-    call: async (service, method, _kind, input, timeoutMs) => frameOutcome(await client.call(nextId(), service, method, input, { timeout: timeoutMs })),
+    async call(service, method, _kind, input, timeoutMs) {
+      if (input !== MALFORMED) return frameOutcome(await client.call(nextId(), service, method, input, { timeout: timeoutMs }));
+      client.raw(rawFrame(FrameType.Request, BAD_JSON));
+      const before = client.frames.length;
+      return frameOutcome((await client.until((fs) => fs.length > before, TIMEOUT)).slice(before));
+    },
     close: () => client.close(),
   };
 }
@@ -242,7 +287,8 @@ async function tcp(port: number): Promise<Connection> {
 /** UDP: one request datagram, one reply datagram; unary only. */
 function udp(port: number): Connection {
   return {
-    call: async (service, method, _kind, input, timeoutMs) => frameOutcome([await udpCall(port, encodeFrame(FrameType.Request, { id: nextId(), service, method, data: input, timeout: timeoutMs }), TIMEOUT)]),
+    call: async (service, method, _kind, input, timeoutMs) =>
+      frameOutcome([await udpCall(port, input === MALFORMED ? rawFrame(FrameType.Request, BAD_JSON) : encodeFrame(FrameType.Request, { id: nextId(), service, method, data: input, timeout: timeoutMs }), TIMEOUT)]),
     close: () => undefined,
   };
 }
@@ -316,7 +362,7 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'UDP', kinds: ['unary'], server: 'gateway', carries: ['code', 'message'], open: async (s) => udp(s.udpPort) },
   // server.grpc() names the fw code (x-error-code) only for errors that have one; its status is the contract.
   { name: 'server.grpc() (grpc-js client)', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort) },
-  { name: 'server.grpc() (fw/grpc-client)', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], open: async (s) => fwGrpcClient(`${HOST}:${s.grpcPort}`) },
-  { name: 'fw/testing', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, open: async (s) => inProcess(s.grpcApp) },
+  { name: 'server.grpc() (fw/grpc-client)', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], encodesItself: true, open: async (s) => fwGrpcClient(`${HOST}:${s.grpcPort}`) },
+  { name: 'fw/testing', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, open: async (s) => inProcess(s.grpcApp) },
 ];
 

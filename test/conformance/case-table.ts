@@ -6,6 +6,7 @@
  */
 import { GrpcStatus, ServiceError, type RequestContext } from 'fw';
 import { GrpcError } from 'fw/grpc';
+import { MALFORMED } from './adapters';
 
 /** The service every adapter calls. */
 export const SERVICE = 'Conformance';
@@ -14,6 +15,8 @@ export type CallKind = 'unary' | 'server';
 
 export interface ExpectedError {
   readonly code: string | undefined;
+  /** The code where a wire form names the failure its own way (by adapter name). */
+  readonly codeOn?: Readonly<Record<string, string>>;
   readonly grpc: GrpcStatus;
   readonly http: number;
   readonly message?: string;
@@ -65,6 +68,14 @@ export const CASES: readonly Case[] = [
   {
     name: 'unknown service', service: 'NoSuchService', method: 'Echo', kind: 'unary', input: {}, items: [],
     error: { code: 'SERVICE_NOT_FOUND', grpc: GrpcStatus.UNIMPLEMENTED, http: 404 },
+  },
+  {
+    name: 'malformed input', method: 'Echo', kind: 'unary', input: MALFORMED, items: [],
+    error: {
+      // What failed to parse: the JSON body, the message inside the envelope, the WebSocket message, the frame.
+      code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
+      codeOn: { 'Connect JSON': 'INVALID_ARGUMENT', 'gRPC-Web': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME' },
+    },
   },
   {
     name: 'auth refused', method: 'Guarded', kind: 'unary', input: {}, items: [],
