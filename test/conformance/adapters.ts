@@ -40,6 +40,8 @@ export interface AdapterSpec {
   readonly carries: readonly Carried[];
   /** The adapter has no way to name an unknown service or method (a typed in-process client). */
   readonly namesOnlyKnownMethods?: boolean;
+  /** The protocol has no way to cancel one call (UDP: a datagram is gone once sent). */
+  readonly cannotCancel?: boolean;
   /** The client encodes every request itself: it cannot send malformed bytes. */
   readonly encodesItself?: boolean;
   /** The client raises DEADLINE_EXCEEDED itself when the deadline passes (grpc-js): no server trailers to read then. */
@@ -58,6 +60,8 @@ export interface Servers {
 export interface Connection {
   /** `timeoutMs`: the call's deadline, sent the way the protocol carries one. */
   call(service: string, method: string, kind: CallKind, input: unknown, timeoutMs?: number): Promise<Outcome>;
+  /** Starts the call and cancels it, the protocol's way, once its first reply (or `afterMs`) has come. */
+  cancel(service: string, method: string, kind: CallKind, input: unknown, afterMs: number): Promise<void>;
   close(): void;
 }
 
@@ -98,6 +102,19 @@ const post = (url: string, headers: Record<string, string>, body: string | Buffe
 
 type Json = Record<string, unknown>;
 
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A fetch the client aborts after `afterMs`: the server sees its connection or stream go away. */
+async function abortedFetch(url: string, headers: Record<string, string>, body: string | Buffer, afterMs: number): Promise<void> {
+  const controller = new AbortController();
+  const request = fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : new Uint8Array(body), signal: controller.signal })
+    .then((res) => res.arrayBuffer())
+    .catch(() => undefined);
+  await sleep(afterMs);
+  controller.abort();
+  await request;
+}
+
 /** HTTP/JSON: the default binding `POST /api/<Service>/<method>`. */
 function httpJson(base: string): Connection {
   return {
@@ -107,6 +124,7 @@ function httpJson(base: string): Connection {
       if (res.ok) return { items: [body.data] };
       return { items: [], error: { code: body.error as string, http: res.status, message: body.message as string } };
     },
+    cancel: (service, method, _kind, input, afterMs) => abortedFetch(`${base}/api/${service}/${method}`, { 'content-type': 'application/json' }, JSON.stringify(input), afterMs),
     close: () => undefined,
   };
 }
@@ -141,6 +159,8 @@ function httpStream(base: string, sse: boolean): Connection {
       }
       return error === undefined ? { items } : { items, error };
     },
+    cancel: (service, method, _kind, input, afterMs) =>
+      abortedFetch(`${base}/api/${service}/${method}`, sse ? { 'content-type': 'application/json', accept: 'text/event-stream' } : { 'content-type': 'application/json' }, JSON.stringify(input), afterMs),
     close: () => undefined,
   };
 }
@@ -163,6 +183,10 @@ function connectJson(base: string): Connection {
       if (end.error === undefined) return { items };
       return { items, error: { code: end.metadata?.['x-error-code']?.[0], grpc: CONNECT_CODES.indexOf(end.error.code as string), message: end.error.message as string } };
     },
+    cancel: (service, method, kind, input, afterMs) =>
+      kind === 'unary'
+        ? abortedFetch(`${base}/${service}/${method}`, { 'content-type': 'application/json', 'connect-protocol-version': '1' }, JSON.stringify(input), afterMs)
+        : abortedFetch(`${base}/${service}/${method}`, { 'content-type': 'application/connect+json' }, envelope(0, Buffer.from(JSON.stringify(input))), afterMs),
     close: () => undefined,
   };
 }
@@ -185,6 +209,8 @@ function grpcWeb(base: string): Connection {
       if (status === 0) return { items };
       return { items, error: { code: trailers.get('x-error-code'), grpc: status, message: decodeURIComponent(trailers.get('grpc-message') ?? '') } };
     },
+    cancel: (service, method, _kind, input, afterMs) =>
+      abortedFetch(`${base}/${service}/${method}`, { 'content-type': 'application/grpc-web+json', 'x-grpc-web': '1' }, envelope(0, Buffer.from(JSON.stringify(input))), afterMs),
     close: () => undefined,
   };
 }
@@ -230,6 +256,17 @@ function grpcJs(port: number): Connection {
         stream.on('end', () => resolve({ items }));
       });
     },
+    async cancel(service, method, kind, input, afterMs) {
+      const client = grpcJsonClient(port, service, { [method]: kind === 'unary' ? 'none' : 'server' });
+      clients.push(client);
+      const call = (kind === 'unary'
+        ? (client[method] as (...a: unknown[]) => grpc.ClientUnaryCall)(input, new grpc.Metadata(), () => undefined)
+        : (client[method] as (...a: unknown[]) => grpc.ClientReadableStream<unknown>)(input, new grpc.Metadata())) as grpc.ClientUnaryCall & NodeJS.EventEmitter;
+      call.on('error', () => undefined);
+      call.on('data', () => undefined);
+      await sleep(afterMs);
+      call.cancel();
+    },
     close: () => { for (const c of clients.splice(0)) c.close(); },
   };
 }
@@ -249,6 +286,14 @@ async function webSocket(base: string, format: 'json' | 'msgpack'): Promise<Conn
       const items = all.filter((m) => m.type === 'response' || m.type === 'stream').map((m) => m.data);
       const error = all.find((m) => m.type === 'error')?.error as Json | undefined;
       return error === undefined ? { items } : { items, error: { code: error.code as string, message: error.message as string } };
+    },
+    async cancel(service, method, _kind, input, afterMs) {
+      const id = nextId();
+      const message = { id, service, method, data: input };
+      const type = { id, type: 'cancel' };
+      client.send(format === 'json' ? JSON.stringify(message) : Buffer.from(msgpackEncode(message)));
+      await sleep(afterMs);
+      client.send(format === 'json' ? JSON.stringify(type) : Buffer.from(msgpackEncode(type)));
     },
     close: () => client.close(),
   };
@@ -280,6 +325,12 @@ async function tcp(port: number): Promise<Connection> {
       const before = client.frames.length;
       return frameOutcome((await client.until((fs) => fs.length > before, TIMEOUT)).slice(before));
     },
+    async cancel(service, method, _kind, input, afterMs) {
+      const id = nextId();
+      client.send(FrameType.Request, { id, service, method, data: input });
+      await sleep(afterMs);
+      client.send(FrameType.Cancel, { id });
+    },
     close: () => client.close(),
   };
 }
@@ -289,6 +340,7 @@ function udp(port: number): Connection {
   return {
     call: async (service, method, _kind, input, timeoutMs) =>
       frameOutcome([await udpCall(port, input === MALFORMED ? rawFrame(FrameType.Request, BAD_JSON) : encodeFrame(FrameType.Request, { id: nextId(), service, method, data: input, timeout: timeoutMs }), TIMEOUT)]),
+    cancel: () => Promise.reject(new Error('UDP has no cancel')),
     close: () => undefined,
   };
 }
@@ -317,8 +369,25 @@ function fwGrpcClient(address: string): Connection {
         return grpcErrorOutcome(items, e);
       }
     },
+    async cancel(service, method, kind, input, afterMs) {
+      const client = createGrpcClient<Record<string, (r: unknown, o: object) => unknown> & { close(): void }>({ address, service: { name: service, methods: { [method]: kind === 'unary' ? 'none' : 'server' } } });
+      clients.push(client);
+      await cancelled(client[method.charAt(0).toLowerCase() + method.slice(1)] as (r: unknown, o: object) => unknown, kind, input, afterMs);
+    },
     close: () => { for (const c of clients.splice(0)) c.close(); },
   };
+}
+
+/** Calls `fn` with an AbortSignal aborted after `afterMs`, and waits for the call to end (it fails CANCELLED). */
+async function cancelled(fn: (r: unknown, o: object) => unknown, kind: CallKind, input: unknown, afterMs: number): Promise<void> {
+  const controller = new AbortController();
+  const running = (async () => {
+    if (kind === 'unary') await (fn(input, { signal: controller.signal }) as Promise<unknown>);
+    else for await (const item of fn(input, { signal: controller.signal }) as AsyncIterable<unknown>) void item;
+  })().catch(() => undefined);
+  await sleep(afterMs);
+  controller.abort();
+  await running;
 }
 
 /** fw/testing's in-process client over the same `server.grpc()` app: no socket. */
@@ -335,6 +404,10 @@ function inProcess(app: GrpcApplication): Connection {
       } catch (e) {
         return grpcErrorOutcome(items, e);
       }
+    },
+    async cancel(service, method, kind, input, afterMs) {
+      const client = createGrpcTestClient<Record<string, (r: unknown, o: object) => unknown>>(service, { app });
+      await cancelled(client[method] as (r: unknown, o: object) => unknown, kind, input, afterMs);
     },
     close: () => undefined,
   };
@@ -359,7 +432,7 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'WebSocket json', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'json') },
   { name: 'WebSocket msgpack', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'msgpack') },
   { name: 'TCP', kinds: ['unary', 'server'], server: 'gateway', carries: ['code', 'message'], open: (s) => tcp(s.gatewayPort) },
-  { name: 'UDP', kinds: ['unary'], server: 'gateway', carries: ['code', 'message'], open: async (s) => udp(s.udpPort) },
+  { name: 'UDP', kinds: ['unary'], server: 'gateway', carries: ['code', 'message'], cannotCancel: true, open: async (s) => udp(s.udpPort) },
   // server.grpc() names the fw code (x-error-code) only for errors that have one; its status is the contract.
   { name: 'server.grpc() (grpc-js client)', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort) },
   { name: 'server.grpc() (fw/grpc-client)', kinds: ['unary', 'server'], server: 'grpc-app', carries: ['grpc', 'message'], encodesItself: true, open: async (s) => fwGrpcClient(`${HOST}:${s.grpcPort}`) },

@@ -36,6 +36,8 @@ export interface Case {
   readonly error?: ExpectedError;
   /** A deadline the caller sends, in milliseconds; the handler's signal must abort too. */
   readonly deadlineMs?: number;
+  /** The client cancels the call after this many ms; the handler's signal must abort. */
+  readonly cancelAfterMs?: number;
   /** Checked only where this holds: gateway-only features (schemas, transformError) and stream-only kinds. */
   readonly on?: 'gateway';
 }
@@ -105,6 +107,8 @@ export const CASES: readonly Case[] = [
     name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 100,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
+  { name: 'a client cancel reaching context.signal (unary)', method: 'Slow', kind: 'unary', input: {}, items: [], cancelAfterMs: 100 },
+  { name: 'a client cancel reaching context.signal (stream)', method: 'SlowStream', kind: 'server', input: {}, items: [], cancelAfterMs: 100 },
 ];
 
 /** How many handlers saw their signal abort (the deadline cases wait for it to grow). */

@@ -28,6 +28,7 @@ import { replyWriter, type ReplyWriter } from './reply-writer';
 import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
 import { toWireError, type WireError } from './wire-errors';
 import type { TransportAdapter } from '../transport-adapter';
+import { deadlineIn } from '../../rpc/deadline';
 
 /** `connect` options of the gateway (also `configureConnect`). */
 export interface ConnectGatewayConfig {
@@ -249,11 +250,12 @@ export class ConnectTransport implements TransportAdapter {
       return;
     }
     context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
+    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
     if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
     const credentials = wire.protocol === 'grpc-web' ? metadataView(req) : req;
-    const dispatch = (request: unknown): Promise<unknown> => this.#core.dispatcher.call(resolved, proc.service, proc.method, request, context, credentials);
+    const dispatch = (request: unknown): Promise<unknown> => this.#core.dispatcher.call(resolved, proc.service, proc.method, request, context, credentials, deadline);
     if (resolved !== undefined && !streamsIn(streaming) && !wire.enveloped && !wire.get) {
       // Connect unary POST, the common case: no promise until dispatch.
       readWhole(req, this.#limit, (error, body) => {

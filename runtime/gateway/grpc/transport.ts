@@ -206,10 +206,12 @@ export class GrpcTransport implements TransportAdapter {
       reply.set(traceHeader, tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
+      const deadline = deadlineOf(call);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadline, cancellation);
       if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
+      const callDeadline = deadline === undefined ? undefined : { at: deadline, ms: Math.max(1, deadline - Date.now()) };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md, callDeadline), reply, context };
     };
     /** The method to run: its byte-forwarding twin when binary requests may pass through (raw-requests.ts), else itself. */
     const methodFor = (): { resolved: ResolvedMethod | undefined; passing: ResolvedMethod | undefined } => {

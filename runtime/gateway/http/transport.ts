@@ -21,7 +21,7 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { HttpCallContext } from '../http-exchange';
-import { grpcTimeoutHeader } from '../../rpc/deadline';
+import { deadlineIn, grpcTimeoutHeader } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
@@ -285,8 +285,9 @@ export class HttpTransport implements TransportAdapter {
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
     const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
+    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
     if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
-    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
+    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req, deadline) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
     running.then(
       (result) => {
         try {

@@ -12,7 +12,7 @@ import type { Protocol, RequestContext, TracingInfo } from '../../core/request-c
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
-import { envelopeTimeout } from '../../rpc/deadline';
+import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -186,7 +186,7 @@ export class CallSession {
     call.context = context;
     if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
     this.#running++;
-    this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
+    this.#core.dispatcher.call(resolved, service, method, request, context, message, timeout === undefined ? undefined : deadlineIn(timeout)).then(
       (result) => {
         if (!serverStreams) {
           this.#finish(id, k, call);

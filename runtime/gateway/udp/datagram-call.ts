@@ -8,7 +8,7 @@
 import type { RemoteInfo } from 'node:dgram';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
-import { envelopeTimeout } from '../../rpc/deadline';
+import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
@@ -111,7 +111,7 @@ function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message:
   const service = message.service as string;
   const method = message.method as string;
   const running = call.refusal === undefined
-    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message)
+    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, deadlineIn(call.timeout))
     : core.dispatcher.refuse(call.resolved, service, method, call.refusal, context, message);
   running.then(
     (result) => {
