@@ -16,7 +16,7 @@
  */
 import dgram, { type RemoteInfo, type Socket } from 'node:dgram';
 import { ServiceErrors, toServiceError } from '../errors';
-import { FixedWindowLimiter } from '../rate-limit';
+import { limiterFor, type FixedWindowLimiter } from '../rate-limit';
 import type { RateLimitConfig } from '../types';
 import type { GatewayCore } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
@@ -137,7 +137,7 @@ export class UdpTransport implements TransportAdapter {
   #limiterFor(config: UdpGatewayConfig): FixedWindowLimiter | undefined {
     const rule = config.rateLimit ?? DEFAULT_UDP_RATE;
     if (rule !== this.#limiterConfig) {
-      this.#limiter = rule === false ? undefined : new FixedWindowLimiter(rule);
+      this.#limiter = rule === false ? undefined : limiterFor(rule);
       this.#limiterConfig = rule;
     }
     return this.#limiter;
