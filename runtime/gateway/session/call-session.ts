@@ -13,6 +13,7 @@ import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metada
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
 import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -127,16 +128,13 @@ export class CallSession {
     if (this.#closed) return;
     const id = message.id;
     const tracing = tracingFrom(message.traceId, message.traceparent);
-    const service = message.service;
-    const method = message.method;
-    if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-      this.#sink.error(id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), tracing.traceId);
+    const refused = envelopeHeadError(message);
+    if (refused !== undefined) {
+      this.#sink.error(refused.replyId, refused.error, tracing.traceId);
       return;
     }
-    if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-      this.#sink.error(undefined, ServiceErrors.badRequest('"id" must be a string or a number'), tracing.traceId);
-      return;
-    }
+    const service = message.service as string;
+    const method = message.method as string;
     const resolved = this.#core.dispatcher.resolve(service, method);
     const streaming = resolved?.streaming ?? 'none';
     const clientStreams = streaming === 'client' || streaming === 'bidirectional';
