@@ -51,7 +51,7 @@ export interface ProtoServiceRegistration {
   implementation: Record<string, ProtoMethodHandler['handler']>;
 }
 
-/** Form 3 handlers: an object (or class instance) with a camelCase method per RPC, per core/handler-types. */
+/** Form 3 handlers: an object (or class instance) with a camelCase method per RPC, per rpc/handler-types. */
 export type DescriptorHandlers = object;
 
 type AnyFunction = (...args: unknown[]) => unknown;
