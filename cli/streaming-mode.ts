@@ -1,4 +1,4 @@
-/** The runtime's streaming modes (runtime/grpc/descriptor.ts), from a proto method kind. */
+/** The runtime's streaming modes (runtime/rpc/descriptor.ts), from a proto method kind. */
 export type StreamingMode = 'none' | 'server' | 'client' | 'bidirectional';
 
 const BY_KIND: Record<string, StreamingMode> = {

@@ -57,7 +57,7 @@ export function writtenStreaming(isGenerator: boolean, paramType: string | undef
   return streamIn ? 'client' : 'none';
 }
 
-/** The handler type name of core/handler-types.ts for a streaming mode. */
+/** The handler type name of rpc/handler-types.ts for a streaming mode. */
 export function handlerTypeName(method: MethodModel): string {
   switch (method.streaming) {
     case 'server':

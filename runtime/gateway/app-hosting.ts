@@ -175,10 +175,12 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
       const drain = this.#options[key]?.drain;
       if (typeof drain === 'function') drains.add(drain);
     }
+    // The gateway's drain starts first: past graceMs it ends open streams (UNAVAILABLE) before the HTTP cut below.
+    const drained = Promise.all([...drains].map((drain) => drain(graceMs)));
     const closing = this.#closeListener(graceMs, drains.size > 0);
     const udp = this.#udpBound;
     this.#udpBound = null;
-    await Promise.all([...drains].map((drain) => drain(graceMs)));
+    await drained;
     if (udp !== null) await udp.close();
     await closing;
   }
@@ -194,10 +196,12 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
     if (!gatewayDrains) for (const socket of this.#streams) socket.end();
     return new Promise<void>((resolve, reject) => {
       const sweep = setInterval(() => server.closeIdleConnections(), 25);
-      const force = setTimeout(() => {
+      const cut = (): void => {
         server.closeAllConnections();
         for (const socket of this.#streams) socket.destroy();
-      }, graceMs);
+      };
+      // With a gateway draining, one more turn lets the streams' last error lines leave before the cut.
+      const force = setTimeout(() => (gatewayDrains ? setImmediate(cut) : cut()), graceMs);
       listener.close((error) => {
         clearInterval(sweep);
         clearTimeout(force);

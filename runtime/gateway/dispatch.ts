@@ -2,7 +2,7 @@
  * The one dispatch path every transport calls. Around the handler, in order:
  * global interceptors (monitoring, user interceptors) → rate limit →
  * authentication and authorization → input validation → service middleware →
- * handler → output validation. A method the gateway does not host is asked of
+ * handler → its result's shape (a stream is an async iterable) and output validation. A method the gateway does not host is asked of
  * the discovery resolver before failing with METHOD_NOT_FOUND/SERVICE_NOT_FOUND.
  */
 import { compose } from '../core/compose';
@@ -11,7 +11,8 @@ import type { StreamingMode } from '../rpc/descriptor';
 import { authenticationRequired } from './auth/authentication-required';
 import type { Authenticator } from './auth/authenticator';
 import type { CredentialSource } from './auth/types';
-import { ServiceErrors } from './errors';
+import type { CallDeadline } from '../rpc/deadline';
+import { ServiceErrors, type ServiceError } from './errors';
 import type { DispatchCall, DispatchInterceptor, RemoteServiceResolver } from './extension-points';
 import { isMessageBlind } from './pass-through';
 import type { ResolvedMethod, ServiceRegistry } from './registry';
@@ -24,6 +25,8 @@ export interface GatewayCall extends DispatchCall {
   readonly credentials: CredentialSource;
   /** Set when the transport could not decode the request: the call fails with it inside the interceptors. */
   readonly refusal: unknown;
+  /** The call's deadline, when the caller sent one (the transport also enforces it on the wire). */
+  readonly deadline: CallDeadline | undefined;
 }
 
 function remoteMethod(service: string, method: string, streaming: StreamingMode, handler: GatewayHandler): ResolvedMethod {
@@ -48,6 +51,36 @@ function remoteMethod(service: string, method: string, streaming: StreamingMode,
   };
 }
 
+function streamsOut(streaming: StreamingMode): boolean {
+  return streaming === 'server' || streaming === 'bidirectional';
+}
+
+/**
+ * A streaming handler's result, checked once for every transport: anything
+ * but an async iterable is the handler's fault (INTERNAL_ERROR), raised inside
+ * the interceptors so monitoring counts it.
+ */
+function streamResult(result: unknown): unknown {
+  if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') throw ServiceErrors.notIterable();
+  return result;
+}
+
+/**
+ * `running`, except that an answer settling once the deadline has passed is
+ * DEADLINE_EXCEEDED: that is what the caller got, from the transport, which
+ * enforces the deadline on its wire and aborts the handler's signal. Timers
+ * run on a millisecond clock, hence the 1 ms.
+ */
+function withinDeadline(running: Promise<unknown>, deadline: CallDeadline): Promise<unknown> {
+  return running.then((value) => (Date.now() >= deadline.at - 1 ? Promise.reject(ServiceErrors.deadlineExceeded(deadline.ms)) : value));
+}
+
+/** `stream`, except that one ending once the deadline has passed ends with DEADLINE_EXCEEDED (as withinDeadline). */
+async function* streamWithinDeadline(stream: AsyncIterable<unknown>, deadline: CallDeadline): AsyncGenerator<unknown> {
+  yield* stream;
+  if (Date.now() >= deadline.at - 1) throw ServiceErrors.deadlineExceeded(deadline.ms);
+}
+
 /** Runs calls for every transport; holds the interceptor chain, the authenticator and the discovery resolver. */
 export class Dispatcher {
   readonly #registry: ServiceRegistry;
@@ -58,6 +91,8 @@ export class Dispatcher {
   resolver: RemoteServiceResolver | undefined = undefined;
   /** Set by `close()`: new calls are refused with UNAVAILABLE while the running ones finish. */
   #draining = false;
+  /** How to end each open stream (trackStream). */
+  readonly #streams = new Set<(error: ServiceError) => void>();
   /** Handler promises not yet settled. */
   #inflight = 0;
   #settledWaiters: (() => void)[] = [];
@@ -78,6 +113,25 @@ export class Dispatcher {
   /** Starts (true) or ends (false) refusing new calls. */
   setDraining(draining: boolean): void {
     this.#draining = draining;
+  }
+
+  /**
+   * Registers how to end one open stream with a terminal error in its
+   * protocol's form (an NDJSON/SSE error line, a gRPC status, an error
+   * envelope or frame); returns the function that unregisters it when the
+   * stream ends on its own. `endStreams` calls every registered one.
+   */
+  trackStream(terminate: (error: ServiceError) => void): () => void {
+    this.#streams.add(terminate);
+    return () => this.#streams.delete(terminate);
+  }
+
+  /** Ends every open stream with `error` (drain past its timeout: UNAVAILABLE), before connections are cut. */
+  endStreams(error: ServiceError): void {
+    for (const terminate of [...this.#streams]) {
+      this.#streams.delete(terminate);
+      terminate(error);
+    }
   }
 
   /** Resolves once every call dispatched so far has settled (its handler's promise). */
@@ -114,9 +168,9 @@ export class Dispatcher {
    * Runs one call. `request` is the handler-native request (an AsyncIterable
    * for client/bidi streaming); the result is a value or an AsyncIterable.
    */
-  call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
+  call(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource, deadline?: CallDeadline): Promise<unknown> {
     if (this.#draining) return Promise.reject(ServiceErrors.shuttingDown());
-    const running = this.#start(resolved, service, method, request, context, credentials);
+    const running = this.#start(resolved, service, method, request, context, credentials, deadline);
     this.#inflight++;
     running.then(this.#settle, this.#settle);
     return running;
@@ -130,12 +184,12 @@ export class Dispatcher {
    */
   refuse(resolved: ResolvedMethod | undefined, service: string, method: string, error: unknown, context: RequestContext, credentials: CredentialSource): Promise<never> {
     if (this.#chain === undefined) return Promise.reject(error);
-    const call: GatewayCall = { service: resolved?.service ?? service, method: resolved?.method ?? method, streaming: resolved?.streaming ?? 'none', request: undefined, context, resolved, credentials, refusal: error };
+    const call: GatewayCall = { service: resolved?.service ?? service, method: resolved?.method ?? method, streaming: resolved?.streaming ?? 'none', request: undefined, context, resolved, credentials, refusal: error, deadline: undefined };
     // An interceptor may replace the error, never turn the call into a success: there is no request to answer.
     return this.#chain(call).then(() => Promise.reject(error));
   }
 
-  #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource): Promise<unknown> {
+  #start(resolved: ResolvedMethod | undefined, service: string, method: string, request: unknown, context: RequestContext, credentials: CredentialSource, deadline: CallDeadline | undefined): Promise<unknown> {
     if (this.#chain === undefined && resolved !== undefined && resolved.direct) {
       // Nothing but input validation wraps this method: skip building the call object and the async pipeline.
       try {
@@ -145,7 +199,8 @@ export class Dispatcher {
           if (resolved.streaming === 'client' || resolved.streaming === 'bidirectional') input = validateEach(request as AsyncIterable<unknown>, validate, resolved.invalidItems);
           else validate(request);
         }
-        return Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(input, context));
+        const result = Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(input, context));
+        return streamsOut(resolved.streaming) ? result.then(streamResult) : result;
       } catch (error) {
         return Promise.reject(error);
       }
@@ -159,6 +214,7 @@ export class Dispatcher {
       resolved,
       credentials,
       refusal: undefined,
+      deadline,
     };
     if (this.#chain === undefined) return this.#run(call);
     return this.#chain(call);
@@ -206,16 +262,23 @@ export class Dispatcher {
       }
     }
     const invoke = (req: unknown): Promise<unknown> => this.#invoke(m, req, call.context);
+    let running: Promise<unknown>;
     if (policy !== undefined && policy.middleware.length > 0) {
       const inner = compose(policy.middleware, (c: DispatchCall) => invoke(c.request));
-      return inner({ ...call, request });
+      running = inner({ ...call, request });
+    } else {
+      running = invoke(request);
     }
-    return invoke(request);
+    // A unary answer later than the deadline counts as DEADLINE_EXCEEDED here too, so the interceptors (metrics) see what the caller got.
+    if (call.deadline === undefined) return running;
+    const deadline = call.deadline;
+    return streamsOut(m.streaming) ? running.then((stream) => streamWithinDeadline(stream as AsyncIterable<unknown>, deadline)) : withinDeadline(running, deadline);
   }
 
   async #invoke(m: ResolvedMethod, request: unknown, context: RequestContext): Promise<unknown> {
     const result = await (m.handler as (r: unknown, c: RequestContext) => unknown)(request, context);
-    if (m.validateOutput !== undefined && (m.streaming === 'none' || m.streaming === 'client')) m.validateOutput(result);
+    if (streamsOut(m.streaming)) return streamResult(result);
+    if (m.validateOutput !== undefined) m.validateOutput(result);
     return result;
   }
 }

@@ -2,16 +2,15 @@
  * The drain behind `gateway.close()` and a host app's `close()`: refuse new
  * calls (503 / UNAVAILABLE), let every transport finish what is in flight —
  * HTTP with `Connection: close`, WebSocket close 1001 after its calls, gRPC
- * GOAWAY, TCP replies then FIN, UDP replies — and, past the timeout, cut the
+ * GOAWAY, TCP replies then FIN, UDP replies — and, past the timeout, end
+ * every open stream with its protocol's UNAVAILABLE error, cut the
  * connections (which aborts the handlers' signals) and still wait for the
  * handlers to settle, so nothing runs on after close() resolved.
  */
 import type { Dispatcher } from './dispatch';
-import type { GrpcTransport } from './grpc/transport';
+import { ServiceErrors } from './errors';
 import type { StreamListener } from './stream-listener';
-import type { TcpTransport } from './tcp/transport';
-import type { UdpTransport } from './udp/transport';
-import type { WebSocketTransport } from './websocket/transport';
+import type { TransportAdapter } from './transport-adapter';
 
 /** `close()` lets calls finish for this long (ms) by default. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
@@ -20,10 +19,12 @@ export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 export interface DrainTargets {
   dispatcher: Dispatcher;
   listener: StreamListener | undefined;
-  websocket: WebSocketTransport | undefined;
-  tcp: TcpTransport | undefined;
-  grpc: GrpcTransport | undefined;
-  udp: UdpTransport | undefined;
+  adapters: readonly TransportAdapter[];
+}
+
+/** Cuts every adapter's connections now; resolves once those that close asynchronously (UDP's socket) have. */
+export async function closeAdapters(adapters: readonly TransportAdapter[]): Promise<void> {
+  await Promise.all(adapters.map((adapter) => adapter.close()));
 }
 
 /** Throws a RangeError for a timeout that is not a non-negative number of ms. */
@@ -36,7 +37,7 @@ export function checkShutdownTimeout(value: number | undefined): number | undefi
 export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<void> {
   t.dispatcher.setDraining(true);
   const settled = t.dispatcher.settled();
-  const drained = Promise.all([t.listener?.drainHttp(), t.websocket?.drain(), t.tcp?.drain(), t.grpc?.drain(), t.udp?.drain(settled), settled]);
+  const drained = Promise.all([t.listener?.drainHttp(), ...t.adapters.map((adapter) => adapter.drain(settled)), settled]);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     drained.then(() => false),
@@ -46,11 +47,12 @@ export async function drainGateway(t: DrainTargets, timeoutMs: number): Promise<
   ]);
   clearTimeout(timer);
   if (!timedOut) return;
+  // Every open stream ends with its protocol's UNAVAILABLE first, never a bare cut; a turn lets those bytes leave.
+  t.dispatcher.endStreams(ServiceErrors.streamDrained());
+  await new Promise((resolve) => setImmediate(resolve));
   // Cutting the connections aborts the handlers' signals; close() still waits for them to settle.
-  t.websocket?.close();
-  t.tcp?.close();
-  t.grpc?.close();
+  const closing = closeAdapters(t.adapters);
   void t.listener?.close();
-  await t.udp?.close();
+  await closing;
   await t.dispatcher.settled();
 }

@@ -9,6 +9,7 @@ import type { Protocol } from '../core/request-context';
 import { assertSafeCors } from '../core/cors-policy';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import type { ServiceDescriptor } from '../rpc/descriptor';
+import type { TransportAdapter } from './transport-adapter';
 import { isServiceDescriptor } from '../rpc/descriptor';
 import { PORT_HOST, type HostedDrain, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
@@ -504,20 +505,22 @@ export class ProtocolGateway {
 
   /** What a drain stops: the transports built so far, plus the gateway's own port when it listens itself. */
   #drainTargets(ownPort: boolean): DrainTargets {
-    const { ws, tcp, grpc, udp } = this.#transports;
-    return { dispatcher: this.#dispatcher, listener: ownPort ? this.#streamListener : undefined, websocket: ws, tcp, grpc, udp };
+    return { dispatcher: this.#dispatcher, listener: ownPort ? this.#streamListener : undefined, adapters: this.#adapters() };
+  }
+
+  /** The transport adapters built so far (each is built on first use). */
+  #adapters(): TransportAdapter[] {
+    const built: (TransportAdapter | undefined)[] = Object.values(this.#transports);
+    return built.filter((adapter): adapter is TransportAdapter => adapter !== undefined);
   }
 
   async #shutdown(timeoutMs: number): Promise<void> {
     const listening = this.#address !== undefined;
     this.#address = undefined;
     if (listening) await gracefulShutdown().drainGateway(this.#drainTargets(true), timeoutMs);
-    const { ws, tcp, grpc, udp } = this.#transports;
-    ws?.close();
-    tcp?.close();
-    grpc?.close();
+    const adapters = gracefulShutdown().closeAdapters(this.#adapters());
     const closing = this.#streamListener?.close();
-    await udp?.close();
+    await adapters;
     await closing;
     this.#dispatcher.setDraining(false);
     await this.#monitoring?.close();
@@ -534,10 +537,8 @@ export class ProtocolGateway {
       this.#hostedDrain = gracefulShutdown()
         .drainGateway(this.#drainTargets(false), graceMs)
         .finally(() => {
-          const { ws, tcp, grpc } = this.#transports;
-          ws?.close();
-          tcp?.close();
-          grpc?.close();
+          // The app's port stays the app's: UDP (bound by the app) is closed by the app itself.
+          for (const adapter of this.#adapters()) if (adapter.transport !== 'udp') void adapter.close();
           this.#dispatcher.setDraining(false);
           this.#hostedDrain = undefined;
         });

@@ -9,7 +9,7 @@ import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../rpc/
 import { isServiceDescriptor } from '../rpc/descriptor';
 import { inferStreaming } from '../rpc/streaming-kind';
 import type { DispatchInterceptor } from './extension-points';
-import { FixedWindowLimiter } from './rate-limit';
+import { limiterFor, type FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
 import type { GateOptions, MethodGates } from '../rpc/message-gate';
@@ -120,7 +120,7 @@ function toMethods(input: Record<string, unknown>, service: string): Record<stri
 function checkRateLimit(config: ServiceMethod['rateLimit'], where: string): FixedWindowLimiter | undefined {
   if (config === undefined) return undefined;
   try {
-    return new FixedWindowLimiter(config);
+    return limiterFor(config);
   } catch (e) {
     throw new TypeError(`${where}: ${(e as Error).message}`);
   }

@@ -4,11 +4,10 @@
  * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), and shut
  * down gracefully.
  */
-import type { Server, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Server } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { pinTickObjectShape } from '../core/tick-object-pin';
-import { compressingSerializer } from './compression';
 import { isServiceDescriptor, type ServiceDescriptor } from '../rpc/descriptor';
 import type { UnexpectedErrorListener } from './errors';
 import { bindHealth, HEALTH_SERVICE_NAME, HealthState, type ServingStatus } from './health';
@@ -18,7 +17,7 @@ import { createServerEngine, type ServerEngine } from './server-engine';
 import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import type { DescriptorOptions } from './request-checks';
-import { createHandler } from './server-handlers';
+import { addToServer } from './serve-binding';
 import {
   bindDescriptor,
   bindInline,
@@ -206,25 +205,6 @@ class GrpcApplicationImpl implements GrpcApplication {
   findService(name: string): HostedService | undefined {
     return this.#services.get(name) ?? [...this.#services.values()].find((s) => s.service.name.endsWith(`.${name}`));
   }
-}
-
-function addToServer(server: ServerEngine, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
-  const definition: Record<string, unknown> = {};
-  const implementation: UntypedServiceImplementation = {};
-  for (const method of service.methods) {
-    definition[method.method] = {
-      path: method.path,
-      requestStream: method.streaming === 'client' || method.streaming === 'bidirectional',
-      responseStream: method.streaming === 'server' || method.streaming === 'bidirectional',
-      requestSerialize: method.requestSerialize,
-      requestDeserialize: method.requestDeserialize,
-      responseSerialize: compression === undefined ? method.responseSerialize : compressingSerializer(method.responseSerialize, compression),
-      responseDeserialize: method.responseDeserialize,
-      originalName: method.method,
-    };
-    implementation[method.method] = createHandler(method, pipeline);
-  }
-  server.addService(definition as ServiceDefinition, implementation);
 }
 
 function mergedPackageDefinitions(services: Iterable<HostedService>): PackageDefinition {

@@ -27,9 +27,12 @@ export class HealthState {
   readonly #statuses = new Map<string, ServingStatus>([['', 'SERVING']]);
   readonly #changes = new EventEmitter();
   #closing = new AbortController();
+  readonly #ready: () => boolean;
 
-  constructor() {
+  /** `ready`: whether the server as a whole (`''`) may report SERVING (a gateway still waiting for discovery may not). */
+  constructor(ready: () => boolean = () => true) {
     this.#changes.setMaxListeners(0);
+    this.#ready = ready;
   }
 
   set(service: string, status: ServingStatus): void {
@@ -41,6 +44,7 @@ export class HealthState {
 
   /** Status of `service` (full name, or the short name of a registered service); undefined when unknown. */
   get(service: string): ServingStatus | undefined {
+    if (service === '' && !this.#ready()) return 'NOT_SERVING';
     const exact = this.#statuses.get(service);
     if (exact !== undefined) return exact;
     for (const [name, status] of this.#statuses) if (name.endsWith(`.${service}`)) return status;
@@ -107,7 +111,8 @@ export function bindHealth(state: HealthState, watchIntervalMs: () => number): S
 
 async function* watch(state: HealthState, service: string, intervalMs: number, signal: AbortSignal): AsyncGenerator<{ status: string }> {
   const stop = AbortSignal.any([signal, state.closingSignal]);
-  yield { status: state.get(service) ?? 'SERVICE_UNKNOWN' };
+  let last = state.get(service) ?? 'SERVICE_UNKNOWN';
+  yield { status: last };
   while (!stop.aborted) {
     const timer = AbortSignal.any([stop, AbortSignal.timeout(intervalMs)]);
     try {
@@ -117,8 +122,15 @@ async function* watch(state: HealthState, service: string, intervalMs: number, s
         if (changed === service || changed.endsWith(`.${service}`)) break;
       }
     } catch {
-      if (stop.aborted) return;
+      if (signal.aborted) return;
+      // The server is closing: its change to this service may have come in the same turn as another's, so say it now.
+      if (stop.aborted) {
+        const final = state.get(service) ?? 'SERVICE_UNKNOWN';
+        if (final !== last) yield { status: final };
+        return;
+      }
     }
-    yield { status: state.get(service) ?? 'SERVICE_UNKNOWN' };
+    last = state.get(service) ?? 'SERVICE_UNKNOWN';
+    yield { status: last };
   }
 }

@@ -1,9 +1,10 @@
 /**
- * `RateLimiter` for gRPC middleware (spec 8.5): a fixed window per key, the
- * key being the caller's address unless `keyGenerator` says otherwise.
- * Windows of keys that stopped calling are swept, so memory stays bounded by
- * the callers of the current window.
+ * `RateLimiter` for gRPC middleware: calls counted per key in fixed windows,
+ * the key being the caller's address unless `keyGenerator` says otherwise.
+ * It counts with the call core's one limiter (rpc/fixed-window-limiter.ts),
+ * the gateway's `rateLimit` too.
  */
+import { FixedWindowLimiter } from '../rpc/fixed-window-limiter';
 import { splitPeer } from './peer-address';
 
 /** What `checkLimit` needs of a call: its peer (GrpcCall fits). */
@@ -11,7 +12,7 @@ export interface RateLimitedCall {
   getPeer(): string;
 }
 
-/** Options of `new RateLimiter()` (spec 8.5). */
+/** Options of `new RateLimiter()`. */
 export interface RateLimiterOptions<C extends RateLimitedCall = RateLimitedCall> {
   /** Window length in ms. */
   windowMs: number;
@@ -19,11 +20,6 @@ export interface RateLimiterOptions<C extends RateLimitedCall = RateLimitedCall>
   max: number;
   /** Key of a call; default: the peer's IP address. */
   keyGenerator?: (call: C) => string;
-}
-
-interface Window {
-  startedAt: number;
-  count: number;
 }
 
 /**
@@ -36,44 +32,24 @@ interface Window {
  * });
  */
 export class RateLimiter<C extends RateLimitedCall = RateLimitedCall> {
-  readonly #windowMs: number;
-  readonly #max: number;
+  readonly #limiter: FixedWindowLimiter;
   readonly #keyOf: (call: C) => string;
-  #windows = new Map<string, Window>();
-  #sweptAt = Date.now();
 
   constructor(options: RateLimiterOptions<C>) {
     if (!(Number.isFinite(options.windowMs) && options.windowMs > 0)) throw new RangeError('RateLimiter: windowMs must be a positive number');
     if (!(Number.isInteger(options.max) && options.max >= 0)) throw new RangeError('RateLimiter: max must be a non-negative integer');
-    this.#windowMs = options.windowMs;
-    this.#max = options.max;
+    // The call core's one limiter, as the gateway's rateLimit counts.
+    this.#limiter = new FixedWindowLimiter(options.max, options.windowMs);
     this.#keyOf = options.keyGenerator ?? ((call) => splitPeer(call.getPeer()).address);
   }
 
   /** Counts the call; true while its key is within `max` calls this window, false once over. */
   checkLimit(call: C): boolean {
-    const now = Date.now();
-    this.#sweep(now);
-    const key = this.#keyOf(call);
-    let window = this.#windows.get(key);
-    if (window === undefined || now - window.startedAt >= this.#windowMs) {
-      window = { startedAt: now, count: 0 };
-      this.#windows.set(key, window);
-    }
-    window.count += 1;
-    return window.count <= this.#max;
+    return this.#limiter.take(this.#keyOf(call)) === 0;
   }
 
   /** Calls left for `call`'s key in the current window. */
   remaining(call: C): number {
-    const window = this.#windows.get(this.#keyOf(call));
-    if (window === undefined || Date.now() - window.startedAt >= this.#windowMs) return this.#max;
-    return Math.max(0, this.#max - window.count);
-  }
-
-  #sweep(now: number): void {
-    if (now - this.#sweptAt < this.#windowMs) return;
-    this.#sweptAt = now;
-    for (const [key, window] of this.#windows) if (now - window.startedAt >= this.#windowMs) this.#windows.delete(key);
+    return this.#limiter.remaining(this.#keyOf(call));
   }
 }

@@ -13,7 +13,7 @@ import type { GrpcCall } from './call';
 import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../rpc/descriptor';
 import { GrpcError } from './errors';
 import { inferStreaming, isStreamingMode } from '../rpc/streaming-kind';
-import { decodeJson, encodeJson } from './json-codec';
+import { decodeJson, decodeJsonOrThrow, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
 import { resolveProtoService, type ProtoServiceSource } from './proto-definition';
 import { reflectionEntry } from './reflection-entry';
@@ -51,7 +51,7 @@ export interface ProtoServiceRegistration {
   implementation: Record<string, ProtoMethodHandler['handler']>;
 }
 
-/** Form 3 handlers: an object (or class instance) with a camelCase method per RPC, per core/handler-types. */
+/** Form 3 handlers: an object (or class instance) with a camelCase method per RPC, per rpc/handler-types. */
 export type DescriptorHandlers = object;
 
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -93,7 +93,7 @@ export function jsonBinding(service: string, method: string, streaming: Streamin
     requestDeserialize: decodeJson,
     requestSerialize: encodeJson,
     responseSerialize: encodeJson,
-    responseDeserialize: decodeJson,
+    responseDeserialize: decodeJsonOrThrow,
     invoke,
     skipMiddleware: false,
     contentType: JSON_CONTENT_TYPE,

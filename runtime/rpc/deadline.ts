@@ -30,3 +30,14 @@ export function grpcTimeoutHeader(value: string | string[] | undefined): number 
   const ms = parseGrpcTimeout(value);
   return ms === undefined ? undefined : Math.min(Math.max(1, Math.ceil(ms)), MAX_TIMEOUT_MS);
 }
+
+/** A call's deadline: when it passes (epoch ms) and the timeout it came from (for the error's message). */
+export interface CallDeadline {
+  readonly at: number;
+  readonly ms: number;
+}
+
+/** The deadline `ms` from now. */
+export function deadlineIn(ms: number): CallDeadline {
+  return { at: Date.now() + ms, ms };
+}

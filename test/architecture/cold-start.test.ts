@@ -62,7 +62,6 @@ describe('cold start', () => {
       'runtime/gateway/wire/frame-codec.ts',
       'runtime/gateway/discovery/etcd-registration.ts',
       'runtime/gateway/discovery/discovery-config.ts',
-      'runtime/grpc/descriptor.ts',
     ];
     expect(files.filter((file) => /^runtime\/(gateway|grpc|middleware|testing)\//.test(file) && !shell.includes(file))).toEqual([]);
     // body-parser and cors come with the gateway's HTTP transport, not with fw.

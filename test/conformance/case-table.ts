@@ -6,6 +6,7 @@
  */
 import { GrpcStatus, ServiceError, type RequestContext } from 'fw';
 import { GrpcError } from 'fw/grpc';
+import { MALFORMED } from './adapters';
 
 /** The service every adapter calls. */
 export const SERVICE = 'Conformance';
@@ -14,6 +15,8 @@ export type CallKind = 'unary' | 'server';
 
 export interface ExpectedError {
   readonly code: string | undefined;
+  /** The code where a wire form names the failure its own way (by adapter name). */
+  readonly codeOn?: Readonly<Record<string, string>>;
   readonly grpc: GrpcStatus;
   readonly http: number;
   readonly message?: string;
@@ -33,6 +36,8 @@ export interface Case {
   readonly error?: ExpectedError;
   /** A deadline the caller sends, in milliseconds; the handler's signal must abort too. */
   readonly deadlineMs?: number;
+  /** The client cancels the call after this many ms; the handler's signal must abort. */
+  readonly cancelAfterMs?: number;
   /** Checked only where this holds: gateway-only features (schemas, transformError) and stream-only kinds. */
   readonly on?: 'gateway';
 }
@@ -67,6 +72,14 @@ export const CASES: readonly Case[] = [
     error: { code: 'SERVICE_NOT_FOUND', grpc: GrpcStatus.UNIMPLEMENTED, http: 404 },
   },
   {
+    name: 'malformed input', method: 'Echo', kind: 'unary', input: MALFORMED, items: [],
+    error: {
+      // What failed to parse: the JSON body, the message inside the envelope, the WebSocket message, the frame.
+      code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
+      codeOn: { 'Connect JSON': 'INVALID_ARGUMENT', 'gRPC-Web': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME' },
+    },
+  },
+  {
     name: 'auth refused', method: 'Guarded', kind: 'unary', input: {}, items: [],
     error: { code: 'UNAUTHENTICATED', grpc: GrpcStatus.UNAUTHENTICATED, http: 401 },
   },
@@ -94,6 +107,8 @@ export const CASES: readonly Case[] = [
     name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 100,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
+  { name: 'a client cancel reaching context.signal (unary)', method: 'Slow', kind: 'unary', input: {}, items: [], cancelAfterMs: 100 },
+  { name: 'a client cancel reaching context.signal (stream)', method: 'SlowStream', kind: 'server', input: {}, items: [], cancelAfterMs: 100 },
 ];
 
 /** How many handlers saw their signal abort (the deadline cases wait for it to grow). */

@@ -7,7 +7,7 @@
  */
 import { ProtocolGateway, ServiceError, type Protocol } from 'fw';
 import { createGrpcApplication, GrpcError, GrpcStatus, RateLimiter, type GrpcApplication } from 'fw/grpc';
-import { ADAPTERS, type Adapter, type Connection, type Outcome } from './adapters';
+import { ADAPTERS, MALFORMED, type Adapter, type Connection, type Outcome } from './adapters';
 import { aborted, CASES, HANDLERS, SERVICE, TRANSFORMED, type Case } from './case-table';
 import { HOST } from '../gateway/support/clients';
 
@@ -19,6 +19,8 @@ function gatewayService(): ProtocolGateway {
   methods.Guarded = { ...methods.Guarded, authentication: true };
   methods.Limited = { ...methods.Limited, rateLimit: { requests: 1, window: 60_000 } };
   gateway.addService(SERVICE, { name: SERVICE, methods } as never);
+  // Metrics on: the last test reads every case's status label.
+  gateway.configureMonitoring({ metrics: { enabled: true } });
   gateway.configureErrorHandling({
     transformError: (error: ServiceError, protocol: Protocol) => {
       if (error.code !== 'TEAPOT') return undefined as never;
@@ -50,6 +52,8 @@ function notApplicable(c: Case, a: Adapter): string | undefined {
   if (!a.kinds.includes(c.kind)) return `${a.name} has no ${c.kind} calls`;
   if (c.on === 'gateway' && a.server !== 'gateway') return 'a gateway feature (JSON Schema input, configureErrorHandling)';
   if (a.namesOnlyKnownMethods === true && (c.method === 'Nope' || c.service !== undefined)) return 'the in-process client only has the methods the service has';
+  if (a.encodesItself === true && c.input === MALFORMED) return 'the client encodes every request itself';
+  if (a.cannotCancel === true && c.cancelAfterMs !== undefined) return 'a datagram cannot be called back';
   return undefined;
 }
 
@@ -59,7 +63,7 @@ function expected(c: Case, a: Adapter): Outcome {
   const error: NonNullable<Outcome['error']> = {};
   for (const field of a.carries) {
     if (field === 'code' && c.deadlineMs !== undefined && a.clientEnforcesDeadline === true) continue;
-    if (field === 'code') error.code = want.code;
+    if (field === 'code') error.code = want.codeOn?.[a.name] ?? want.code;
     else if (field === 'grpc') error.grpc = want.grpc;
     else if (field === 'http') error.http = want.http;
     else if (want.message !== undefined) error.message = want.message;
@@ -88,12 +92,14 @@ describe('conformance: one case table over every adapter', () => {
   let gateway: ProtocolGateway;
   let app: GrpcApplication;
   const connections = new Map<string, Connection>();
+  let metricsUrl = '';
 
   beforeAll(async () => {
     gateway = gatewayService();
     const address = await gateway.listen(0, HOST);
     app = grpcApp();
     const { port } = await app.listen(0, HOST);
+    metricsUrl = `http://${HOST}:${address.port as number}/metrics`;
     const servers = { gatewayPort: address.port as number, udpPort: address.udpPort as number, grpcApp: app, grpcPort: port };
     for (const a of ADAPTERS) connections.set(a.name, await a.open(servers));
   });
@@ -113,20 +119,30 @@ describe('conformance: one case table over every adapter', () => {
       'validation / fw/testing: a gateway feature (JSON Schema input, configureErrorHandling)',
       'unknown method / fw/testing: the in-process client only has the methods the service has',
       'unknown service / fw/testing: the in-process client only has the methods the service has',
+      'malformed input / server.grpc() (fw/grpc-client): the client encodes every request itself',
+      'malformed input / fw/testing: the client encodes every request itself',
       'transformError on a unary call / server.grpc() (grpc-js client): a gateway feature (JSON Schema input, configureErrorHandling)',
       'transformError on a unary call / server.grpc() (fw/grpc-client): a gateway feature (JSON Schema input, configureErrorHandling)',
       'transformError on a unary call / fw/testing: a gateway feature (JSON Schema input, configureErrorHandling)',
       'transformError after a stream item / server.grpc() (grpc-js client): a gateway feature (JSON Schema input, configureErrorHandling)',
       'transformError after a stream item / server.grpc() (fw/grpc-client): a gateway feature (JSON Schema input, configureErrorHandling)',
       'transformError after a stream item / fw/testing: a gateway feature (JSON Schema input, configureErrorHandling)',
+      'a client cancel reaching context.signal (unary) / UDP: a datagram cannot be called back',
     ]);
-    expect(runs.length).toBeGreaterThan(140);
+    expect(runs.length).toBeGreaterThan(180);
   });
 
   it.each(runs)('%s over %s', async (_case, _adapter, c, a) => {
     const connection = connections.get(a.name) as Connection;
     for (let i = 0; i < (c.warmUp ?? 0); i++) await connection.call(c.service ?? SERVICE, c.method, c.kind, c.input);
     const abortsBefore = aborted.count;
+    if (c.cancelAfterMs !== undefined) {
+      await connection.cancel(c.service ?? SERVICE, c.method, c.kind, c.input, c.cancelAfterMs);
+      // Bounded wait: the handler gives up after 3 s on its own, without counting an abort.
+      for (let i = 0; i < 300 && aborted.count === abortsBefore; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(aborted.count).toBeGreaterThan(abortsBefore);
+      return;
+    }
     const outcome = await connection.call(c.service ?? SERVICE, c.method, c.kind, c.input, c.deadlineMs);
     expect(carried(outcome, c, a)).toEqual(expected(c, a));
     if (c.deadlineMs !== undefined) {
@@ -134,5 +150,24 @@ describe('conformance: one case table over every adapter', () => {
       for (let i = 0; i < 300 && aborted.count === abortsBefore; i++) await new Promise((r) => setTimeout(r, 10));
       expect(aborted.count).toBeGreaterThan(abortsBefore);
     }
+  });
+
+  it('labels metrics with each failure\'s real status, on every gateway protocol', async () => {
+    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+    const label = (code: string): string => (code === 'INTERNAL_ERROR' ? 'INTERNAL' : code);
+    const statuses = new Map<string, Set<string>>();
+    for (const m of text.matchAll(/^fw_gateway_requests_total\{protocol="(\w+)",service="Conformance",method="(\w+)",status="(\w+)"\}/gm)) {
+      const key = `${m[2]}`;
+      statuses.set(key, (statuses.get(key) ?? new Set()).add(m[3] as string));
+    }
+    for (const c of CASES) {
+      if (c.service !== undefined || c.method === 'Nope' || c.error?.code === undefined || c.input === MALFORMED) continue;
+      expect([c.method, [...(statuses.get(c.method) ?? [])]]).toEqual([c.method, expect.arrayContaining([label(c.error.code)])]);
+    }
+    // Only handler failures are INTERNAL: a refusal is never counted as one.
+    const internal = [...statuses].filter(([, set]) => set.has('INTERNAL')).map(([method]) => method).sort();
+    expect(internal).toEqual(['Broken', 'Crash']);
+    // Malformed input that names its method is counted with its status (a WebSocket message or frame that does not parse names none).
+    expect(statuses.get('Echo')).toEqual(new Set(['OK', 'INVALID_JSON', 'INVALID_ARGUMENT']));
   });
 });

@@ -298,6 +298,14 @@ describe('gateway API', () => {
     const res = await post(`http://${HOST}:${port}/api/S/trace`, {}, { 'x-request-id': 'req-77' });
     expect(res.json).toEqual({ data: 'req-77' });
     expect(res.headers.get('x-request-id')).toBe('req-77');
+    // gRPC reads and echoes the same header, not a fixed x-trace-id.
+    const client = grpcJsonClient(port, 'S', { trace: 'none' });
+    const md = new grpc.Metadata();
+    md.set('x-request-id', 'req-78');
+    const { value, headers } = await grpcUnary(client, 'trace', {}, md);
+    expect(value).toBe('req-78');
+    expect(headers.get('x-request-id')).toEqual(['req-78']);
+    client.close();
   });
 
   it('middleware() mounts on an fw app and on bare node:http', async () => {

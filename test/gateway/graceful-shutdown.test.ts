@@ -51,6 +51,17 @@ async function rig(mode: 'standalone' | 'app-hosted', shutdownTimeout?: number):
           return { done: req.id };
         },
       },
+      endless: {
+        streaming: 'server',
+        handler: async function* (req: { id: string }, ctx: RequestContext) {
+          mark(req.id);
+          // Bounded: about 10 s at most, far past any shutdownTimeout the tests use.
+          for (let i = 0; i < 200 && !ctx.signal.aborted; i++) {
+            yield { i };
+            await sleep(50);
+          }
+        },
+      },
       ticks: {
         streaming: 'server',
         handler: async function* (req: { id: string }) {
@@ -211,5 +222,37 @@ describe.each(['standalone', 'app-hosted'] as const)('graceful shutdown (%s)', (
     // The client saw its connection cut, and the handler (which honours its signal) applied nothing.
     expect(tcp.frames.filter((f) => f.payload.id === 'x1' && f.type === FrameType.Response)).toEqual([]);
     expect(r.applied).toEqual([]);
+  });
+
+  it('past the shutdown timeout every open stream ends with its protocol\'s UNAVAILABLE, never a bare cut', async () => {
+    const r = await rig(mode, 300);
+    const base = `http://${HOST}:${r.port}`;
+    const ndjson = fetch(`${base}/api/Slow/endless`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'n' }), signal: AbortSignal.timeout(5000) }).then((res) => res.text());
+    const sse = fetch(`${base}/api/Slow/endless`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ id: 's' }), signal: AbortSignal.timeout(5000) }).then((res) => res.text());
+    const ws = await WsClient.connect(`ws://${HOST}:${r.port}/ws`);
+    ws.send({ id: 'w', service: 'Slow', method: 'endless', data: { id: 'w' } });
+    const tcp = await TcpFrameClient.connect(r.port);
+    tcp.send(FrameType.Request, { id: 't', service: 'Slow', method: 'endless', data: { id: 't' } });
+    const client = grpcJsonClient(r.port, 'Slow', { endless: 'server' });
+    const grpcEnd = new Promise<grpc.ServiceError | undefined>((resolve) => {
+      const stream = (client.endless as (r: unknown) => NodeJS.EventEmitter)({ id: 'g' });
+      stream.on('data', () => undefined);
+      stream.on('error', (e: grpc.ServiceError) => resolve(e));
+      stream.on('end', () => resolve(undefined));
+    });
+    for (const id of ['n', 's', 'w', 't', 'g']) await r.started(id);
+    await withTimeout(r.close(), 5000, 'close');
+
+    const lastLine = (await ndjson).trim().split('\n').pop() as string;
+    expect(JSON.parse(lastLine)).toMatchObject({ error: 'UNAVAILABLE' });
+    expect((await sse).trim().split('\n\n').pop()).toMatch(/^event: error\ndata: \{"error":"UNAVAILABLE"/);
+    const wsLast = (await ws.until((ms) => ms.some((m) => (m as { type?: string }).type === 'error'))).filter((m) => (m as { id?: string }).id === 'w').pop();
+    expect(wsLast).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE' } });
+    const tcpLast = (await tcp.until((fs) => fs.some((f) => f.type === FrameType.Error))).filter((f) => f.payload.id === 't').pop();
+    expect(tcpLast).toMatchObject({ type: FrameType.Error, payload: { error: { code: 'UNAVAILABLE' } } });
+    expect(await grpcEnd).toMatchObject({ code: grpc.status.UNAVAILABLE });
+    ws.close();
+    tcp.close();
+    client.close();
   });
 });

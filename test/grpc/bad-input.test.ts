@@ -47,20 +47,20 @@ describe('bad input to the gRPC server', () => {
     await stillServing();
   });
 
-  it('malformed protobuf is INTERNAL and the handler is not called', async () => {
+  it('malformed protobuf is INVALID_ARGUMENT and the handler is not called', async () => {
     // A varint tag cut short: no protobuf parser accepts it.
     const garbage = Buffer.from([0xff, 0xff]);
     const result = await rawCall(address, '/user.UserService/GetUser', [frame(garbage)]);
-    expect(result.status).toBe(GrpcStatus.INTERNAL);
+    expect(result.status).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(result.message).toMatch(/deserializ/i);
     await stillServing();
   });
 
-  it('malformed JSON to an inline service is INTERNAL', async () => {
+  it('malformed JSON to an inline service is INVALID_ARGUMENT, as on the gateway', async () => {
     const result = await rawCall(address, '/Echo/Echo', [frame(Buffer.from('{"unterminated": '))], { headers: { 'content-type': 'application/grpc+json' } });
-    expect(result.status).toBe(GrpcStatus.INTERNAL);
+    expect(result.status).toBe(GrpcStatus.INVALID_ARGUMENT);
     const proto = await rawCall(address, '/Echo/Echo', [frame(Buffer.from('{"__proto__": {"polluted": true}}'))]);
-    expect(proto.status).toBe(GrpcStatus.INTERNAL);
+    expect(proto.status).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(({} as Msg).polluted).toBeUndefined();
     await stillServing();
   });

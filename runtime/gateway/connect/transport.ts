@@ -27,6 +27,8 @@ import { classifyRequest, procedureOf, timeoutOf, type MessageCodecName, type We
 import { replyWriter, type ReplyWriter } from './reply-writer';
 import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
 import { toWireError, type WireError } from './wire-errors';
+import type { TransportAdapter } from '../transport-adapter';
+import { deadlineIn } from '../../rpc/deadline';
 
 /** `connect` options of the gateway (also `configureConnect`). */
 export interface ConnectGatewayConfig {
@@ -86,7 +88,8 @@ function refuse(res: ServerResponse, status: number, message: string, extra: str
 }
 
 /** Connect + gRPC-Web over the gateway's HTTP/1.1 port. */
-export class ConnectTransport {
+export class ConnectTransport implements TransportAdapter {
+  readonly transport = 'connect' as const;
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #config: () => ConnectGatewayConfig;
@@ -95,6 +98,14 @@ export class ConnectTransport {
   #limit = 4 << 20;
   #traceName = '';
   #traceKey = '';
+
+  /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
+  drain(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing of its own to cut: the listener closes the HTTP connections. */
+  close(): void {}
 
   constructor(core: GatewayCore, registry: ServiceRegistry, config: () => ConnectGatewayConfig) {
     this.#core = core;
@@ -239,11 +250,12 @@ export class ConnectTransport {
       return;
     }
     context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
+    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
     if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
     const credentials = wire.protocol === 'grpc-web' ? metadataView(req) : req;
-    const dispatch = (request: unknown): Promise<unknown> => this.#core.dispatcher.call(resolved, proc.service, proc.method, request, context, credentials);
+    const dispatch = (request: unknown): Promise<unknown> => this.#core.dispatcher.call(resolved, proc.service, proc.method, request, context, credentials, deadline);
     if (resolved !== undefined && !streamsIn(streaming) && !wire.enveloped && !wire.get) {
       // Connect unary POST, the common case: no promise until dispatch.
       readWhole(req, this.#limit, (error, body) => {
@@ -326,6 +338,8 @@ export class ConnectTransport {
   }
 
   async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
+    // A drain past its timeout ends the stream with its end-of-stream error before the connection is cut.
+    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(this.#wireError(error)));
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
         throw ServiceErrors.notIterable();
@@ -337,6 +351,8 @@ export class ConnectTransport {
       reply.end();
     } catch (e) {
       reply.fail(this.#wireError(e));
+    } finally {
+      untrack();
     }
   }
 }

@@ -5,7 +5,7 @@
  * gateway's one port.
  * Each call becomes one dispatch; errors leave as gRPC statuses with the
  * gateway's string code in the `x-error-code` trailer, the trace id in the
- * `x-trace-id` response header.
+ * trace-id response header (monitoring's `correlationHeader`, default `x-trace-id`).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
@@ -30,9 +30,13 @@ import { reflectionEntry } from '../../grpc/reflection-entry';
 import type { Http2LimitOptions } from '../../grpc/h2-limits';
 import type { GrpcServerEngine } from '../../grpc/options';
 import { createServerEngine, type ForeignStreamHandler, type ServerEngine } from '../../grpc/server-engine';
+import { bindHealth, HealthState } from '../../grpc/health';
+import { CallPipeline } from '../../grpc/pipeline';
+import { addToServer } from '../../grpc/serve-binding';
 import { RawMessage } from '../pass-through';
 import { decodedReply, requestFor } from './raw-requests';
 import { protoTables, registryTables, type GrpcGatewayConfig, type GrpcRoute, type GrpcServiceTable } from './method-table';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** The constructor's `grpc` options. */
 export interface GrpcGatewayOptions extends Http2LimitOptions {
@@ -42,6 +46,8 @@ export interface GrpcGatewayOptions extends Http2LimitOptions {
   maxMessageSize?: number;
   /** `'node-http2'` (default): fw's gRPC server on Node's HTTP/2; `'grpc-js'`: grpc-js's Server, the fallback (docs/grpc.md "Server engine"). */
   engine?: GrpcServerEngine;
+  /** How often a grpc.health.v1 Watch stream repeats the status when nothing changed (ms); default 5000, as on server.grpc(). */
+  healthWatchIntervalMs?: number;
 }
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -64,7 +70,8 @@ function invalidArgument(rejected: RejectedPayload): ServiceError {
 }
 
 /** The gRPC transport: a gRPC server fed by the mux, one dispatch per call. */
-export class GrpcTransport {
+export class GrpcTransport implements TransportAdapter {
+  readonly transport = 'grpc' as const;
   readonly #core: GatewayCore;
   readonly #registry: ServiceRegistry;
   readonly #options: () => GrpcGatewayOptions;
@@ -78,12 +85,16 @@ export class GrpcTransport {
   /** The current reflection handlers per reflection method path; swapped when services are added. */
   #reflection: Map<string, grpc.UntypedHandleCall> | undefined = undefined;
   #foreign: ForeignStreamHandler | undefined = undefined;
+  /** grpc.health.v1 on the gateway port: every hosted service, NOT_SERVING once a drain begins or while discovery is not ready. */
+  readonly #health: HealthState;
+  #healthServed = false;
 
   constructor(core: GatewayCore, registry: ServiceRegistry, options: () => GrpcGatewayOptions, config: () => GrpcGatewayConfig) {
     this.#core = core;
     this.#registry = registry;
     this.#options = options;
     this.#config = config;
+    this.#health = new HealthState(() => core.dispatcher.resolver?.status?.()?.ready !== false);
   }
 
   /** The gRPC server (created on first use, with the engine the options choose). */
@@ -116,6 +127,15 @@ export class GrpcTransport {
         this.#registered.add(key);
       }
       server.addService(definition as grpc.ServiceDefinition, impl);
+    }
+    for (const service of this.#registry.services()) {
+      this.#health.set(service.name, 'SERVING');
+      if (service.descriptor !== undefined) this.#health.set(service.descriptor.typeName, 'SERVING');
+    }
+    if (!this.#healthServed) {
+      // Probes need no credentials: health skips the interceptors (as on server.grpc()).
+      addToServer(server, bindHealth(this.#health, () => this.#options().healthWatchIntervalMs ?? 5000), new CallPipeline(() => undefined), undefined);
+      this.#healthServed = true;
     }
     if (fromProto.packageDefinition !== undefined) this.#protoPackages = fromProto.packageDefinition;
     if (this.#options().reflection === true) this.#syncReflection(server);
@@ -158,6 +178,7 @@ export class GrpcTransport {
   /** Hands an h2c connection (already sniffed by the mux) to the gRPC server. Do not resume it afterwards. */
   inject(socket: Duplex): void {
     this.sync();
+    if (!this.#core.dispatcher.draining) this.#health.restart();
     const core = this.#core;
     if (core.observed) {
       const connectionId = nextConnectionId('grpc');
@@ -171,22 +192,26 @@ export class GrpcTransport {
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
     const config = this.#config;
     /**
-     * Starts one dispatch. Response headers (with `x-trace-id` and whatever
+     * Starts one dispatch. Response headers (with the trace id and whatever
      * the handler set through `context.call`) go out with the first message
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
     const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
       const md = call.metadata;
-      const tracing = tracingFrom(firstString(md, 'x-trace-id'), firstString(md, 'traceparent'));
+      // The configured correlation header (monitoring's correlationHeader, default x-trace-id), as on every transport.
+      const traceHeader = this.#core.traceHeader;
+      const tracing = tracingFrom(firstString(md, traceHeader), firstString(md, 'traceparent'));
       const reply = new grpc.Metadata();
-      reply.set('x-trace-id', tracing.traceId);
+      reply.set(traceHeader, tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadlineOf(call), cancellation);
+      const deadline = deadlineOf(call);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadline, cancellation);
       if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
       if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md), reply, context };
+      const callDeadline = deadline === undefined ? undefined : { at: deadline, ms: Math.max(1, deadline - Date.now()) };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md, callDeadline), reply, context };
     };
     /** The method to run: its byte-forwarding twin when binary requests may pass through (raw-requests.ts), else itself. */
     const methodFor = (): { resolved: ResolvedMethod | undefined; passing: ResolvedMethod | undefined } => {
@@ -271,26 +296,36 @@ export class GrpcTransport {
             if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
             headersSent = true;
           };
+          // A drain past its timeout ends the stream with UNAVAILABLE before the connection is cut.
+          let terminated = false;
+          const untrack = this.#core.dispatcher.trackStream((error) => {
+            if (controller.signal.aborted) return;
+            terminated = true;
+            sendHeaders();
+            c.emit('error', this.#status(error));
+          });
           promise
             .then(async (result) => {
               if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
                 throw ServiceErrors.notIterable();
               }
               for await (const item of result as AsyncIterable<unknown>) {
-                if (controller.signal.aborted) return;
+                if (controller.signal.aborted || terminated) return;
                 sendHeaders();
                 if (!c.write(fromGateway(item, state.json, resolved))) await drained(c, controller.signal);
               }
+              if (terminated) return;
               sendHeaders();
               c.end(handlerTrailers(context));
             })
             .catch((error: unknown) => {
-              if (controller.signal.aborted) return;
+              if (controller.signal.aborted || terminated) return;
               sendHeaders();
               const status = this.#status(error);
               status.metadata?.merge(handlerTrailers(context));
               c.emit('error', status);
-            });
+            })
+            .finally(untrack);
         };
       }
     }
@@ -320,6 +355,8 @@ export class GrpcTransport {
    * resolves. New streams are refused.
    */
   drain(): Promise<void> {
+    // Probes see NOT_SERVING as soon as close() begins; Watch streams get it, then end.
+    this.#health.shutdown();
     return this.#server === undefined ? Promise.resolve() : this.#server.shutdown();
   }
 
@@ -331,6 +368,7 @@ export class GrpcTransport {
     this.#version = -1;
     this.#configRef = undefined;
     this.#reflection = undefined;
+    this.#healthServed = false;
     server?.forceShutdown();
   }
 }

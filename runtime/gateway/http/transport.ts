@@ -21,13 +21,14 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { tracingFrom } from '../tracing';
 import { HttpCallContext } from '../http-exchange';
-import { grpcTimeoutHeader } from '../../rpc/deadline';
+import { deadlineIn, grpcTimeoutHeader } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
 import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
 import { applyQuery } from './query-fields';
 import { endStream, isSse, writeStream } from './streaming';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureHTTP(config)` (spec 4.10). */
 export interface HttpGatewayConfig {
@@ -112,7 +113,8 @@ async function* toAsync(items: Iterable<unknown>, fromJSON: ((v: unknown) => unk
 }
 
 /** The HTTP transport; `handle` is the connect-style handler. */
-export class HttpTransport {
+export class HttpTransport implements TransportAdapter {
+  readonly transport = 'http' as const;
   readonly #deps: HttpTransportDeps;
   #routes: RouteTable | undefined = undefined;
   #routesVersion = -1;
@@ -123,6 +125,14 @@ export class HttpTransport {
 
   #traceName = '';
   #traceKey = '';
+
+  /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
+  drain(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing of its own to cut: the listener closes the HTTP connections. */
+  close(): void {}
 
   constructor(deps: HttpTransportDeps) {
     this.#deps = deps;
@@ -275,8 +285,9 @@ export class HttpTransport {
     }
     const context = httpContext(req, headers, res, path, query, match.params, tracing);
     const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
+    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
     if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
-    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
+    const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req, deadline) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
     running.then(
       (result) => {
         try {
@@ -314,7 +325,10 @@ export class HttpTransport {
       const sse = isSse(req);
       res.setHeader(this.#deps.core.traceHeader, traceId);
       writeCallMetadata(res, context);
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, (error) => this.#render(toServiceError(error)).body);
+      const render = (error: unknown): unknown => this.#render(toServiceError(error)).body;
+      // A drain past its timeout ends the stream with an error line before the connection is cut.
+      const untrack = this.#deps.core.dispatcher.trackStream((error) => endStream(res, sse, render(error)));
+      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, render).finally(untrack);
       return;
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);

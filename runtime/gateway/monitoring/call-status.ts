@@ -15,7 +15,8 @@ export const CANCELLED_STATUS = 'CANCELLED';
 export function statusOfError(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
+    // The catalogue's INTERNAL_ERROR (a handler breaking its contract) counts as the handler failures do.
+    if (typeof code === 'string' && code !== '') return code === 'INTERNAL_ERROR' ? 'INTERNAL' : code;
     if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusName(code);
   }
   // Normalised as the caller sees it: a refused message is VALIDATION_ERROR, not a server fault.

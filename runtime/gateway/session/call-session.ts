@@ -12,7 +12,8 @@ import type { Protocol, RequestContext, TracingInfo } from '../../core/request-c
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
-import { envelopeTimeout } from '../../rpc/deadline';
+import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import { tracingFrom } from '../tracing';
@@ -127,16 +128,13 @@ export class CallSession {
     if (this.#closed) return;
     const id = message.id;
     const tracing = tracingFrom(message.traceId, message.traceparent);
-    const service = message.service;
-    const method = message.method;
-    if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-      this.#sink.error(id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), tracing.traceId);
+    const refused = envelopeHeadError(message);
+    if (refused !== undefined) {
+      this.#sink.error(refused.replyId, refused.error, tracing.traceId);
       return;
     }
-    if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-      this.#sink.error(undefined, ServiceErrors.badRequest('"id" must be a string or a number'), tracing.traceId);
-      return;
-    }
+    const service = message.service as string;
+    const method = message.method as string;
     const resolved = this.#core.dispatcher.resolve(service, method);
     const streaming = resolved?.streaming ?? 'none';
     const clientStreams = streaming === 'client' || streaming === 'bidirectional';
@@ -186,7 +184,7 @@ export class CallSession {
     call.context = context;
     if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
     this.#running++;
-    this.#core.dispatcher.call(resolved, service, method, request, context, message).then(
+    this.#core.dispatcher.call(resolved, service, method, request, context, message, timeout === undefined ? undefined : deadlineIn(timeout)).then(
       (result) => {
         if (!serverStreams) {
           this.#finish(id, k, call);
@@ -203,12 +201,18 @@ export class CallSession {
           this.#settled();
           return;
         }
+        // A drain past its timeout ends the stream with an error reply before the connection is cut.
+        const untrack = this.#core.dispatcher.trackStream((error) => this.#end(id, k, call, error));
         this.#pump(id, call, result).then(
           () => {
+            untrack();
             this.#finish(id, k, call);
             this.#settled();
           },
-          (error: unknown) => this.#failed(id, k, call, error),
+          (error: unknown) => {
+            untrack();
+            this.#failed(id, k, call, error);
+          },
         );
       },
       (error: unknown) => this.#failed(id, k, call, error),
@@ -263,8 +267,12 @@ export class CallSession {
   }
 
   #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
+    this.#end(id, k, call, ServiceErrors.deadlineExceeded(timeout));
+  }
+
+  /** Ends a running call early with `error` as its last reply (a passed deadline, a drain). */
+  #end(id: unknown, k: string, call: ActiveCall, error: ServiceError): void {
     if (call.over || this.#closed) return;
-    const error = ServiceErrors.deadlineExceeded(timeout);
     this.#abandon(k, call, error);
     this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
   }

@@ -26,6 +26,7 @@ import { catalogueError, type ServiceError } from '../errors';
 import { BAD_HEADER, encodeFrame, FrameReader, FrameType } from '../wire/frame-codec';
 import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { tcpContexts } from './context';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** The constructor's `tcp` options. */
 export interface TcpGatewayConfig {
@@ -53,7 +54,8 @@ interface TcpConnection {
 }
 
 /** The TCP frame transport; `handle` serves one connection. */
-export class TcpTransport {
+export class TcpTransport implements TransportAdapter {
+  readonly transport = 'tcp' as const;
   readonly #core: GatewayCore;
   readonly #config: () => TcpGatewayConfig;
   readonly #connections = new Set<TcpConnection>();

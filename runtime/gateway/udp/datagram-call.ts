@@ -2,16 +2,18 @@
  * One UDP call: a datagram holds exactly one unary request and gets exactly
  * one reply. This is CallSession.start's unary branch without the session:
  * no per-datagram session, id map, reply-sink closures or options object —
- * a datagram has no connection to track calls on. The checks and error
- * messages are CallSession's, so UDP answers bad input as TCP and WebSocket do.
+ * a datagram has no connection to track calls on. The envelope checks
+ * (session/envelope-checks.ts) and the deadline reader (rpc/deadline.ts) are
+ * CallSession's, so UDP answers bad input as TCP and WebSocket do.
  */
 import type { RemoteInfo } from 'node:dgram';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
-import { envelopeTimeout } from '../../rpc/deadline';
+import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
+import { envelopeHeadError } from '../session/envelope-checks';
 import { tracingFrom } from '../tracing';
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { udpContext } from './context';
@@ -32,16 +34,13 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   const id = message.id;
   const tracing = tracingFrom(message.traceId, message.traceparent);
   const traceId = tracing.traceId;
-  const service = message.service;
-  const method = message.method;
-  if (typeof service !== 'string' || service === '' || typeof method !== 'string' || method === '') {
-    replies.error(peer, id, ServiceErrors.badRequest('A request needs string "service" and "method" fields'), traceId);
+  const refused = envelopeHeadError(message);
+  if (refused !== undefined) {
+    replies.error(peer, refused.replyId, refused.error, traceId);
     return;
   }
-  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
-    replies.error(peer, undefined, ServiceErrors.badRequest('"id" must be a string or a number'), traceId);
-    return;
-  }
+  const service = message.service as string;
+  const method = message.method as string;
   const resolved = core.dispatcher.resolve(service, method);
   const streaming = resolved === undefined ? 'none' : resolved.streaming;
   if (streaming !== 'none') {
@@ -111,7 +110,7 @@ function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message:
   const service = message.service as string;
   const method = message.method as string;
   const running = call.refusal === undefined
-    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message)
+    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, deadlineIn(call.timeout))
     : core.dispatcher.refuse(call.resolved, service, method, call.refusal, context, message);
   running.then(
     (result) => {

@@ -16,13 +16,14 @@
  */
 import dgram, { type RemoteInfo, type Socket } from 'node:dgram';
 import { ServiceErrors, toServiceError } from '../errors';
-import { FixedWindowLimiter } from '../rate-limit';
+import { limiterFor, type FixedWindowLimiter } from '../rate-limit';
 import type { RateLimitConfig } from '../types';
 import type { GatewayCore } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
 import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
 import { startDatagramCall, type DatagramReplies } from './datagram-call';
 import { datagramReplies, type FormatResponse } from './datagram-replies';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
 export interface UdpGatewayConfig {
@@ -45,7 +46,8 @@ export interface UdpGatewayConfig {
 const DEFAULT_UDP_RATE: RateLimitConfig = { requests: 100, window: 1000 };
 
 /** The UDP transport: a datagram socket on the gateway's port number. */
-export class UdpTransport {
+export class UdpTransport implements TransportAdapter {
+  readonly transport = 'udp' as const;
   readonly #core: GatewayCore;
   readonly #config: () => UdpGatewayConfig;
   #socket: Socket | undefined = undefined;
@@ -135,7 +137,7 @@ export class UdpTransport {
   #limiterFor(config: UdpGatewayConfig): FixedWindowLimiter | undefined {
     const rule = config.rateLimit ?? DEFAULT_UDP_RATE;
     if (rule !== this.#limiterConfig) {
-      this.#limiter = rule === false ? undefined : new FixedWindowLimiter(rule);
+      this.#limiter = rule === false ? undefined : limiterFor(rule);
       this.#limiterConfig = rule;
     }
     return this.#limiter;

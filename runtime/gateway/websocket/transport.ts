@@ -22,6 +22,7 @@ import { frameReplySink, handleFrame } from '../wire/frame-replies';
 import { decodeEnvelope, encodeEnvelope, MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
 import { websocketContexts } from './context';
 import { ClientStreamTap, hookedSink, streamingHooks, type WebSocketStreamingHooks } from './streaming-hooks';
+import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureWebSocket(config)` plus the constructor's `websocket` options. */
 export interface WebSocketGatewayConfig {
@@ -52,7 +53,8 @@ export interface WebSocketGatewayConfig {
 const HIGH_WATER = 1 << 20;
 
 /** The WebSocket transport: takes over upgrades on its path. */
-export class WebSocketTransport {
+export class WebSocketTransport implements TransportAdapter {
+  readonly transport = 'websocket' as const;
   readonly #core: GatewayCore;
   readonly #config: () => WebSocketGatewayConfig;
   readonly #budget: OutputBudget | undefined;

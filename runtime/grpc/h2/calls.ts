@@ -83,7 +83,8 @@ function decode(call: CallHead, envelope: Envelope): unknown {
   try {
     return call.served.deserialize(bytes);
   } catch (error) {
-    throw new GrpcError(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`);
+    // The caller's bytes do not decode: its fault, INVALID_ARGUMENT as the gateway answers it (grpc-js says INTERNAL).
+    throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, `Error deserializing request: ${(error as Error).message}`);
   }
 }
 

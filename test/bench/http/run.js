@@ -19,7 +19,7 @@
  * seconds of uncounted load (../support/interleave.js says why). Fresh,
  * short-lived servers because on the shared VM this was built on a server
  * process, any of them, can drop to ~75% of its speed for good after a minute
- * or two of life, at a random moment (docs/http.md, "Performance"): a run
+ * or two of life, at a random moment (docs/architecture.md, "Performance"): a run
  * that kept one process per framework for ten minutes measured which process
  * had been unlucky. Samples of all rounds are pooled.
  *
