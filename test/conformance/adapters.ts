@@ -10,6 +10,7 @@ import { GrpcError, type GrpcApplication } from 'fw/grpc';
 import { createGrpcClient } from 'fw/grpc-client';
 import { createGrpcTestClient } from 'fw/testing';
 import { grpcJsonClient, HOST, TcpFrameClient, udpCall, WsClient } from '../gateway/support/clients';
+import { envelope, envelopes as readEnvelopes } from '../support/envelopes';
 import type { CallKind } from './case-table';
 
 /** Input an adapter sends as bytes its protocol's decoder must refuse (JSON that does not parse, MessagePack that does not decode). */
@@ -75,23 +76,8 @@ const CONNECT_CODES = [
   'resource_exhausted', 'failed_precondition', 'aborted', 'out_of_range', 'unimplemented', 'internal', 'unavailable', 'data_loss', 'unauthenticated',
 ];
 
-function envelope(flags: number, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(5 + data.length);
-  out[0] = flags;
-  out.writeUInt32BE(data.length, 1);
-  Buffer.from(data).copy(out, 5);
-  return out;
-}
-
 function envelopes(body: Buffer): { flags: number; data: Buffer }[] {
-  const out: { flags: number; data: Buffer }[] = [];
-  let at = 0;
-  while (at + 5 <= body.length) {
-    const size = body.readUInt32BE(at + 1);
-    out.push({ flags: body[at] as number, data: body.subarray(at + 5, at + 5 + size) });
-    at += 5 + size;
-  }
-  return out;
+  return readEnvelopes(body).list;
 }
 
 /** The `grpc-timeout` header for a deadline, in milliseconds. */

@@ -8,27 +8,15 @@ import zlib from 'node:zlib';
 import { ProtocolGateway, server } from 'fw';
 import { GetUserRequest, User } from '../../generated/user';
 import { UserServiceDescriptor } from '../../generated/user.fw';
+import { envelope, envelopes as readEnvelopes } from '../support/envelopes';
 import { HOST } from './support/clients';
 import { startedGateways } from './support/started-gateways';
 
-function envelope(flags: number, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(5 + data.length);
-  out[0] = flags;
-  out.writeUInt32BE(data.length, 1);
-  Buffer.from(data).copy(out, 5);
-  return out;
-}
-
+/** Every envelope of a whole body: nothing may be left over. */
 function envelopes(body: Buffer): { flags: number; data: Buffer }[] {
-  const out: { flags: number; data: Buffer }[] = [];
-  let at = 0;
-  while (at + 5 <= body.length) {
-    const size = body.readUInt32BE(at + 1);
-    out.push({ flags: body[at] as number, data: body.subarray(at + 5, at + 5 + size) });
-    at += 5 + size;
-  }
-  expect(at).toBe(body.length);
-  return out;
+  const { list, consumed } = readEnvelopes(body);
+  expect(consumed).toBe(body.length);
+  return list;
 }
 
 const user = (id: string): User => ({ id, name: `N${id}`, email: '', phone: '', address: undefined, roles: [], createdAt: undefined, updatedAt: undefined });

@@ -6,17 +6,7 @@
  * gone cannot compile, whatever a merge does.
  */
 
-/** A seeded generator in [0, 1) (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../support/prng';
 
 /** Picks one element. */
 export function pick<T>(rand: () => number, items: readonly T[]): T {
