@@ -229,6 +229,9 @@ describe.each(['standalone', 'app-hosted'] as const)('graceful shutdown (%s)', (
     const base = `http://${HOST}:${r.port}`;
     const ndjson = fetch(`${base}/api/Slow/endless`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'n' }), signal: AbortSignal.timeout(5000) }).then((res) => res.text());
     const sse = fetch(`${base}/api/Slow/endless`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ id: 's' }), signal: AbortSignal.timeout(5000) }).then((res) => res.text());
+    const envelope = (json: string): Buffer => Buffer.concat([Buffer.from([0, 0, 0, 0, json.length]), Buffer.from(json)]);
+    // Connect rides the gateway's own port only (an app mounts the gateway's HTTP under /api).
+    const connect = mode !== 'standalone' ? undefined : fetch(`${base}/Slow/endless`, { method: 'POST', headers: { 'content-type': 'application/connect+json' }, body: new Uint8Array(envelope('{"id":"c"}')), signal: AbortSignal.timeout(5000) }).then(async (res) => Buffer.from(await res.arrayBuffer()));
     const ws = await WsClient.connect(`ws://${HOST}:${r.port}/ws`);
     ws.send({ id: 'w', service: 'Slow', method: 'endless', data: { id: 'w' } });
     const tcp = await TcpFrameClient.connect(r.port);
@@ -240,12 +243,21 @@ describe.each(['standalone', 'app-hosted'] as const)('graceful shutdown (%s)', (
       stream.on('error', (e: grpc.ServiceError) => resolve(e));
       stream.on('end', () => resolve(undefined));
     });
-    for (const id of ['n', 's', 'w', 't', 'g']) await r.started(id);
+    for (const id of connect === undefined ? ['n', 's', 'w', 't', 'g'] : ['n', 's', 'c', 'w', 't', 'g']) await r.started(id);
     await withTimeout(r.close(), 5000, 'close');
 
     const lastLine = (await ndjson).trim().split('\n').pop() as string;
     expect(JSON.parse(lastLine)).toMatchObject({ error: 'UNAVAILABLE' });
     expect((await sse).trim().split('\n\n').pop()).toMatch(/^event: error\ndata: \{"error":"UNAVAILABLE"/);
+    if (connect !== undefined) {
+      // Connect: the end-of-stream message (flag 2) carries the error.
+      const body = await connect;
+      let end: unknown;
+      for (let at = 0; at + 5 <= body.length; at += 5 + body.readUInt32BE(at + 1)) {
+        if (((body[at] as number) & 2) !== 0) end = JSON.parse(body.subarray(at + 5, at + 5 + body.readUInt32BE(at + 1)).toString());
+      }
+      expect(end).toMatchObject({ error: { code: 'unavailable' } });
+    }
     const wsLast = (await ws.until((ms) => ms.some((m) => (m as { type?: string }).type === 'error'))).filter((m) => (m as { id?: string }).id === 'w').pop();
     expect(wsLast).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE' } });
     const tcpLast = (await tcp.until((fs) => fs.some((f) => f.type === FrameType.Error))).filter((f) => f.payload.id === 't').pop();
