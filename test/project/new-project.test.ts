@@ -233,10 +233,13 @@ describe('fw in a new project, installed from its two tarballs', () => {
         step('git commit', 'bash', ['-c', 'git init -q && git add -A && git -c user.name=ci -c user.email=ci@example.invalid commit -qm scaffold']);
         const clone = path.join(path.dirname(dir), 'clone');
         step('git clone', 'git', ['clone', '-q', dir, clone]);
-        const ciEnv = { ...venv, npm_config_cache: path.join(path.dirname(dir), 'empty-npm-cache') };
+        // The steps run as on a pull request whose base is the branch the clone came from (no proto changed).
+        const branch = step('git branch', 'git', ['rev-parse', '--abbrev-ref', 'HEAD'], clone).trim();
+        const ciEnv = { ...venv, npm_config_cache: path.join(path.dirname(dir), 'empty-npm-cache'), GITHUB_BASE_REF: branch };
         const steps = workflowRunSteps(fs.readFileSync(path.join(clone, '.github', 'workflows', 'ci.yml'), 'utf8'));
         expect(steps).toContain('npm ci');
-        // Steps that read the GitHub context (a pull request's base) have nothing to read here.
+        expect(steps).toContain('npx fw-gen --check proto --against "origin/${GITHUB_BASE_REF}"');
+        // Steps that read the GitHub context through expressions have nothing to read here.
         for (const command of steps.filter((c) => !c.includes('${{'))) step(`ci: ${command}`.slice(0, 34), 'bash', ['-c', command], clone, ciEnv);
       }
       fs.rmSync(path.dirname(dir), { recursive: true, force: true });
