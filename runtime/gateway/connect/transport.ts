@@ -5,7 +5,7 @@
  * it), reads the message(s), runs one dispatch — so auth, validation, rate
  * limits, metrics and error translation are the gateway's own — and writes
  * the reply in the caller's protocol (reply-writer.ts). Deadlines come from
- * `connect-timeout-ms` / `grpc-timeout`: when one passes, the caller gets
+ * `connect-timeout-ms` / `grpc-timeout` (read by rpc/deadline.ts): when one passes, the caller gets
  * `deadline_exceeded` and the handler's signal aborts.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
@@ -17,18 +17,18 @@ import type { CredentialSource } from '../auth/types';
 import { ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
-import { tracingFrom } from '../tracing';
+import { HeaderTracing } from '../tracing';
 import type { HttpCallContext } from '../http-exchange';
 import { webRpcContext } from './context';
 import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';
 import { decodeRequest, encodeResponse, supportsCodec } from './message-codec';
 import { allowsGet } from './method-options';
-import { classifyRequest, procedureOf, timeoutOf, type MessageCodecName, type WebRpcRequest } from './protocol';
+import { classifyRequest, procedureOf, type MessageCodecName, type WebRpcRequest } from './protocol';
 import { replyWriter, type ReplyWriter } from './reply-writer';
 import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
 import { toWireError, type WireError } from './wire-errors';
 import type { TransportAdapter } from '../transport-adapter';
-import { deadlineIn } from '../../rpc/deadline';
+import { connectDeadline, grpcWebDeadline, type CallDeadline } from '../../rpc/deadline';
 
 /** `connect` options of the gateway (also `configureConnect`). */
 export interface ConnectGatewayConfig {
@@ -96,8 +96,7 @@ export class ConnectTransport implements TransportAdapter {
   #configRef: ConnectGatewayConfig | undefined = undefined;
   #cors: CorsHandler | undefined = undefined;
   #limit = 4 << 20;
-  #traceName = '';
-  #traceKey = '';
+  readonly #tracing: HeaderTracing;
 
   /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
   drain(): Promise<void> {
@@ -111,6 +110,7 @@ export class ConnectTransport implements TransportAdapter {
     this.#core = core;
     this.#registry = registry;
     this.#config = config;
+    this.#tracing = new HeaderTracing(() => core.traceHeader);
   }
 
   #prepare(): ConnectGatewayConfig {
@@ -235,13 +235,13 @@ export class ConnectTransport implements TransportAdapter {
       }
     }
     const headers = req.headers;
-    const tracing = tracingFrom(headers[this.#traceHeaderKey()], headers.traceparent);
+    const tracing = this.#tracing.read(headers);
     let context: HttpCallContext | undefined;
     const reply = replyWriter(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse);
-    let timeout: number | undefined;
+    let deadline: CallDeadline | undefined;
     let encoding: RequestEncoding;
     try {
-      timeout = timeoutOf(wire.protocol, headers);
+      deadline = wire.protocol === 'connect' ? connectDeadline(headers) : grpcWebDeadline(headers);
       const header = wire.protocol === 'grpc-web' ? headers['grpc-encoding'] : wire.enveloped ? headers['connect-content-encoding'] : headers['content-encoding'];
       encoding = requestEncoding(typeof header === 'string' ? header : undefined);
     } catch (e) {
@@ -250,8 +250,7 @@ export class ConnectTransport implements TransportAdapter {
       return;
     }
     context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
-    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
-    if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
+    if (deadline !== undefined) this.#armDeadline(deadline, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
     const credentials = wire.protocol === 'grpc-web' ? metadataView(req) : req;
@@ -296,15 +295,6 @@ export class ConnectTransport implements TransportAdapter {
     );
   }
 
-  #traceHeaderKey(): string {
-    const name = this.#core.traceHeader;
-    if (name !== this.#traceName) {
-      this.#traceName = name;
-      this.#traceKey = name.toLowerCase();
-    }
-    return this.#traceKey;
-  }
-
   /** The one message of a Connect GET or an enveloped unary-request call. */
   #readSingle(req: IncomingMessage, wire: WebRpcRequest, encoding: RequestEncoding, query: URLSearchParams | undefined): Promise<Buffer> {
     if (wire.get) {
@@ -317,11 +307,11 @@ export class ConnectTransport implements TransportAdapter {
     return singleMessage(requestMessages(req, wire, encoding, this.#limit));
   }
 
-  #armDeadline(timeout: number, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
+  #armDeadline(deadline: CallDeadline, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
     const timer = setTimeout(() => {
-      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(timeout)));
+      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(deadline.ms)));
       context.abort();
-    }, timeout);
+    }, deadline.ms);
     res.once('close', () => clearTimeout(timer));
   }
 

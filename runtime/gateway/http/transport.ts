@@ -8,10 +8,10 @@
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import { bytesMayHavePrototypeKeys, hasPrototypeKeys } from '../../core/prototype-keys';
-import type { RequestContext, TracingInfo } from '../../core/request-context';
+import type { RequestContext } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
@@ -19,9 +19,9 @@ import type { RequestHandler } from 'express';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError, transformError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
-import { tracingFrom } from '../tracing';
+import { HeaderTracing, tracingFrom } from '../tracing';
 import { HttpCallContext } from '../http-exchange';
-import { deadlineIn, grpcTimeoutHeader } from '../../rpc/deadline';
+import { httpDeadline, type CallDeadline } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { httpContext, writeCallMetadata } from './context';
 import { isPlainJsonBody, readJsonBody } from './json-body';
@@ -123,8 +123,7 @@ export class HttpTransport implements TransportAdapter {
   #limit = 1 << 20;
   #cors: RequestHandler | undefined = undefined;
 
-  #traceName = '';
-  #traceKey = '';
+  readonly #tracing: HeaderTracing;
 
   /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
   drain(): Promise<void> {
@@ -136,16 +135,7 @@ export class HttpTransport implements TransportAdapter {
 
   constructor(deps: HttpTransportDeps) {
     this.#deps = deps;
-  }
-
-  /** The request's trace id (header or traceparent) or a fresh one; the lower-cased header name is cached per name. */
-  #tracing(headers: IncomingHttpHeaders): TracingInfo {
-    const name = this.#deps.core.traceHeader;
-    if (name !== this.#traceName) {
-      this.#traceName = name;
-      this.#traceKey = name.toLowerCase();
-    }
-    return tracingFrom(headers[this.#traceKey], headers.traceparent);
+    this.#tracing = new HeaderTracing(() => deps.core.traceHeader);
   }
 
   /** Rebuilds derived state when services or configuration changed since the last request. */
@@ -236,13 +226,13 @@ export class HttpTransport implements TransportAdapter {
     if (isPlainJsonBody(headers)) {
       readJsonBody(req, headers, this.#limit, (outcome) => {
         if (!outcome.ok) {
-          const tracing = this.#tracing(headers);
+          const tracing = this.#tracing.read(headers);
           if (outcome.error.statusCode === 413) res.setHeader('Connection', 'close');
           this.#fail(res, outcome.error, tracing.traceId);
           return;
         }
         if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
-          const tracing = this.#tracing(headers);
+          const tracing = this.#tracing.read(headers);
           this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
           return;
         }
@@ -253,16 +243,16 @@ export class HttpTransport implements TransportAdapter {
     }
     this.#parser(req as never, res as never, (err?: unknown) => {
       if (err !== undefined) {
-        const tracing = this.#tracing(req.headers);
+        const tracing = this.#tracing.read(req.headers);
         this.#fail(res, bodyError(err), tracing.traceId);
         return;
       }
       if (valueTooDeep(req.body)) {
-        this.#fail(res, catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE), this.#tracing(req.headers).traceId);
+        this.#fail(res, catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE), this.#tracing.read(req.headers).traceId);
         return;
       }
       if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
-        const tracing = this.#tracing(req.headers);
+        const tracing = this.#tracing.read(req.headers);
         this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
         return;
       }
@@ -274,7 +264,7 @@ export class HttpTransport implements TransportAdapter {
     const core = this.#deps.core;
     const config = this.#configRef ?? {};
     const headers = req.headers;
-    const tracing = this.#tracing(headers);
+    const tracing = this.#tracing.read(headers);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
     let refusal: ServiceError | undefined;
@@ -283,10 +273,9 @@ export class HttpTransport implements TransportAdapter {
     } catch (e) {
       refusal = decodeFailure(e, 'Request');
     }
-    const context = httpContext(req, headers, res, path, query, match.params, tracing);
-    const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
-    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
-    if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
+    const deadline = httpDeadline(headers);
+    const context = httpContext(req, headers, res, path, query, match.params, tracing, deadline);
+    if (deadline !== undefined) this.#armDeadline(deadline, req, res, context, tracing.traceId);
     const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req, deadline) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
     running.then(
       (result) => {
@@ -388,13 +377,13 @@ export class HttpTransport implements TransportAdapter {
    * DEADLINE_EXCEEDED (504, or an NDJSON/SSE error line when the stream has
    * begun) and the handler's signal aborts.
    */
-  #armDeadline(timeout: number, req: ParsedRequest, res: ServerResponse, context: HttpCallContext, traceId: string): void {
+  #armDeadline(deadline: CallDeadline, req: ParsedRequest, res: ServerResponse, context: HttpCallContext, traceId: string): void {
     const timer = setTimeout(() => {
-      const error = ServiceErrors.deadlineExceeded(timeout);
+      const error = ServiceErrors.deadlineExceeded(deadline.ms);
       if (!res.headersSent) this.#fail(res, error, traceId);
       else endStream(res, isSse(req), this.#render(error).body);
       context.abort();
-    }, timeout);
+    }, deadline.ms);
     res.once('close', () => clearTimeout(timer));
   }
 

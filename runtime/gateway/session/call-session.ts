@@ -12,11 +12,11 @@ import type { Protocol, RequestContext, TracingInfo } from '../../core/request-c
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
-import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
-import { tracingFrom } from '../tracing';
+import { envelopeTracing } from '../tracing';
 import { CallCancellation } from './call-cancellation';
 
 /** A decoded request envelope (WebSocket message, TCP/UDP frame payload). */
@@ -75,7 +75,8 @@ interface ActiveCall {
   readonly cancellation: CallCancellation | undefined;
   /** Cancelled or past its deadline: nothing more is sent for it. */
   over: boolean;
-  deadline: ReturnType<typeof setTimeout> | undefined;
+  /** Fires at the call's deadline. */
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 function key(id: unknown): string {
@@ -127,7 +128,7 @@ export class CallSession {
   start(message: EnvelopeRequest): void {
     if (this.#closed) return;
     const id = message.id;
-    const tracing = tracingFrom(message.traceId, message.traceparent);
+    const tracing = envelopeTracing(message);
     const refused = envelopeHeadError(message);
     if (refused !== undefined) {
       this.#sink.error(refused.replyId, refused.error, tracing.traceId);
@@ -152,9 +153,9 @@ export class CallSession {
       this.#sink.error(id, ServiceErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
       return;
     }
-    let timeout: number | undefined;
+    let deadline: CallDeadline | undefined;
     try {
-      timeout = envelopeTimeout(message.timeout);
+      deadline = envelopeDeadline(message.timeout);
     } catch (error) {
       this.#sink.error(id, toServiceError(error), tracing.traceId);
       return;
@@ -165,7 +166,7 @@ export class CallSession {
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
     const cancellation = this.#options.perCallSignals === true ? new CallCancellation(this.#controller.signal) : undefined;
-    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, cancellation, over: false, deadline: undefined };
+    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, cancellation, over: false, timer: undefined };
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -182,9 +183,9 @@ export class CallSession {
     if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);
     const context = this.#contextFor(message, tracing, cancellation === undefined ? this.#controller.signal : () => cancellation.signal);
     call.context = context;
-    if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
+    if (deadline !== undefined) call.timer = setTimeout(() => this.#expire(id, k, call, deadline.ms), deadline.ms);
     this.#running++;
-    this.#core.dispatcher.call(resolved, service, method, request, context, message, timeout === undefined ? undefined : deadlineIn(timeout)).then(
+    this.#core.dispatcher.call(resolved, service, method, request, context, message, deadline).then(
       (result) => {
         if (!serverStreams) {
           this.#finish(id, k, call);
@@ -280,7 +281,7 @@ export class CallSession {
   /** Ends a call early: marked over, removed (its id may be used again), its signal and client stream aborted. */
   #abandon(k: string, call: ActiveCall, reason: ServiceError): void {
     call.over = true;
-    clearTimeout(call.deadline);
+    clearTimeout(call.timer);
     if (this.#active.get(k) === call) this.#active.delete(k);
     this.#anonymous.delete(call);
     call.queue?.fail(reason);
@@ -293,7 +294,7 @@ export class CallSession {
     this.#closed = true;
     this.#controller.abort();
     for (const call of [...this.#active.values(), ...this.#anonymous]) {
-      clearTimeout(call.deadline);
+      clearTimeout(call.timer);
       call.cancellation?.abort();
       call.queue?.fail(ServiceErrors.cancelled('Connection closed'));
     }
@@ -303,7 +304,7 @@ export class CallSession {
   }
 
   #finish(id: unknown, k: string, call: ActiveCall): void {
-    clearTimeout(call.deadline);
+    clearTimeout(call.timer);
     if (id === undefined) this.#anonymous.delete(call);
     else if (this.#active.get(k) === call) this.#active.delete(k);
   }

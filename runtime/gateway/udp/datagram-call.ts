@@ -9,12 +9,12 @@
 import type { RemoteInfo } from 'node:dgram';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
-import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
 import { envelopeHeadError } from '../session/envelope-checks';
-import { tracingFrom } from '../tracing';
+import { envelopeTracing } from '../tracing';
 import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { udpContext } from './context';
 
@@ -32,7 +32,7 @@ export interface DatagramReplies {
 /** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */
 export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, message: EnvelopeRequest, peer: RemoteInfo, signal: AbortSignal): void {
   const id = message.id;
-  const tracing = tracingFrom(message.traceId, message.traceparent);
+  const tracing = envelopeTracing(message);
   const traceId = tracing.traceId;
   const refused = envelopeHeadError(message);
   if (refused !== undefined) {
@@ -55,15 +55,15 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   } catch (error) {
     refusal = decodeFailure(error);
   }
-  let timeout: number | undefined;
+  let deadline: CallDeadline | undefined;
   try {
-    timeout = envelopeTimeout(message.timeout);
+    deadline = envelopeDeadline(message.timeout);
   } catch (error) {
     replies.error(peer, id, toServiceError(error), traceId);
     return;
   }
-  if (timeout !== undefined) {
-    startWithDeadline(core, replies, message, peer, signal, { id, tracing, resolved, request, refusal, timeout });
+  if (deadline !== undefined) {
+    startWithDeadline(core, replies, message, peer, signal, { id, tracing, resolved, request, refusal, deadline });
     return;
   }
   const context = udpContext(peer, message, tracing, signal);
@@ -80,7 +80,7 @@ interface DeadlineCall {
   readonly resolved: ResolvedMethod | undefined;
   readonly request: unknown;
   readonly refusal: ServiceError | undefined;
-  readonly timeout: number;
+  readonly deadline: CallDeadline;
 }
 
 /**
@@ -104,13 +104,13 @@ function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message:
   };
   const timer = setTimeout(() => {
     if (!settle()) return;
-    replies.error(peer, call.id, ServiceErrors.deadlineExceeded(call.timeout), traceId, envelopeMetadata(context, true));
+    replies.error(peer, call.id, ServiceErrors.deadlineExceeded(call.deadline.ms), traceId, envelopeMetadata(context, true));
     controller.abort();
-  }, call.timeout);
+  }, call.deadline.ms);
   const service = message.service as string;
   const method = message.method as string;
   const running = call.refusal === undefined
-    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, deadlineIn(call.timeout))
+    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, call.deadline)
     : core.dispatcher.refuse(call.resolved, service, method, call.refusal, context, message);
   running.then(
     (result) => {
