@@ -466,19 +466,15 @@ export class ProtocolGateway {
     if (this.#enabled('grpc')) this.#grpc.sync();
     // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
     await this.#dispatcher.resolver?.ready?.();
-    for (let attempt = 0; ; attempt++) {
-      let tcpPort: number | undefined;
-      if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);
-      try {
-        const udpPort = udpOn ? await this.#udp.bind(this.#udpConfig.port ?? tcpPort ?? wanted, bindHost) : undefined;
-        this.#address = { host: bindHost, port: tcpPort, udpPort };
-        return this.#address;
-      } catch (e) {
-        // With an ephemeral port the UDP twin may be taken: pick another pair.
-        await this.#listener.close();
-        if (wanted !== 0 || this.#udpConfig.port !== undefined || attempt >= 10 || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-      }
+    const udp = udpOn ? { port: this.#udpConfig.port, bind: (p: number, h: string) => this.#udp.bind(p, h), close: () => this.#udp.close() } : undefined;
+    if (streamOn) {
+      // The one listener binds UDP on the TCP port's number, trying another pair when an ephemeral twin is taken.
+      const bound = await this.#listener.listen(wanted, bindHost, udp);
+      this.#address = { host: bindHost, port: bound.port, udpPort: bound.udpPort };
+    } else {
+      this.#address = { host: bindHost, port: undefined, udpPort: udpOn ? await this.#udp.bind(this.#udpConfig.port ?? wanted, bindHost) : undefined };
     }
+    return this.#address;
   }
 
   /**

@@ -1,17 +1,17 @@
 /**
- * The gateway's one TCP listener: the mux that classifies connections, and
- * the never-listening http.Server that HTTP/1.1 and WebSocket connections are
- * handed to (with its header/request timeouts armed by hand).
+ * The gateway's own port: the one listener (mux/port-listener.ts, which an
+ * fw app's port uses too) over a never-listening http.Server that HTTP/1.1
+ * and WebSocket connections are handed to, with its header/request timeouts
+ * armed from the gateway's `http` options.
  */
 import http from 'node:http';
-import type { Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
 import type { ConnectTransport } from './connect/transport';
 import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport } from './http/transport';
 import { timeoutCheckInterval } from '../http/server-options';
-import { createMuxServer } from './mux/connection-mux';
+import { PortListener, type BoundPort, type UdpTwin } from './mux/port-listener';
 import type { GatewayOptions } from './options';
 import type { TcpTransport } from './tcp/transport';
 import type { WebSocketTransport } from './websocket/transport';
@@ -29,14 +29,10 @@ export interface StreamListenerDeps {
   tcp(): TcpTransport;
 }
 
-/** One port for HTTP, WebSocket, gRPC and TCP frames. */
+/** One port for HTTP, WebSocket, gRPC and TCP frames (and UDP on the same number). */
 export class StreamListener {
   readonly #deps: StreamListenerDeps;
-  #mux: NetServer | undefined = undefined;
-  #httpServer: http.Server | undefined = undefined;
-  /** Connections handed to the HTTP server (WebSocket upgrades leave it, but stay here until closed). */
-  readonly #httpSockets = new Set<Duplex>();
-  #muxClosed: Promise<void> = Promise.resolve();
+  #port: PortListener | undefined = undefined;
 
   constructor(deps: StreamListenerDeps) {
     this.#deps = deps;
@@ -63,46 +59,25 @@ export class StreamListener {
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       // The WebSocket transport owns (and drains) an upgraded connection.
-      this.#httpSockets.delete(socket);
+      this.#port?.adopt(socket);
       if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
       else socket.destroy();
     });
-    // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
-    // Node's headersTimeout/requestTimeout checks, which are otherwise started by listen().
-    server.emit('listening');
     return server;
   }
 
-  /** Listens on `port` (0 = any); resolves with the bound port. */
-  listen(port: number, host: string): Promise<number> {
+  /** Listens on `port` (0 = any), with `udp` on the same port number; resolves with the bound ports. */
+  listen(port: number, host: string, udp?: UdpTwin): Promise<BoundPort> {
     const options = this.#deps.options();
-    const muxOptions = { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress };
-    this.#httpServer = this.#createHttpServer();
-    const httpServer = this.#httpServer;
-    const mux = createMuxServer(
-      {
-        http: this.#deps.enabled('http') || this.#deps.enabled('websocket') ? (socket) => {
-          this.#httpSockets.add(socket);
-          socket.once('close', () => this.#httpSockets.delete(socket));
-          httpServer.emit('connection', socket);
-          socket.resume();
-        } : undefined,
-        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
-        tcp: this.#deps.enabled('tcp') ? (socket) => {
-          this.#deps.tcp().handle(socket);
-          socket.resume();
-        } : undefined,
-      },
-      muxOptions,
-    );
-    this.#mux = mux;
-    return new Promise((resolve, reject) => {
-      mux.once('error', reject);
-      mux.listen(port, host, () => {
-        mux.off('error', reject);
-        const address = mux.address();
-        resolve(typeof address === 'object' && address !== null ? address.port : port);
-      });
+    const enabled = (p: Protocol): boolean => this.#deps.enabled(p);
+    const listener = new PortListener(this.#createHttpServer());
+    this.#port = listener;
+    return listener.listen(port, host, {
+      mux: { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress },
+      http: enabled('http') || enabled('websocket'),
+      grpc: enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
+      tcp: enabled('tcp') ? (socket) => this.#deps.tcp().handle(socket) : undefined,
+      udp,
     });
   }
 
@@ -113,32 +88,15 @@ export class StreamListener {
    * connection that is not a WebSocket has closed.
    */
   drainHttp(): Promise<void> {
-    const mux = this.#mux;
-    if (mux !== undefined && mux.listening) this.#muxClosed = new Promise<void>((resolve) => mux.close(() => resolve()));
-    const server = this.#httpServer;
-    if (server === undefined) return Promise.resolve();
-    server.closeIdleConnections();
-    return new Promise<void>((resolve) => {
-      const sweep = setInterval(() => {
-        server.closeIdleConnections();
-        if ([...this.#httpSockets].every((s) => s.destroyed)) {
-          clearInterval(sweep);
-          resolve();
-        }
-      }, 25);
-    });
+    return this.#port?.drainHttp() ?? Promise.resolve();
   }
 
   /** Stops listening and closes every HTTP connection (other transports close their own). */
   async close(): Promise<void> {
-    const mux = this.#mux;
-    this.#mux = undefined;
-    this.#httpServer?.close();
-    this.#httpServer?.closeAllConnections();
-    this.#httpServer = undefined;
-    for (const socket of this.#httpSockets) socket.destroy();
-    this.#httpSockets.clear();
-    if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
-    await this.#muxClosed;
+    const port = this.#port;
+    this.#port = undefined;
+    if (port === undefined) return;
+    port.cut(false);
+    await port.closed();
   }
 }
