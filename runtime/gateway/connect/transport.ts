@@ -2,11 +2,12 @@
  * The Connect and gRPC-Web transport: browser and Connect-ES clients on the
  * gateway's HTTP/1.1 entry, beside HTTP/JSON. `tryHandle(req, res)` takes a
  * request when protocol.ts recognises it (else the HTTP/JSON transport gets
- * it), reads the message(s), runs one dispatch — so auth, validation, rate
- * limits, metrics and error translation are the gateway's own — and writes
- * the reply in the caller's protocol (reply-writer.ts). Deadlines come from
- * `connect-timeout-ms` / `grpc-timeout` (read by rpc/deadline.ts): when one passes, the caller gets
- * `deadline_exceeded` and the handler's signal aborts.
+ * it), reads the message(s) (call-reader.ts), runs one dispatch — so auth,
+ * validation, rate limits, metrics and error translation are the gateway's
+ * own — and writes the reply in the caller's protocol (reply-sink.ts).
+ * Deadlines come from `connect-timeout-ms` / `grpc-timeout` (read by
+ * rpc/deadline.ts): when one passes, the caller gets `deadline_exceeded` and
+ * the handler's signal aborts.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
@@ -14,7 +15,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { CredentialSource } from '../auth/types';
-import { ServiceErrors, toServiceError } from '../errors';
+import { ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
 import { HeaderTracing } from '../tracing';
@@ -24,8 +25,8 @@ import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';
 import { decodeRequest, encodeResponse, supportsCodec } from './message-codec';
 import { allowsGet } from './method-options';
 import { classifyRequest, procedureOf, type MessageCodecName, type WebRpcRequest } from './protocol';
-import { replyWriter, type ReplyWriter } from './reply-writer';
-import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
+import { webRpcReplySink, type WebRpcReplySink } from './reply-sink';
+import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './call-reader';
 import { toWireError, type WireError } from './wire-errors';
 import type { TransportAdapter } from '../transport-adapter';
 import { connectDeadline, grpcWebDeadline, type CallDeadline } from '../../rpc/deadline';
@@ -193,8 +194,8 @@ export class ConnectTransport implements TransportAdapter {
     return resolved === undefined ? undefined : { ...proc, resolved };
   }
 
-  #wireError(error: unknown): WireError {
-    const se = toServiceError(error);
+  /** A failure in the caller's wire terms: the user's transformError (as for gRPC), then the wire-error table. */
+  readonly #wireError = (se: ServiceError): WireError => {
     let custom: unknown;
     try {
       custom = this.#core.renderError(se, 'grpc');
@@ -202,7 +203,7 @@ export class ConnectTransport implements TransportAdapter {
       custom = undefined;
     }
     return toWireError(se, custom);
-  }
+  };
 
   #serve(req: IncomingMessage, res: ServerResponse, wire: WebRpcRequest, path: string, query: URLSearchParams | undefined): void {
     const codec = wire.codec;
@@ -237,7 +238,7 @@ export class ConnectTransport implements TransportAdapter {
     const headers = req.headers;
     const tracing = this.#tracing.read(headers);
     let context: HttpCallContext | undefined;
-    const reply = replyWriter(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse);
+    const reply = webRpcReplySink(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse, this.#wireError);
     let deadline: CallDeadline | undefined;
     let encoding: RequestEncoding;
     try {
@@ -246,7 +247,7 @@ export class ConnectTransport implements TransportAdapter {
       encoding = requestEncoding(typeof header === 'string' ? header : undefined);
     } catch (e) {
       req.resume();
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
       return;
     }
     context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
@@ -261,7 +262,7 @@ export class ConnectTransport implements TransportAdapter {
         // The deadline passed (or the client left) while the body arrived: the handler never runs.
         if (reply.done) return;
         if (error !== undefined) {
-          reply.fail(this.#wireError(error));
+          reply.fail(toServiceError(error));
           return;
         }
         let request: unknown;
@@ -288,10 +289,10 @@ export class ConnectTransport implements TransportAdapter {
     this.#settle(result, streaming, resolved, codec, reply);
   }
 
-  #settle(result: Promise<unknown>, streaming: StreamingMode, resolved: ResolvedMethod | undefined, codec: MessageCodecName, reply: ReplyWriter): void {
+  #settle(result: Promise<unknown>, streaming: StreamingMode, resolved: ResolvedMethod | undefined, codec: MessageCodecName, reply: WebRpcReplySink): void {
     result.then(
       (value) => (streamsOut(streaming) ? this.#stream(value, resolved as ResolvedMethod, codec, reply) : this.#answer(value, resolved as ResolvedMethod, codec, reply)),
-      (error: unknown) => reply.fail(this.#wireError(error)),
+      (error: unknown) => reply.fail(toServiceError(error)),
     );
   }
 
@@ -307,40 +308,40 @@ export class ConnectTransport implements TransportAdapter {
     return singleMessage(requestMessages(req, wire, encoding, this.#limit));
   }
 
-  #armDeadline(deadline: CallDeadline, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
+  #armDeadline(deadline: CallDeadline, context: HttpCallContext, reply: WebRpcReplySink, res: ServerResponse): void {
     const timer = setTimeout(() => {
-      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(deadline.ms)));
+      reply.fail(ServiceErrors.deadlineExceeded(deadline.ms));
       context.abort();
     }, deadline.ms);
     res.once('close', () => clearTimeout(timer));
   }
 
-  #answer(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): void {
+  #answer(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: WebRpcReplySink): void {
     let bytes: Buffer | string;
     try {
       bytes = encodeResponse(resolved, codec, value);
     } catch (e) {
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
       return;
     }
-    void reply.message(bytes);
+    reply.message(bytes);
     reply.end();
   }
 
-  async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
+  async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: WebRpcReplySink): Promise<void> {
     // A drain past its timeout ends the stream with its end-of-stream error before the connection is cut.
-    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(this.#wireError(error)));
+    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(error));
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
         throw ServiceErrors.notIterable();
       }
       for await (const item of value as AsyncIterable<unknown>) {
         if (reply.done) return;
-        await reply.message(encodeResponse(resolved, codec, item));
+        await reply.item(encodeResponse(resolved, codec, item));
       }
       reply.end();
     } catch (e) {
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
     } finally {
       untrack();
     }
