@@ -5,29 +5,28 @@
  * armed from the gateway's `http` options.
  */
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
-import type { ConnectTransport } from './connect/transport';
-import type { GrpcTransport } from './grpc/transport';
-import type { HttpTransport } from './http/transport';
+import { ADAPTER_TABLE, TRANSPORT_NAMES, type AdapterRow, type AdapterSet } from './adapter-table';
 import { timeoutCheckInterval } from '../http/server-options';
+import type { MuxTarget } from './mux/connection-mux';
 import { PortListener, type BoundPort, type UdpTwin } from './mux/port-listener';
 import type { GatewayOptions } from './options';
-import type { TcpTransport } from './tcp/transport';
-import type { WebSocketTransport } from './websocket/transport';
+import type { TransportAdapter } from './transport-adapter';
 
-/** The transports and settings the listener routes to. */
+/** The adapters and settings the listener routes to. */
 export interface StreamListenerDeps {
   enabled(protocol: Protocol): boolean;
   options(): GatewayOptions;
-  /** Each transport is asked for when first needed (the gateway builds them lazily). */
-  http(): HttpTransport;
-  /** Connect and gRPC-Web, tried before HTTP/JSON. */
-  connect(): ConnectTransport;
-  websocket(): WebSocketTransport;
-  grpc(): GrpcTransport;
-  tcp(): TcpTransport;
+  /** Each adapter is built when first needed (the gateway builds them lazily). */
+  adapters: AdapterSet;
 }
+
+/** A table row as the listener drives it, whatever its adapter's class. */
+type Row = AdapterRow<TransportAdapter>;
+
+const ROWS: readonly (readonly [keyof typeof ADAPTER_TABLE, Row])[] = TRANSPORT_NAMES.map((name) => [name, ADAPTER_TABLE[name] as unknown as Row] as const);
 
 /** One port for HTTP, WebSocket, gRPC and TCP frames (and UDP on the same number). */
 export class StreamListener {
@@ -47,36 +46,52 @@ export class StreamListener {
       requestTimeout,
       connectionsCheckingInterval: timeoutCheckInterval(Math.min(headersTimeout || Infinity, requestTimeout || Infinity)),
     };
+    const { enabled, adapters } = this.#deps;
+    // Rows are tried in table order (Connect before HTTP/JSON); nothing takes it: 404.
     const server = http.createServer(options, (req, res) => {
-      if (this.#deps.enabled('http')) {
-        if (this.#deps.connect().tryHandle(req, res)) return;
-        this.#deps.http().handle(req, res);
-        return;
+      for (const [name, row] of ROWS) {
+        if (row.request !== undefined && enabled(row.protocol) && row.request(adapters.get(name), req, res)) return;
       }
       res.statusCode = 404;
       res.end();
     });
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      // The WebSocket transport owns (and drains) an upgraded connection.
+      // The adapter that takes an upgrade owns (and drains) the connection.
       this.#port?.adopt(socket);
-      if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
-      else socket.destroy();
+      for (const [name, row] of ROWS) {
+        const upgrade = row.upgrade;
+        if (upgrade === undefined || !enabled(row.protocol)) continue;
+        const adapter = adapters.get(name);
+        if (!upgrade.accepts(adapter, req)) continue;
+        upgrade.handle(adapter, req, socket, head);
+        return;
+      }
+      socket.destroy();
     });
     return server;
   }
 
   /** Listens on `port` (0 = any), with `udp` on the same port number; resolves with the bound ports. */
   listen(port: number, host: string, udp?: UdpTwin): Promise<BoundPort> {
+    const { enabled, adapters } = this.#deps;
     const options = this.#deps.options();
-    const enabled = (p: Protocol): boolean => this.#deps.enabled(p);
     const listener = new PortListener(this.#createHttpServer());
     this.#port = listener;
+    // Each enabled row says which connections it takes: by their first bytes, or as HTTP/1.1 (requests and upgrades).
+    const connections: Partial<Record<Exclude<MuxTarget, 'http'>, (socket: Socket) => void>> = {};
+    let httpOn = false;
+    for (const [name, row] of ROWS) {
+      if (!enabled(row.protocol)) continue;
+      if (row.request !== undefined || row.upgrade !== undefined) httpOn = true;
+      const connection = row.connection;
+      if (connection !== undefined) connections[connection.target] = (socket) => connection.serve(adapters.get(name), socket);
+    }
     return listener.listen(port, host, {
       mux: { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress },
-      http: enabled('http') || enabled('websocket'),
-      grpc: enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
-      tcp: enabled('tcp') ? (socket) => this.#deps.tcp().handle(socket) : undefined,
+      http: httpOn,
+      grpc: connections.grpc,
+      tcp: connections.tcp,
       udp,
     });
   }
