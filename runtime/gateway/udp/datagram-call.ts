@@ -7,7 +7,7 @@
  * CallSession's, so UDP answers bad input as TCP and WebSocket do.
  */
 import type { RemoteInfo } from 'node:dgram';
-import type { RequestContext, TracingInfo } from '../../core/request-context';
+import type { TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
