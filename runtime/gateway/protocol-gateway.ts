@@ -1,9 +1,10 @@
 /**
  * `ProtocolGateway`: one set of services served over HTTP, WebSocket, gRPC,
  * UDP and TCP, on one port (spec 4.10). It owns the registry and dispatcher,
- * builds the transports, the one-port mux, and plugs in authentication,
- * monitoring and service discovery through the dispatch interceptors and
- * event sinks of extension-points.ts.
+ * builds the transport adapters from their table (adapter-table.ts) and the
+ * one-port listener, and plugs in authentication, monitoring and service
+ * discovery through the dispatch interceptors and event sinks of
+ * extension-points.ts.
  */
 import type { Protocol } from '../core/request-context';
 import { assertSafeCors } from '../core/cors-policy';
