@@ -106,10 +106,12 @@ export class StreamListener {
     return this.#port?.drainHttp() ?? Promise.resolve();
   }
 
-  /** Stops listening and closes every HTTP connection (other transports close their own). */
+  /**
+   * Stops listening and closes every HTTP connection (other transports close
+   * their own); resolves, on every call, once every connection is gone.
+   */
   async close(): Promise<void> {
     const port = this.#port;
-    this.#port = undefined;
     if (port === undefined) return;
     port.cut(false);
     await port.closed();
