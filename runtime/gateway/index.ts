@@ -7,8 +7,6 @@ export { ProtocolGateway, createProtocolGateway } from './protocol-gateway';
 export type { GatewayOptions, CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress } from './options';
 export { ServiceError, transformError, toServiceError, ServiceErrors, ERROR_CATALOGUE, type CatalogueCode } from './errors';
 export type { CatalogueEntry } from '../rpc/error-catalogue';
-/** @deprecated The catalogue's factories under their older name; use `ServiceErrors`. */
-export { ServiceErrors as GatewayErrors } from './errors';
 export type { HttpErrorOutput, GrpcErrorOutput, WebSocketErrorOutput, GenericErrorOutput, TransformedError } from './errors';
 export type {
   ServiceDefinition,

@@ -1,9 +1,10 @@
 /**
  * `ProtocolGateway`: one set of services served over HTTP, WebSocket, gRPC,
  * UDP and TCP, on one port (spec 4.10). It owns the registry and dispatcher,
- * builds the transports, the one-port mux, and plugs in authentication,
- * monitoring and service discovery through the dispatch interceptors and
- * event sinks of extension-points.ts.
+ * builds the transport adapters from their table (adapter-table.ts) and the
+ * one-port listener, and plugs in authentication, monitoring and service
+ * discovery through the dispatch interceptors and event sinks of
+ * extension-points.ts.
  */
 import type { Protocol } from '../core/request-context';
 import { assertSafeCors } from '../core/cors-policy';
@@ -26,6 +27,7 @@ import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, Gateway
 import type { OutputBudget } from './output-budget';
 import type { ServiceRegistry } from './registry';
 import type { StreamListener } from './stream-listener';
+import type { AdapterSet } from './adapter-table';
 import type { TcpTransport } from './tcp/transport';
 import type { DescriptorServiceOptions, ServiceInput } from './types';
 import type { UdpTransport, UdpGatewayConfig } from './udp/transport';
@@ -81,8 +83,8 @@ export class ProtocolGateway {
   #monitoring: Monitoring | undefined = undefined;
   #address: GatewayAddress | undefined = undefined;
   readonly #core: GatewayCore;
-  /** Transports built on first use (see the getters below). */
-  readonly #transports: { http?: HttpTransport; connect?: ConnectTransport; ws?: WebSocketTransport; grpc?: GrpcTransport; udp?: UdpTransport; tcp?: TcpTransport } = {};
+  /** The transport adapters, each built on first use from the table (adapter-table.ts). */
+  readonly #adapterSet: AdapterSet;
   #streamListener: StreamListener | undefined = undefined;
   #closing: Promise<void> | undefined = undefined;
   #hostedDrain: Promise<void> | undefined = undefined;
@@ -125,6 +127,23 @@ export class ProtocolGateway {
         return self.#monitoring?.correlationHeader ?? 'X-Trace-ID';
       },
     };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    this.#adapterSet = new (require('./adapter-table') as typeof import('./adapter-table')).AdapterSet({
+      core: this.#core,
+      registry: this.#registry,
+      options: () => this.#options,
+      httpConfig: () => this.#httpConfig,
+      connectConfig: () => this.#connectConfig,
+      websocketConfig: () => this.#wsConfig,
+      grpcConfig: () => this.#grpcConfig,
+      udpConfig: () => this.#udpConfig,
+      budget: () => this.#budget,
+      metrics: () => {
+        const m = this.#monitoring;
+        return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
+      },
+      readiness: () => this.#dispatcher.resolver?.status?.(),
+    });
   }
 
   /** The one TCP listener (and its mux), built when the gateway first listens itself. */
@@ -133,38 +152,37 @@ export class ProtocolGateway {
     return (this.#streamListener ??= new (require('./stream-listener') as typeof import('./stream-listener')).StreamListener({
       enabled: (p) => this.#enabled(p),
       options: () => this.#options,
-      http: () => this.#http,
-      connect: () => this.#connect,
-      websocket: () => this.#ws,
-      grpc: () => this.#grpc,
-      tcp: () => this.#tcp,
+      adapters: this.#adapterSet,
     }));
   }
 
   // Each transport and its libraries (body-parser, ws, grpc-js, …) load when the
   // gateway first needs it, so a gateway (or an `fw` import) without gRPC never loads grpc-js.
-  /* eslint-disable @typescript-eslint/no-require-imports */
   get #http(): HttpTransport {
-    return (this.#transports.http ??= new (require('./http/transport') as typeof import('./http/transport')).HttpTransport({
-      core: this.#core,
-      registry: this.#registry,
-      config: () => this.#httpConfig,
-      metrics: () => {
-        const m = this.#monitoring;
-        return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
-      },
-      readiness: () => this.#dispatcher.resolver?.status?.(),
-    }));
+    return this.#adapterSet.get('http');
   }
 
   get #connect(): ConnectTransport {
-    return (this.#transports.connect ??= new (require('./connect/transport') as typeof import('./connect/transport')).ConnectTransport(this.#core, this.#registry, () => this.#connectConfig));
+    return this.#adapterSet.get('connect');
   }
 
   get #ws(): WebSocketTransport {
-    return (this.#transports.ws ??= new (require('./websocket/transport') as typeof import('./websocket/transport')).WebSocketTransport(this.#core, () => this.#wsConfig, this.#budget));
+    return this.#adapterSet.get('websocket');
   }
 
+  get #grpc(): GrpcTransport {
+    return this.#adapterSet.get('grpc');
+  }
+
+  get #udp(): UdpTransport {
+    return this.#adapterSet.get('udp');
+  }
+
+  get #tcp(): TcpTransport {
+    return this.#adapterSet.get('tcp');
+  }
+
+  /* eslint-disable @typescript-eslint/no-require-imports */
   get #budget(): OutputBudget {
     const build = (): OutputBudget => {
       const { DEFAULT_MAX_BUFFERED_OUTPUT, OutputBudget } = require('./output-budget') as typeof import('./output-budget');
@@ -180,24 +198,6 @@ export class ProtocolGateway {
     return (this.#outputBudget ??= build());
   }
 
-  get #grpc(): GrpcTransport {
-    const build = (): GrpcTransport => {
-      const { GrpcTransport } = require('./grpc/transport') as typeof import('./grpc/transport');
-      const grpc = new GrpcTransport(this.#core, this.#registry, () => this.#options.grpc ?? {}, () => this.#grpcConfig);
-      // Connect and gRPC-Web over HTTP/2 share grpc-js's connections (grpc/foreign-streams.ts).
-      grpc.handleForeignStreams((stream, headers, rawHeaders) => this.#connect.tryHandleHttp2(stream, headers, rawHeaders));
-      return grpc;
-    };
-    return (this.#transports.grpc ??= build());
-  }
-
-  get #udp(): UdpTransport {
-    return (this.#transports.udp ??= new (require('./udp/transport') as typeof import('./udp/transport')).UdpTransport(this.#core, () => this.#udpConfig));
-  }
-
-  get #tcp(): TcpTransport {
-    return (this.#transports.tcp ??= new (require('./tcp/transport') as typeof import('./tcp/transport')).TcpTransport(this.#core, () => this.#options.tcp ?? {}, this.#budget));
-  }
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   #enabled(protocol: Protocol): boolean {
@@ -466,19 +466,15 @@ export class ProtocolGateway {
     if (this.#enabled('grpc')) this.#grpc.sync();
     // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
     await this.#dispatcher.resolver?.ready?.();
-    for (let attempt = 0; ; attempt++) {
-      let tcpPort: number | undefined;
-      if (streamOn) tcpPort = await this.#listener.listen(wanted, bindHost);
-      try {
-        const udpPort = udpOn ? await this.#udp.bind(this.#udpConfig.port ?? tcpPort ?? wanted, bindHost) : undefined;
-        this.#address = { host: bindHost, port: tcpPort, udpPort };
-        return this.#address;
-      } catch (e) {
-        // With an ephemeral port the UDP twin may be taken: pick another pair.
-        await this.#listener.close();
-        if (wanted !== 0 || this.#udpConfig.port !== undefined || attempt >= 10 || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-      }
+    const udp = udpOn ? { port: this.#udpConfig.port, bind: (p: number, h: string) => this.#udp.bind(p, h), close: () => this.#udp.close() } : undefined;
+    if (streamOn) {
+      // The one listener binds UDP on the TCP port's number, trying another pair when an ephemeral twin is taken.
+      const bound = await this.#listener.listen(wanted, bindHost, udp);
+      this.#address = { host: bindHost, port: bound.port, udpPort: bound.udpPort };
+    } else {
+      this.#address = { host: bindHost, port: undefined, udpPort: udpOn ? await this.#udp.bind(this.#udpConfig.port ?? wanted, bindHost) : undefined };
     }
+    return this.#address;
   }
 
   /**
@@ -510,8 +506,7 @@ export class ProtocolGateway {
 
   /** The transport adapters built so far (each is built on first use). */
   #adapters(): TransportAdapter[] {
-    const built: (TransportAdapter | undefined)[] = Object.values(this.#transports);
-    return built.filter((adapter): adapter is TransportAdapter => adapter !== undefined);
+    return this.#adapterSet.built();
   }
 
   async #shutdown(timeoutMs: number): Promise<void> {

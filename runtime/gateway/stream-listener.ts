@@ -1,42 +1,37 @@
 /**
- * The gateway's one TCP listener: the mux that classifies connections, and
- * the never-listening http.Server that HTTP/1.1 and WebSocket connections are
- * handed to (with its header/request timeouts armed by hand).
+ * The gateway's own port: the one listener (mux/port-listener.ts, which an
+ * fw app's port uses too) over a never-listening http.Server that HTTP/1.1
+ * and WebSocket connections are handed to, with its header/request timeouts
+ * armed from the gateway's `http` options.
  */
 import http from 'node:http';
-import type { Server as NetServer } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Protocol } from '../core/request-context';
-import type { ConnectTransport } from './connect/transport';
-import type { GrpcTransport } from './grpc/transport';
-import type { HttpTransport } from './http/transport';
+import { ADAPTER_TABLE, TRANSPORT_NAMES, type AdapterRow, type AdapterSet } from './adapter-table';
 import { timeoutCheckInterval } from '../http/server-options';
-import { createMuxServer } from './mux/connection-mux';
+import type { MuxTarget } from './mux/connection-mux';
+import { PortListener, type BoundPort, type UdpTwin } from './mux/port-listener';
 import type { GatewayOptions } from './options';
-import type { TcpTransport } from './tcp/transport';
-import type { WebSocketTransport } from './websocket/transport';
+import type { TransportAdapter } from './transport-adapter';
 
-/** The transports and settings the listener routes to. */
+/** The adapters and settings the listener routes to. */
 export interface StreamListenerDeps {
   enabled(protocol: Protocol): boolean;
   options(): GatewayOptions;
-  /** Each transport is asked for when first needed (the gateway builds them lazily). */
-  http(): HttpTransport;
-  /** Connect and gRPC-Web, tried before HTTP/JSON. */
-  connect(): ConnectTransport;
-  websocket(): WebSocketTransport;
-  grpc(): GrpcTransport;
-  tcp(): TcpTransport;
+  /** Each adapter is built when first needed (the gateway builds them lazily). */
+  adapters: AdapterSet;
 }
 
-/** One port for HTTP, WebSocket, gRPC and TCP frames. */
+/** A table row as the listener drives it, whatever its adapter's class. */
+type Row = AdapterRow<TransportAdapter>;
+
+const ROWS: readonly (readonly [keyof typeof ADAPTER_TABLE, Row])[] = TRANSPORT_NAMES.map((name) => [name, ADAPTER_TABLE[name] as unknown as Row] as const);
+
+/** One port for HTTP, WebSocket, gRPC and TCP frames (and UDP on the same number). */
 export class StreamListener {
   readonly #deps: StreamListenerDeps;
-  #mux: NetServer | undefined = undefined;
-  #httpServer: http.Server | undefined = undefined;
-  /** Connections handed to the HTTP server (WebSocket upgrades leave it, but stay here until closed). */
-  readonly #httpSockets = new Set<Duplex>();
-  #muxClosed: Promise<void> = Promise.resolve();
+  #port: PortListener | undefined = undefined;
 
   constructor(deps: StreamListenerDeps) {
     this.#deps = deps;
@@ -51,58 +46,53 @@ export class StreamListener {
       requestTimeout,
       connectionsCheckingInterval: timeoutCheckInterval(Math.min(headersTimeout || Infinity, requestTimeout || Infinity)),
     };
+    const { enabled, adapters } = this.#deps;
+    // Rows are tried in table order (Connect before HTTP/JSON); nothing takes it: 404.
     const server = http.createServer(options, (req, res) => {
-      if (this.#deps.enabled('http')) {
-        if (this.#deps.connect().tryHandle(req, res)) return;
-        this.#deps.http().handle(req, res);
-        return;
+      for (const [name, row] of ROWS) {
+        if (row.request !== undefined && enabled(row.protocol) && row.request(adapters.get(name), req, res)) return;
       }
       res.statusCode = 404;
       res.end();
     });
     server.timeout = this.#deps.options().http?.idleTimeout ?? 120_000;
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-      // The WebSocket transport owns (and drains) an upgraded connection.
-      this.#httpSockets.delete(socket);
-      if (this.#deps.enabled('websocket') && this.#deps.websocket().accepts(req)) this.#deps.websocket().handleUpgrade(req, socket, head);
-      else socket.destroy();
+      // The adapter that takes an upgrade owns (and drains) the connection.
+      this.#port?.adopt(socket);
+      for (const [name, row] of ROWS) {
+        const upgrade = row.upgrade;
+        if (upgrade === undefined || !enabled(row.protocol)) continue;
+        const adapter = adapters.get(name);
+        if (!upgrade.accepts(adapter, req)) continue;
+        upgrade.handle(adapter, req, socket, head);
+        return;
+      }
+      socket.destroy();
     });
-    // Sockets arrive from the mux, so this server never listens itself; 'listening' arms
-    // Node's headersTimeout/requestTimeout checks, which are otherwise started by listen().
-    server.emit('listening');
     return server;
   }
 
-  /** Listens on `port` (0 = any); resolves with the bound port. */
-  listen(port: number, host: string): Promise<number> {
+  /** Listens on `port` (0 = any), with `udp` on the same port number; resolves with the bound ports. */
+  listen(port: number, host: string, udp?: UdpTwin): Promise<BoundPort> {
+    const { enabled, adapters } = this.#deps;
     const options = this.#deps.options();
-    const muxOptions = { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress };
-    this.#httpServer = this.#createHttpServer();
-    const httpServer = this.#httpServer;
-    const mux = createMuxServer(
-      {
-        http: this.#deps.enabled('http') || this.#deps.enabled('websocket') ? (socket) => {
-          this.#httpSockets.add(socket);
-          socket.once('close', () => this.#httpSockets.delete(socket));
-          httpServer.emit('connection', socket);
-          socket.resume();
-        } : undefined,
-        grpc: this.#deps.enabled('grpc') ? (socket) => this.#deps.grpc().inject(socket) : undefined,
-        tcp: this.#deps.enabled('tcp') ? (socket) => {
-          this.#deps.tcp().handle(socket);
-          socket.resume();
-        } : undefined,
-      },
-      muxOptions,
-    );
-    this.#mux = mux;
-    return new Promise((resolve, reject) => {
-      mux.once('error', reject);
-      mux.listen(port, host, () => {
-        mux.off('error', reject);
-        const address = mux.address();
-        resolve(typeof address === 'object' && address !== null ? address.port : port);
-      });
+    const listener = new PortListener(this.#createHttpServer());
+    this.#port = listener;
+    // Each enabled row says which connections it takes: by their first bytes, or as HTTP/1.1 (requests and upgrades).
+    const connections: Partial<Record<Exclude<MuxTarget, 'http'>, (socket: Socket) => void>> = {};
+    let httpOn = false;
+    for (const [name, row] of ROWS) {
+      if (!enabled(row.protocol)) continue;
+      if (row.request !== undefined || row.upgrade !== undefined) httpOn = true;
+      const connection = row.connection;
+      if (connection !== undefined) connections[connection.target] = (socket) => connection.serve(adapters.get(name), socket);
+    }
+    return listener.listen(port, host, {
+      mux: { ...options.tcp, maxConnections: options.maxConnections, maxConnectionsPerAddress: options.maxConnectionsPerAddress },
+      http: httpOn,
+      grpc: connections.grpc,
+      tcp: connections.tcp,
+      udp,
     });
   }
 
@@ -113,32 +103,17 @@ export class StreamListener {
    * connection that is not a WebSocket has closed.
    */
   drainHttp(): Promise<void> {
-    const mux = this.#mux;
-    if (mux !== undefined && mux.listening) this.#muxClosed = new Promise<void>((resolve) => mux.close(() => resolve()));
-    const server = this.#httpServer;
-    if (server === undefined) return Promise.resolve();
-    server.closeIdleConnections();
-    return new Promise<void>((resolve) => {
-      const sweep = setInterval(() => {
-        server.closeIdleConnections();
-        if ([...this.#httpSockets].every((s) => s.destroyed)) {
-          clearInterval(sweep);
-          resolve();
-        }
-      }, 25);
-    });
+    return this.#port?.drainHttp() ?? Promise.resolve();
   }
 
-  /** Stops listening and closes every HTTP connection (other transports close their own). */
+  /**
+   * Stops listening and closes every HTTP connection (other transports close
+   * their own); resolves, on every call, once every connection is gone.
+   */
   async close(): Promise<void> {
-    const mux = this.#mux;
-    this.#mux = undefined;
-    this.#httpServer?.close();
-    this.#httpServer?.closeAllConnections();
-    this.#httpServer = undefined;
-    for (const socket of this.#httpSockets) socket.destroy();
-    this.#httpSockets.clear();
-    if (mux !== undefined && mux.listening) await new Promise<void>((resolve) => mux.close(() => resolve()));
-    await this.#muxClosed;
+    const port = this.#port;
+    if (port === undefined) return;
+    port.cut(false);
+    await port.closed();
   }
 }

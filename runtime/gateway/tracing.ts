@@ -1,11 +1,16 @@
 /**
- * Trace-id correlation shared by every transport: read an incoming id
- * (X-Trace-ID-style header/field or W3C `traceparent`), or mint a fresh
+ * Trace-id correlation shared by every transport, read here and nowhere else:
+ * an incoming id (the configured correlation header, default `X-Trace-ID`,
+ * or an envelope's `traceId` field) or W3C `traceparent`, else a fresh
  * 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
+ * HTTP-carried calls read it through {@link HeaderTracing}, envelope calls
+ * (WebSocket, TCP, UDP) through {@link envelopeTracing}; the gateway's gRPC
+ * adapter reads its metadata with {@link tracingFrom}.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { TracingInfo } from '../core/request-context';
 
 /** Accepted incoming ids: 1–128 visible characters from a safe set (no header injection). */
@@ -52,4 +57,33 @@ export function tracingFrom(traceId: unknown, traceparent?: unknown): TracingInf
     if (m !== null && m[1] !== undefined) return { traceId: m[1], spanId: undefined, parentSpanId: m[2] };
   }
   return { traceId: newTraceId(), spanId: undefined, parentSpanId: undefined };
+}
+
+/** The trace context of a request envelope (`traceId`, `traceparent` fields). */
+export function envelopeTracing(message: { readonly traceId?: unknown; readonly traceparent?: unknown }): TracingInfo {
+  return tracingFrom(message.traceId, message.traceparent);
+}
+
+/**
+ * Reads a call's trace context from HTTP headers: the correlation header
+ * named by `headerName()` (read per call: monitoring may be configured
+ * later), else `traceparent`. The lower-cased name is cached per name.
+ */
+export class HeaderTracing {
+  readonly #headerName: () => string;
+  #name = '';
+  #key = '';
+
+  constructor(headerName: () => string) {
+    this.#headerName = headerName;
+  }
+
+  read(headers: IncomingHttpHeaders): TracingInfo {
+    const name = this.#headerName();
+    if (name !== this.#name) {
+      this.#name = name;
+      this.#key = name.toLowerCase();
+    }
+    return tracingFrom(headers[this.#key], headers.traceparent);
+  }
 }

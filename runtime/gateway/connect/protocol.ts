@@ -9,7 +9,6 @@
  * read or two, so HTTP/JSON requests pay next to nothing for it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { catalogueError, type ServiceError } from '../errors';
 import type { WebRpcProtocol } from './context';
 
 /** How a message body is serialized. */
@@ -80,31 +79,4 @@ export function procedureOf(path: string): { service: string; method: string } |
   const before = path.lastIndexOf('/', slash - 1);
   if (before === -1 || before === slash - 1) return undefined;
   return { service: path.slice(before + 1, slash), method: path.slice(slash + 1) };
-}
-
-const CONNECT_TIMEOUT = /^\d{1,10}$/;
-const GRPC_TIMEOUT = /^(\d{1,8})([HMSmun])$/;
-const GRPC_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000_001 };
-
-function badTimeout(name: string, value: string): ServiceError {
-  return catalogueError('INVALID_ARGUMENT', `Invalid ${name} header: ${JSON.stringify(value.slice(0, 32))}`);
-}
-
-/**
- * The call's deadline in ms from `connect-timeout-ms` (Connect) or
- * `grpc-timeout` (gRPC-Web); undefined for none. Throws a ServiceError on a
- * malformed value. Sub-millisecond deadlines round up to 1 ms.
- */
-export function timeoutOf(protocol: WebRpcProtocol, headers: IncomingHttpHeaders): number | undefined {
-  if (protocol === 'connect') {
-    const v = headers['connect-timeout-ms'];
-    if (typeof v !== 'string') return undefined;
-    if (!CONNECT_TIMEOUT.test(v)) throw badTimeout('connect-timeout-ms', v);
-    return Number(v);
-  }
-  const v = headers['grpc-timeout'];
-  if (typeof v !== 'string') return undefined;
-  const m = GRPC_TIMEOUT.exec(v);
-  if (m === null) throw badTimeout('grpc-timeout', v);
-  return Math.max(1, Math.ceil(Number(m[1]) * (GRPC_UNIT_MS[m[2] as string] as number)));
 }

@@ -2,11 +2,12 @@
  * The Connect and gRPC-Web transport: browser and Connect-ES clients on the
  * gateway's HTTP/1.1 entry, beside HTTP/JSON. `tryHandle(req, res)` takes a
  * request when protocol.ts recognises it (else the HTTP/JSON transport gets
- * it), reads the message(s), runs one dispatch — so auth, validation, rate
- * limits, metrics and error translation are the gateway's own — and writes
- * the reply in the caller's protocol (reply-writer.ts). Deadlines come from
- * `connect-timeout-ms` / `grpc-timeout`: when one passes, the caller gets
- * `deadline_exceeded` and the handler's signal aborts.
+ * it), reads the message(s) (call-reader.ts), runs one dispatch — so auth,
+ * validation, rate limits, metrics and error translation are the gateway's
+ * own — and writes the reply in the caller's protocol (reply-sink.ts).
+ * Deadlines come from `connect-timeout-ms` / `grpc-timeout` (read by
+ * rpc/deadline.ts): when one passes, the caller gets `deadline_exceeded` and
+ * the handler's signal aborts.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
@@ -14,21 +15,21 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { CredentialSource } from '../auth/types';
-import { ServiceErrors, toServiceError } from '../errors';
+import { ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
-import { tracingFrom } from '../tracing';
+import { HeaderTracing } from '../tracing';
 import type { HttpCallContext } from '../http-exchange';
 import { webRpcContext } from './context';
 import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';
 import { decodeRequest, encodeResponse, supportsCodec } from './message-codec';
 import { allowsGet } from './method-options';
-import { classifyRequest, procedureOf, timeoutOf, type MessageCodecName, type WebRpcRequest } from './protocol';
-import { replyWriter, type ReplyWriter } from './reply-writer';
-import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './request-reader';
+import { classifyRequest, procedureOf, type MessageCodecName, type WebRpcRequest } from './protocol';
+import { webRpcReplySink, type WebRpcReplySink } from './reply-sink';
+import { decompress, getMessage, readWhole, requestEncoding, requestMessages, singleMessage, type RequestEncoding } from './call-reader';
 import { toWireError, type WireError } from './wire-errors';
 import type { TransportAdapter } from '../transport-adapter';
-import { deadlineIn } from '../../rpc/deadline';
+import { connectDeadline, grpcWebDeadline, type CallDeadline } from '../../rpc/deadline';
 
 /** `connect` options of the gateway (also `configureConnect`). */
 export interface ConnectGatewayConfig {
@@ -96,8 +97,7 @@ export class ConnectTransport implements TransportAdapter {
   #configRef: ConnectGatewayConfig | undefined = undefined;
   #cors: CorsHandler | undefined = undefined;
   #limit = 4 << 20;
-  #traceName = '';
-  #traceKey = '';
+  readonly #tracing: HeaderTracing;
 
   /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
   drain(): Promise<void> {
@@ -111,6 +111,7 @@ export class ConnectTransport implements TransportAdapter {
     this.#core = core;
     this.#registry = registry;
     this.#config = config;
+    this.#tracing = new HeaderTracing(() => core.traceHeader);
   }
 
   #prepare(): ConnectGatewayConfig {
@@ -193,8 +194,8 @@ export class ConnectTransport implements TransportAdapter {
     return resolved === undefined ? undefined : { ...proc, resolved };
   }
 
-  #wireError(error: unknown): WireError {
-    const se = toServiceError(error);
+  /** A failure in the caller's wire terms: the user's transformError (as for gRPC), then the wire-error table. */
+  readonly #wireError = (se: ServiceError): WireError => {
     let custom: unknown;
     try {
       custom = this.#core.renderError(se, 'grpc');
@@ -202,7 +203,7 @@ export class ConnectTransport implements TransportAdapter {
       custom = undefined;
     }
     return toWireError(se, custom);
-  }
+  };
 
   #serve(req: IncomingMessage, res: ServerResponse, wire: WebRpcRequest, path: string, query: URLSearchParams | undefined): void {
     const codec = wire.codec;
@@ -235,23 +236,22 @@ export class ConnectTransport implements TransportAdapter {
       }
     }
     const headers = req.headers;
-    const tracing = tracingFrom(headers[this.#traceHeaderKey()], headers.traceparent);
+    const tracing = this.#tracing.read(headers);
     let context: HttpCallContext | undefined;
-    const reply = replyWriter(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse);
-    let timeout: number | undefined;
+    const reply = webRpcReplySink(res, wire, this.#core.traceHeader, tracing.traceId, () => context?.callInUse, this.#wireError);
+    let deadline: CallDeadline | undefined;
     let encoding: RequestEncoding;
     try {
-      timeout = timeoutOf(wire.protocol, headers);
+      deadline = wire.protocol === 'connect' ? connectDeadline(headers) : grpcWebDeadline(headers);
       const header = wire.protocol === 'grpc-web' ? headers['grpc-encoding'] : wire.enveloped ? headers['connect-content-encoding'] : headers['content-encoding'];
       encoding = requestEncoding(typeof header === 'string' ? header : undefined);
     } catch (e) {
       req.resume();
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
       return;
     }
     context = webRpcContext(req, res, wire.protocol, { method: req.method, path, rpc: wire.protocol, codec }, tracing);
-    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
-    if (timeout !== undefined) this.#armDeadline(timeout, context, reply, res);
+    if (deadline !== undefined) this.#armDeadline(deadline, context, reply, res);
     const decode = (bytes: Buffer): unknown => decodeRequest(resolved as ResolvedMethod, codec, bytes);
     const streaming = resolved?.streaming ?? 'none';
     const credentials = wire.protocol === 'grpc-web' ? metadataView(req) : req;
@@ -262,7 +262,7 @@ export class ConnectTransport implements TransportAdapter {
         // The deadline passed (or the client left) while the body arrived: the handler never runs.
         if (reply.done) return;
         if (error !== undefined) {
-          reply.fail(this.#wireError(error));
+          reply.fail(toServiceError(error));
           return;
         }
         let request: unknown;
@@ -289,20 +289,11 @@ export class ConnectTransport implements TransportAdapter {
     this.#settle(result, streaming, resolved, codec, reply);
   }
 
-  #settle(result: Promise<unknown>, streaming: StreamingMode, resolved: ResolvedMethod | undefined, codec: MessageCodecName, reply: ReplyWriter): void {
+  #settle(result: Promise<unknown>, streaming: StreamingMode, resolved: ResolvedMethod | undefined, codec: MessageCodecName, reply: WebRpcReplySink): void {
     result.then(
       (value) => (streamsOut(streaming) ? this.#stream(value, resolved as ResolvedMethod, codec, reply) : this.#answer(value, resolved as ResolvedMethod, codec, reply)),
-      (error: unknown) => reply.fail(this.#wireError(error)),
+      (error: unknown) => reply.fail(toServiceError(error)),
     );
-  }
-
-  #traceHeaderKey(): string {
-    const name = this.#core.traceHeader;
-    if (name !== this.#traceName) {
-      this.#traceName = name;
-      this.#traceKey = name.toLowerCase();
-    }
-    return this.#traceKey;
   }
 
   /** The one message of a Connect GET or an enveloped unary-request call. */
@@ -317,40 +308,40 @@ export class ConnectTransport implements TransportAdapter {
     return singleMessage(requestMessages(req, wire, encoding, this.#limit));
   }
 
-  #armDeadline(timeout: number, context: HttpCallContext, reply: ReplyWriter, res: ServerResponse): void {
+  #armDeadline(deadline: CallDeadline, context: HttpCallContext, reply: WebRpcReplySink, res: ServerResponse): void {
     const timer = setTimeout(() => {
-      reply.fail(this.#wireError(ServiceErrors.deadlineExceeded(timeout)));
+      reply.fail(ServiceErrors.deadlineExceeded(deadline.ms));
       context.abort();
-    }, timeout);
+    }, deadline.ms);
     res.once('close', () => clearTimeout(timer));
   }
 
-  #answer(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): void {
+  #answer(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: WebRpcReplySink): void {
     let bytes: Buffer | string;
     try {
       bytes = encodeResponse(resolved, codec, value);
     } catch (e) {
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
       return;
     }
-    void reply.message(bytes);
+    reply.message(bytes);
     reply.end();
   }
 
-  async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: ReplyWriter): Promise<void> {
+  async #stream(value: unknown, resolved: ResolvedMethod, codec: MessageCodecName, reply: WebRpcReplySink): Promise<void> {
     // A drain past its timeout ends the stream with its end-of-stream error before the connection is cut.
-    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(this.#wireError(error)));
+    const untrack = this.#core.dispatcher.trackStream((error) => reply.fail(error));
     try {
       if (value === null || typeof value !== 'object' || !(Symbol.asyncIterator in value)) {
         throw ServiceErrors.notIterable();
       }
       for await (const item of value as AsyncIterable<unknown>) {
         if (reply.done) return;
-        await reply.message(encodeResponse(resolved, codec, item));
+        await reply.item(encodeResponse(resolved, codec, item));
       }
       reply.end();
     } catch (e) {
-      reply.fail(this.#wireError(e));
+      reply.fail(toServiceError(e));
     } finally {
       untrack();
     }

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { metadataText } from '../../core/call-metadata';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { HttpCallContext } from '../http-exchange';
-import { grpcTimeoutHeader } from '../../rpc/deadline';
+import type { CallDeadline } from '../../rpc/deadline';
 
 /**
  * Writes what the handler set through `context.call` as HTTP headers: response
@@ -24,9 +24,10 @@ export function writeCallMetadata(res: ServerResponse, context: RequestContext):
 
 /**
  * Builds the RequestContext of one HTTP call; `headers` is `req.headers`,
- * already read by the caller. A `grpc-timeout` header (as grpc-gateway takes
- * it) becomes `metadata.deadline`, which bounds the call when it is forwarded
- * to a discovered instance; the transport also fails the call once it passes.
+ * already read by the caller. The call's deadline (from `grpc-timeout`, read
+ * by rpc/deadline.ts) becomes `metadata.deadline`, which bounds the call when
+ * it is forwarded to a discovered instance; the transport also fails the call
+ * once it passes.
  */
 export function httpContext(
   req: IncomingMessage,
@@ -36,8 +37,8 @@ export function httpContext(
   query: Record<string, string>,
   params: Record<string, string>,
   tracing: TracingInfo,
+  deadline: CallDeadline | undefined,
 ): HttpCallContext {
-  const ms = grpcTimeoutHeader(headers['grpc-timeout']);
-  const metadata = ms === undefined ? { method: req.method ?? 'GET', path, query, params } : { method: req.method ?? 'GET', path, query, params, deadline: Date.now() + ms };
+  const metadata = deadline === undefined ? { method: req.method ?? 'GET', path, query, params } : { method: req.method ?? 'GET', path, query, params, deadline: deadline.at };
   return new HttpCallContext('http', req, headers, res, metadata, tracing);
 }

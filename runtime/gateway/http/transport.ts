@@ -6,12 +6,8 @@
  * parser. Both enforce the 1 MiB default and refuse prototype keys. CORS is
  * the `cors` package.
  */
-// Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
-import { Buffer } from 'node:buffer';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
-import { bytesMayHavePrototypeKeys, hasPrototypeKeys } from '../../core/prototype-keys';
-import type { RequestContext, TracingInfo } from '../../core/request-context';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../../core/request-context';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
@@ -19,15 +15,14 @@ import type { RequestHandler } from 'express';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError, transformError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod, ServiceRegistry } from '../registry';
-import { tracingFrom } from '../tracing';
+import { HeaderTracing, tracingFrom } from '../tracing';
 import { HttpCallContext } from '../http-exchange';
-import { deadlineIn, grpcTimeoutHeader } from '../../rpc/deadline';
+import { httpDeadline, type CallDeadline } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
-import { httpContext, writeCallMetadata } from './context';
-import { isPlainJsonBody, readJsonBody } from './json-body';
-import { getPath, jsonFieldPath, RouteTable, setPath, type RouteMatch } from './routes';
-import { applyQuery } from './query-fields';
-import { endStream, isSse, writeStream } from './streaming';
+import { buildRequest, flagSuspect, readBody, type ParsedRequest, type TransformRequest } from './call-reader';
+import { httpContext } from './context';
+import { HttpReplySink, isSse, type HttpReplyDeps } from './reply-sink';
+import { getPath, jsonFieldPath, RouteTable, type RouteMatch } from './routes';
 import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureHTTP(config)` (spec 4.10). */
@@ -42,7 +37,7 @@ export interface HttpGatewayConfig {
   /** Body limit (bytes or a string like `'1mb'`). */
   maxBodySize?: number | string;
   /** Builds the handler's request; default: body merged with path parameters, or query + params without a body. */
-  transformRequest?: (req: IncomingMessage & { body?: unknown; params?: Record<string, string> }, method: string) => unknown;
+  transformRequest?: TransformRequest;
   /** Builds the reply body; default `{data: result}`. */
   transformResponse?: (result: unknown, method: string, req: IncomingMessage) => unknown;
 }
@@ -61,15 +56,6 @@ export interface HttpTransportDeps {
   readiness: () => { ready: boolean; services: Record<string, unknown> } | undefined;
 }
 
-type ParsedRequest = IncomingMessage & { body?: unknown; params?: Record<string, string>; query?: unknown };
-
-/** Marks bodies that might carry prototype keys; only those are walked after parsing (a JSON.parse reviver would slow every request). */
-const SUSPECT = Symbol('fw.gateway.suspectBody');
-
-function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
-  if (bytesMayHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
-}
-
 /** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
 function requestTarget(url: string | undefined): string {
   if (url === undefined || url === '') return '/';
@@ -82,34 +68,11 @@ function requestTarget(url: string | undefined): string {
   }
 }
 
-/** The request's query string as URLSearchParams. */
-function searchOf(req: IncomingMessage): URLSearchParams {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
-}
-
 function parseQuery(search: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   if (search === '') return out;
   for (const [k, v] of new URLSearchParams(search)) out[k] = v;
   return out;
-}
-
-function bodyError(err: unknown): ServiceError {
-  const e = err as { type?: string; status?: number; limit?: number; message?: string };
-  if (e.type === 'entity.too.large' || e.status === 413) return ServiceErrors.tooLarge('Request body', e.limit ?? 0);
-  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return catalogueError('UNSUPPORTED_MEDIA_TYPE', e.message ?? 'Unsupported body encoding');
-  if (e.type === 'entity.parse.failed') return catalogueError('INVALID_JSON', `Request body is not valid JSON: ${e.message ?? ''}`.trim());
-  return catalogueError('BAD_REQUEST', e.message ?? 'Unreadable request body');
-}
-
-function* arrayItems(value: unknown[]): Iterable<unknown> {
-  yield* value;
-}
-
-async function* toAsync(items: Iterable<unknown>, fromJSON: ((v: unknown) => unknown) | undefined): AsyncIterable<unknown> {
-  for (const item of items) yield fromJSON === undefined ? item : fromJSON(item);
 }
 
 /** The HTTP transport; `handle` is the connect-style handler. */
@@ -123,8 +86,8 @@ export class HttpTransport implements TransportAdapter {
   #limit = 1 << 20;
   #cors: RequestHandler | undefined = undefined;
 
-  #traceName = '';
-  #traceKey = '';
+  readonly #tracing: HeaderTracing;
+  readonly #replyDeps: HttpReplyDeps;
 
   /** Its requests ride the listener's HTTP connections, which the listener drains (drainHttp) and cuts. */
   drain(): Promise<void> {
@@ -136,16 +99,15 @@ export class HttpTransport implements TransportAdapter {
 
   constructor(deps: HttpTransportDeps) {
     this.#deps = deps;
-  }
-
-  /** The request's trace id (header or traceparent) or a fresh one; the lower-cased header name is cached per name. */
-  #tracing(headers: IncomingHttpHeaders): TracingInfo {
-    const name = this.#deps.core.traceHeader;
-    if (name !== this.#traceName) {
-      this.#traceName = name;
-      this.#traceKey = name.toLowerCase();
-    }
-    return tracingFrom(headers[this.#traceKey], headers.traceparent);
+    this.#tracing = new HeaderTracing(() => deps.core.traceHeader);
+    const core = deps.core;
+    this.#replyDeps = {
+      get traceHeader() {
+        return core.traceHeader;
+      },
+      draining: () => core.dispatcher.draining,
+      render: (error) => this.#render(error),
+    };
   }
 
   /** Rebuilds derived state when services or configuration changed since the last request. */
@@ -231,42 +193,14 @@ export class HttpTransport implements TransportAdapter {
       this.#dispatch(req, res, match, path, query);
       return;
     }
-    // req.headers is a getter with a megamorphic symbol load inside: read it once per request here.
-    const headers = req.headers;
-    if (isPlainJsonBody(headers)) {
-      readJsonBody(req, headers, this.#limit, (outcome) => {
-        if (!outcome.ok) {
-          const tracing = this.#tracing(headers);
-          if (outcome.error.statusCode === 413) res.setHeader('Connection', 'close');
-          this.#fail(res, outcome.error, tracing.traceId);
-          return;
-        }
-        if (outcome.suspect && hasPrototypeKeys(outcome.body)) {
-          const tracing = this.#tracing(headers);
-          this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
-          return;
-        }
-        req.body = outcome.body;
+    readBody(req, res, this.#parser, this.#limit, (refusal) => {
+      if (refusal === undefined) {
         this.#dispatch(req, res, match, path, query);
-      });
-      return;
-    }
-    this.#parser(req as never, res as never, (err?: unknown) => {
-      if (err !== undefined) {
-        const tracing = this.#tracing(req.headers);
-        this.#fail(res, bodyError(err), tracing.traceId);
         return;
       }
-      if (valueTooDeep(req.body)) {
-        this.#fail(res, catalogueError('INVALID_ARGUMENT', TOO_DEEP_MESSAGE), this.#tracing(req.headers).traceId);
-        return;
-      }
-      if ((req as ParsedRequest & { [SUSPECT]?: boolean })[SUSPECT] === true && hasPrototypeKeys(req.body)) {
-        const tracing = this.#tracing(req.headers);
-        this.#fail(res, ServiceErrors.prototypeKey(), tracing.traceId);
-        return;
-      }
-      this.#dispatch(req, res, match, path, query);
+      // The rest of a refused body is never read: the connection cannot carry another request.
+      if (refusal.statusCode === 413) res.setHeader('Connection', 'close');
+      this.#fail(res, refusal, this.#tracing.read(req.headers).traceId);
     });
   }
 
@@ -274,33 +208,30 @@ export class HttpTransport implements TransportAdapter {
     const core = this.#deps.core;
     const config = this.#configRef ?? {};
     const headers = req.headers;
-    const tracing = this.#tracing(headers);
+    const tracing = this.#tracing.read(headers);
     const resolved = core.dispatcher.resolve(match.service, match.method);
     let request: unknown;
     let refusal: ServiceError | undefined;
     try {
-      request = this.#buildRequest(req, match, query, resolved, config);
+      request = buildRequest(req, match, query, resolved, config.transformRequest);
     } catch (e) {
       refusal = decodeFailure(e, 'Request');
     }
-    const context = httpContext(req, headers, res, path, query, match.params, tracing);
-    const timeout = grpcTimeoutHeader(headers['grpc-timeout']);
-    const deadline = timeout === undefined ? undefined : deadlineIn(timeout);
-    if (timeout !== undefined) this.#armDeadline(timeout, req, res, context, tracing.traceId);
+    const deadline = httpDeadline(headers);
+    const context = httpContext(req, headers, res, path, query, match.params, tracing, deadline);
+    const sink = new HttpReplySink(res, this.#replyDeps, tracing.traceId, context);
+    if (deadline !== undefined) this.#armDeadline(deadline, res, context, sink);
     const running = refusal === undefined ? core.dispatcher.call(resolved, match.service, match.method, request, context, req, deadline) : core.dispatcher.refuse(resolved, match.service, match.method, refusal, context, req);
     running.then(
       (result) => {
         try {
-          this.#respond(req, res, result, resolved, match, config, context, tracing.traceId);
+          this.#respond(req, res, result, resolved, match, config, context, sink);
         } catch (error) {
           // toJSON/transformResponse/JSON.stringify failed: the handler's result is unusable.
-          this.#fail(res, toServiceError(error), tracing.traceId);
+          sink.fail(toServiceError(error));
         }
       },
-      (error: unknown) => {
-        writeCallMetadata(res, context);
-        this.#fail(res, toServiceError(error), tracing.traceId);
-      },
+      (error: unknown) => sink.fail(toServiceError(error)),
     );
   }
 
@@ -313,74 +244,24 @@ export class HttpTransport implements TransportAdapter {
     match: RouteMatch,
     config: HttpGatewayConfig,
     context: RequestContext,
-    traceId: string,
+    sink: HttpReplySink,
   ): void {
     if (res.destroyed) return;
     const streaming = resolved?.streaming ?? 'none';
     if (streaming === 'server' || streaming === 'bidirectional') {
       if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) {
-        this.#fail(res, ServiceErrors.notIterable(), traceId);
+        sink.fail(ServiceErrors.notIterable());
         return;
       }
-      const sse = isSse(req);
-      res.setHeader(this.#deps.core.traceHeader, traceId);
-      writeCallMetadata(res, context);
-      const render = (error: unknown): unknown => this.#render(toServiceError(error)).body;
+      sink.stream(isSse(req), context.signal);
       // A drain past its timeout ends the stream with an error line before the connection is cut.
-      const untrack = this.#deps.core.dispatcher.trackStream((error) => endStream(res, sse, render(error)));
-      void writeStream(res, result as AsyncIterable<unknown>, sse, resolved?.toJSON, context.signal, render).finally(untrack);
+      const untrack = this.#deps.core.dispatcher.trackStream((error) => sink.fail(error));
+      void pumpStream(result as AsyncIterable<unknown>, resolved?.toJSON, sink).finally(untrack);
       return;
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
     const data = match.responseBody === undefined ? whole : getPath(whole, jsonFieldPath(match.responseBody));
-    const json = config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req));
-    writeCallMetadata(res, context);
-    // One writeHead with a flat header list: cheaper than three setHeader calls.
-    const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)), this.#deps.core.traceHeader, traceId];
-    // While close() drains, every answer ends its connection.
-    if (this.#deps.core.dispatcher.draining) head.push('Connection', 'close');
-    res.writeHead(200, head);
-    res.end(json);
-  }
-
-  #buildRequest(req: ParsedRequest, match: RouteMatch, query: Record<string, string>, resolved: ResolvedMethod | undefined, config: HttpGatewayConfig): unknown {
-    if (config.transformRequest !== undefined) {
-      req.params = match.params;
-      return config.transformRequest(req, match.method);
-    }
-    const streaming = resolved?.streaming ?? 'none';
-    const fromJSON = resolved?.fromJSON;
-    const param = resolved?.paramValue;
-    if (streaming === 'client' || streaming === 'bidirectional') {
-      // A client stream over HTTP is a JSON array body, one element per message.
-      if (!Array.isArray(req.body)) throw ServiceErrors.badRequest('A client-streaming method over HTTP takes a JSON array body');
-      return toAsync(arrayItems(req.body), fromJSON);
-    }
-    let json: unknown;
-    const body = req.body;
-    if (body === undefined || body === null) {
-      const merged: Record<string, unknown> = {};
-      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
-      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
-      json = merged;
-    } else if (match.body === '*' || match.body === undefined) {
-      if (typeof body !== 'object' || Array.isArray(body)) throw ServiceErrors.badRequest('Request body must be a JSON object');
-      const keys = Object.keys(match.params);
-      if (keys.length === 0) json = body;
-      else {
-        const merged = { ...(body as Record<string, unknown>) };
-        for (const k of keys) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
-        json = merged;
-      }
-    } else {
-      const merged: Record<string, unknown> = {};
-      if (Object.keys(query).length > 0) applyQuery(merged, searchOf(req), match.inputSchema);
-      // The body field first, so a path variable inside it (`{book.name}` with body: "book") is kept.
-      setPath(merged, jsonFieldPath(match.body), typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body);
-      for (const k of Object.keys(match.params)) setPath(merged, jsonFieldPath(k), param === undefined ? match.params[k] : param(k, match.params[k] as string));
-      json = merged;
-    }
-    return fromJSON === undefined ? json : fromJSON(json);
+    sink.message(config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req)));
   }
 
   /**
@@ -388,13 +269,11 @@ export class HttpTransport implements TransportAdapter {
    * DEADLINE_EXCEEDED (504, or an NDJSON/SSE error line when the stream has
    * begun) and the handler's signal aborts.
    */
-  #armDeadline(timeout: number, req: ParsedRequest, res: ServerResponse, context: HttpCallContext, traceId: string): void {
+  #armDeadline(deadline: CallDeadline, res: ServerResponse, context: HttpCallContext, sink: HttpReplySink): void {
     const timer = setTimeout(() => {
-      const error = ServiceErrors.deadlineExceeded(timeout);
-      if (!res.headersSent) this.#fail(res, error, traceId);
-      else endStream(res, isSse(req), this.#render(error).body);
+      sink.fail(ServiceErrors.deadlineExceeded(deadline.ms));
       context.abort();
-    }, timeout);
+    }, deadline.ms);
     res.once('close', () => clearTimeout(timer));
   }
 
@@ -404,22 +283,21 @@ export class HttpTransport implements TransportAdapter {
     return custom ?? transformError(error, 'http');
   }
 
+  /** An error reply before a call exists (routing, CORS, body refusals). */
   #fail(res: ServerResponse, error: ServiceError, traceId: string | undefined): void {
-    if (res.headersSent) {
-      res.destroy();
-      return;
+    new HttpReplySink(res, this.#replyDeps, traceId).fail(error);
+  }
+}
+
+/** Writes a server stream's items through `sink`; a failure after the first item becomes its error line. */
+async function pumpStream(items: AsyncIterable<unknown>, toJSON: ((v: unknown) => unknown) | undefined, sink: HttpReplySink): Promise<void> {
+  try {
+    for await (const item of items) {
+      if (sink.done) return;
+      await sink.item(JSON.stringify(toJSON === undefined ? item : toJSON(item)));
     }
-    const out = this.#render(error);
-    const json = JSON.stringify(out.body ?? {});
-    res.statusCode = out.status ?? 500;
-    if (traceId !== undefined) res.setHeader(this.#deps.core.traceHeader, traceId);
-    if (error.code === 'RATE_LIMIT_EXCEEDED') {
-      const wait = (error.details as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1000;
-      res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
-    }
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(json));
-    if (this.#deps.core.dispatcher.draining) res.setHeader('Connection', 'close');
-    res.end(json);
+    sink.end();
+  } catch (error) {
+    sink.fail(toServiceError(error));
   }
 }

@@ -1,23 +1,25 @@
 /**
  * Many concurrent calls over one connection, matched by `id`: the envelope
- * logic shared by the WebSocket and TCP transports (and UDP's single-shot
- * calls). The transport decodes messages into start/push/end events and
- * renders replies through a ReplySink; this file owns the call lifecycle,
+ * logic shared by the WebSocket and TCP transports. The transport decodes
+ * messages into start/push/end events (its call-reader.ts) and writes
+ * envelopes through its EnvelopeReplies (its reply-sink.ts); each call
+ * answers through its own ReplySink over them (envelope-call.ts). This file
+ * owns the call lifecycle,
  * client-stream queues, server-stream pumping with backpressure, and
  * cancellation: when the connection goes away, when the client sends a
  * cancel message for one call, or when the call's `timeout` (ms, from the
  * request envelope) passes — then the client gets DEADLINE_EXCEEDED.
  */
 import type { Protocol, RequestContext, TracingInfo } from '../../core/request-context';
-import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { AsyncQueue } from '../async-queue';
 import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServiceError } from '../errors';
-import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
-import type { ResolvedMethod } from '../registry';
-import { tracingFrom } from '../tracing';
+import { envelopeTracing } from '../tracing';
 import { CallCancellation } from './call-cancellation';
+import { EnvelopeCall } from './envelope-call';
+import { safeReplies, type EnvelopeReplies } from './envelope-replies';
 
 /** A decoded request envelope (WebSocket message, TCP/UDP frame payload). */
 export interface EnvelopeRequest {
@@ -31,16 +33,6 @@ export interface EnvelopeRequest {
   metadata?: unknown;
   /** The call's deadline in ms from its arrival (a positive integer). */
   timeout?: unknown;
-}
-
-/** How a transport writes replies. `traceId` is echoed on every reply. */
-export interface ReplySink {
-  response(id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
-  item(id: unknown, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
-  end(id: unknown, traceId: string, meta?: EnvelopeMetadata): void;
-  error(id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
-  /** A promise while the peer is not reading (backpressure); undefined when writing may go on. */
-  writable(): Promise<void> | undefined;
 }
 
 /** Builds the per-call context from the envelope; `signal` is a function when the call's own signal is made on first read. */
@@ -65,19 +57,6 @@ export interface CallSessionOptions {
   perCallSignals?: boolean;
 }
 
-interface ActiveCall {
-  readonly queue: AsyncQueue<unknown> | undefined;
-  readonly resolved: ResolvedMethod | undefined;
-  readonly traceId: string;
-  /** Set once the call's context exists: what the handler set through `context.call` rides on the replies. */
-  context: RequestContext | undefined;
-  /** This call's own cancellation (perCallSignals), else undefined: the session's signal serves. */
-  readonly cancellation: CallCancellation | undefined;
-  /** Cancelled or past its deadline: nothing more is sent for it. */
-  over: boolean;
-  deadline: ReturnType<typeof setTimeout> | undefined;
-}
-
 function key(id: unknown): string {
   return typeof id === 'string' ? id : String(id);
 }
@@ -86,12 +65,12 @@ function key(id: unknown): string {
 export class CallSession {
   readonly #core: GatewayCore;
   readonly #protocol: Protocol;
-  readonly #sink: ReplySink;
+  readonly #sink: EnvelopeReplies;
   readonly #contextFor: ContextFactory;
   readonly #options: CallSessionOptions;
-  readonly #active = new Map<string, ActiveCall>();
+  readonly #active = new Map<string, EnvelopeCall>();
   /** Running calls without an id that have their own cancellation: close() must reach them too. */
-  readonly #anonymous = new Set<ActiveCall>();
+  readonly #anonymous = new Set<EnvelopeCall>();
   /** The connection's signal: every call ends when the connection does. */
   readonly #controller: AbortController;
   #closed = false;
@@ -99,10 +78,10 @@ export class CallSession {
   #running = 0;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(core: GatewayCore, protocol: Protocol, sink: ReplySink, contextFor: ContextFactory, options: CallSessionOptions) {
+  constructor(core: GatewayCore, protocol: Protocol, sink: EnvelopeReplies, contextFor: ContextFactory, options: CallSessionOptions) {
     this.#core = core;
     this.#protocol = protocol;
-    this.#sink = safeSink(sink);
+    this.#sink = safeReplies(sink);
     this.#contextFor = contextFor;
     this.#options = options;
     this.#controller = options.controller ?? new AbortController();
@@ -127,7 +106,7 @@ export class CallSession {
   start(message: EnvelopeRequest): void {
     if (this.#closed) return;
     const id = message.id;
-    const tracing = tracingFrom(message.traceId, message.traceparent);
+    const tracing = envelopeTracing(message);
     const refused = envelopeHeadError(message);
     if (refused !== undefined) {
       this.#sink.error(refused.replyId, refused.error, tracing.traceId);
@@ -152,9 +131,9 @@ export class CallSession {
       this.#sink.error(id, ServiceErrors.badRequest('Streaming calls need an "id"'), tracing.traceId);
       return;
     }
-    let timeout: number | undefined;
+    let deadline: CallDeadline | undefined;
     try {
-      timeout = envelopeTimeout(message.timeout);
+      deadline = envelopeDeadline(message.timeout);
     } catch (error) {
       this.#sink.error(id, toServiceError(error), tracing.traceId);
       return;
@@ -165,7 +144,7 @@ export class CallSession {
     }
     const queue = clientStreams ? new AsyncQueue<unknown>(this.#options.maxQueuedMessages) : undefined;
     const cancellation = this.#options.perCallSignals === true ? new CallCancellation(this.#controller.signal) : undefined;
-    const call: ActiveCall = { queue, resolved, traceId: tracing.traceId, context: undefined, cancellation, over: false, deadline: undefined };
+    const call = new EnvelopeCall(this.#sink, id, method, tracing.traceId, resolved, queue, cancellation);
     if (id !== undefined) this.#active.set(k, call);
     let request: unknown;
     try {
@@ -182,9 +161,9 @@ export class CallSession {
     if (id === undefined && cancellation !== undefined) this.#anonymous.add(call);
     const context = this.#contextFor(message, tracing, cancellation === undefined ? this.#controller.signal : () => cancellation.signal);
     call.context = context;
-    if (timeout !== undefined) call.deadline = setTimeout(() => this.#expire(id, k, call, timeout), timeout);
+    if (deadline !== undefined) call.timer = setTimeout(() => this.#expire(id, k, call, deadline.ms), deadline.ms);
     this.#running++;
-    this.#core.dispatcher.call(resolved, service, method, request, context, message, timeout === undefined ? undefined : deadlineIn(timeout)).then(
+    this.#core.dispatcher.call(resolved, service, method, request, context, message, deadline).then(
       (result) => {
         if (!serverStreams) {
           this.#finish(id, k, call);
@@ -193,7 +172,7 @@ export class CallSession {
             return;
           }
           try {
-            this.#reply(id, call, method, result);
+            this.#reply(call, result);
           } catch (error) {
             // A result that cannot be encoded (toJSON threw, circular data) is the handler's failure.
             if (!this.#closed) this.#sink.error(id, toServiceError(error), call.traceId);
@@ -203,7 +182,7 @@ export class CallSession {
         }
         // A drain past its timeout ends the stream with an error reply before the connection is cut.
         const untrack = this.#core.dispatcher.trackStream((error) => this.#end(id, k, call, error));
-        this.#pump(id, call, result).then(
+        this.#pump(call, result).then(
           () => {
             untrack();
             this.#finish(id, k, call);
@@ -219,9 +198,9 @@ export class CallSession {
     );
   }
 
-  #failed(id: unknown, k: string, call: ActiveCall, error: unknown): void {
+  #failed(id: unknown, k: string, call: EnvelopeCall, error: unknown): void {
     this.#finish(id, k, call);
-    if (!this.#closed && !call.over) this.#sink.error(id, toServiceError(error), call.traceId, envelopeMetadata(call.context, true));
+    if (!this.#closed && !call.over) call.fail(toServiceError(error));
     this.#settled();
   }
 
@@ -266,21 +245,21 @@ export class CallSession {
     this.#abandon(k, call, ServiceErrors.cancelled());
   }
 
-  #expire(id: unknown, k: string, call: ActiveCall, timeout: number): void {
+  #expire(id: unknown, k: string, call: EnvelopeCall, timeout: number): void {
     this.#end(id, k, call, ServiceErrors.deadlineExceeded(timeout));
   }
 
   /** Ends a running call early with `error` as its last reply (a passed deadline, a drain). */
-  #end(id: unknown, k: string, call: ActiveCall, error: ServiceError): void {
+  #end(id: unknown, k: string, call: EnvelopeCall, error: ServiceError): void {
     if (call.over || this.#closed) return;
     this.#abandon(k, call, error);
-    this.#sink.error(id, error, call.traceId, envelopeMetadata(call.context, true));
+    call.fail(error);
   }
 
   /** Ends a call early: marked over, removed (its id may be used again), its signal and client stream aborted. */
-  #abandon(k: string, call: ActiveCall, reason: ServiceError): void {
+  #abandon(k: string, call: EnvelopeCall, reason: ServiceError): void {
     call.over = true;
-    clearTimeout(call.deadline);
+    clearTimeout(call.timer);
     if (this.#active.get(k) === call) this.#active.delete(k);
     this.#anonymous.delete(call);
     call.queue?.fail(reason);
@@ -293,7 +272,7 @@ export class CallSession {
     this.#closed = true;
     this.#controller.abort();
     for (const call of [...this.#active.values(), ...this.#anonymous]) {
-      clearTimeout(call.deadline);
+      clearTimeout(call.timer);
       call.cancellation?.abort();
       call.queue?.fail(ServiceErrors.cancelled('Connection closed'));
     }
@@ -302,19 +281,19 @@ export class CallSession {
     for (const w of this.#idleWaiters.splice(0)) w();
   }
 
-  #finish(id: unknown, k: string, call: ActiveCall): void {
-    clearTimeout(call.deadline);
+  #finish(id: unknown, k: string, call: EnvelopeCall): void {
+    clearTimeout(call.timer);
     if (id === undefined) this.#anonymous.delete(call);
     else if (this.#active.get(k) === call) this.#active.delete(k);
   }
 
-  #reply(id: unknown, call: ActiveCall, method: string, result: unknown): void {
+  #reply(call: EnvelopeCall, result: unknown): void {
     if (this.#closed) return;
     const toJSON = call.resolved?.toJSON;
-    this.#sink.response(id, method, toJSON === undefined ? result : toJSON(result), call.traceId, envelopeMetadata(call.context, true));
+    call.message(toJSON === undefined ? result : toJSON(result));
   }
 
-  async #pump(id: unknown, call: ActiveCall, result: unknown): Promise<void> {
+  async #pump(call: EnvelopeCall, result: unknown): Promise<void> {
     if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
       throw ServiceErrors.notIterable();
     }
@@ -325,55 +304,8 @@ export class CallSession {
       const wait = this.#sink.writable();
       if (wait !== undefined) await wait;
       if (signal.aborted || call.over) return;
-      this.#sink.item(id, toJSON === undefined ? item : toJSON(item), call.traceId, envelopeMetadata(call.context, false));
+      call.item(toJSON === undefined ? item : toJSON(item));
     }
-    if (!signal.aborted && !call.over) this.#sink.end(id, call.traceId, envelopeMetadata(call.context, true));
+    if (!signal.aborted && !call.over) call.end();
   }
-}
-
-/**
- * Wraps a sink so that a reply which cannot be encoded (BigInt, circular data
- * in a result or in error details) becomes a plain error reply instead of an
- * exception escaping into a promise callback.
- */
-function safeSink(sink: ReplySink): ReplySink {
-  const fallback = (id: unknown, traceId: string | undefined): void => {
-    try {
-      sink.error(typeof id === 'string' || typeof id === 'number' ? id : undefined, catalogueError('INTERNAL_ERROR', 'Reply could not be encoded'), traceId);
-    } catch {
-      // Nothing more can be said on this connection.
-    }
-  };
-  return {
-    response: (id, method, data, traceId, meta) => {
-      try {
-        sink.response(id, method, data, traceId, meta);
-      } catch {
-        fallback(id, traceId);
-      }
-    },
-    item: (id, data, traceId, meta) => {
-      try {
-        sink.item(id, data, traceId, meta);
-      } catch {
-        fallback(id, traceId);
-        throw catalogueError('INTERNAL_ERROR', 'Stream item could not be encoded');
-      }
-    },
-    end: (id, traceId, meta) => {
-      try {
-        sink.end(id, traceId, meta);
-      } catch {
-        fallback(id, traceId);
-      }
-    },
-    error: (id, error, traceId, meta) => {
-      try {
-        sink.error(id, error, traceId, meta);
-      } catch {
-        fallback(id, traceId);
-      }
-    },
-    writable: () => sink.writable(),
-  };
 }

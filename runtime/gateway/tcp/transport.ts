@@ -1,31 +1,22 @@
 /**
  * The TCP frame transport: frames of docs/protocols.md over a byte stream,
- * many calls per connection by `id`. A malformed header or an oversized
- * length gets an error frame and the connection is closed (framing is lost);
- * a bad JSON payload inside a well-formed frame only fails that frame.
- *
- * Backpressure: when the peer stops reading and the socket's write buffer
- * passes `highWaterMark`, reading pauses and stream producers wait for
- * `drain`; past `maxBufferedBytes` the connection is dropped. Silent
- * connections time out after `idleTimeout`.
- *
- * Slow senders: a frame once started must be complete within `frameTimeout`
- * (a trickle of bytes no longer keeps a 4 MiB partial frame alive), and the
- * partial frames of all connections together may hold at most
- * `maxTotalBufferedBytes`. A client that half-closes (FIN) after its
+ * many calls per connection by `id`. Calls are read by call-reader.ts
+ * (framing, slow senders: `frameTimeout`, `maxTotalBufferedBytes`) and
+ * answered through reply-sink.ts (backpressure: `highWaterMark`,
+ * `maxBufferedBytes`). Silent connections time out after `idleTimeout`.
+ * A client that half-closes (FIN) after its
  * requests still gets every reply; the server ends its side once they are
  * sent. `drain()` lets each connection's calls finish, then ends it.
  */
 import type { Socket } from 'node:net';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
-import { drainOrClose } from '../drain-or-close';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { CallSession } from '../session/call-session';
-import { catalogueError, type ServiceError } from '../errors';
-import { BAD_HEADER, encodeFrame, FrameReader, FrameType } from '../wire/frame-codec';
-import { frameReplySink, handleFrame } from '../wire/frame-replies';
+import { encodeFrame, FrameType } from '../wire/frame-codec';
+import { TcpCallReader, type PartialFrameBytes } from './call-reader';
 import { tcpContexts } from './context';
+import { tcpReplies } from './reply-sink';
 import type { TransportAdapter } from '../transport-adapter';
 
 /** The constructor's `tcp` options. */
@@ -60,7 +51,7 @@ export class TcpTransport implements TransportAdapter {
   readonly #config: () => TcpGatewayConfig;
   readonly #connections = new Set<TcpConnection>();
   /** Bytes held in partial frames, all connections together. */
-  #partialBytes = 0;
+  readonly #partial: PartialFrameBytes = { bytes: 0 };
   #draining = false;
   readonly #budget: OutputBudget | undefined;
 
@@ -79,9 +70,6 @@ export class TcpTransport implements TransportAdapter {
     const maxBuffered = config.maxBufferedBytes ?? 16 << 20;
     const connectionId = nextConnectionId('tcp');
     const opened = Date.now();
-    const reader = new FrameReader(config.maxFrameSize ?? 4 << 20);
-    const frameTimeout = config.frameTimeout ?? 30_000;
-    const maxPartial = config.maxTotalBufferedBytes ?? 64 << 20;
     // The reply side stays open after the client's FIN, so a half-closed client still gets its replies.
     socket.allowHalfOpen = true;
     if (config.keepAlive !== false) socket.setKeepAlive(true);
@@ -99,46 +87,8 @@ export class TcpTransport implements TransportAdapter {
         setTimeout(() => socket.destroy(), 1000).unref();
       },
     };
-    let paused = false;
-    let corked = false;
-    const uncork = (): void => {
-      corked = false;
-      socket.uncork();
-    };
-    const send = (frame: Buffer): void => {
-      if (socket.destroyed || !socket.writable) return;
-      // Replies finishing in the same tick leave in one write (one syscall, fewer packets).
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        process.nextTick(uncork);
-      }
-      socket.write(frame);
-      const buffered = socket.writableLength;
-      if (core.observed) {
-        core.emit({ type: 'message', protocol: 'tcp', direction: 'out', bytes: frame.length, connectionId });
-        core.emit({ type: 'buffer', protocol: 'tcp', connectionId, bufferedBytes: buffered, limitBytes: maxBuffered });
-      }
-      budget?.note(output, buffered);
-      if (buffered > maxBuffered) {
-        socket.destroy();
-      } else if (buffered > highWater && !paused) {
-        paused = true;
-        socket.pause();
-      }
-    };
-    socket.on('drain', () => {
-      if (paused) {
-        paused = false;
-        socket.resume();
-      }
-    });
-    const writable = (): Promise<void> | undefined => {
-      if (socket.writableLength <= highWater || socket.destroyed) return undefined;
-      return drainOrClose(socket);
-    };
-    const sink = frameReplySink(core, 'tcp', send, writable);
-    const session = new CallSession(core, 'tcp', sink, tcpContexts(socket, connectionId), {
+    const replies = tcpReplies(core, socket, connectionId, { highWater, maxBuffered }, budget, output);
+    const session = new CallSession(core, 'tcp', replies, tcpContexts(socket, connectionId), {
       maxConcurrentCalls: config.maxConcurrentCalls ?? 1000,
       maxQueuedMessages: 1024,
       clientStreaming: true,
@@ -148,47 +98,17 @@ export class TcpTransport implements TransportAdapter {
     const connection: TcpConnection = { socket, finishWhenIdle: () => undefined };
     this.#connections.add(connection);
     socket.setTimeout(config.idleTimeout ?? 120_000, () => socket.destroy());
-    let held = 0;
-    let frameTimer: NodeJS.Timeout | undefined;
     // Our FIN, then the socket is gone once it is flushed: a peer that never closes its side holds nothing.
     const finish = (): void => {
       socket.end(() => socket.destroy());
     };
-    const refuse = (error: ServiceError): void => {
-      clearTimeout(frameTimer);
-      // The peer is refused: the error frame is the last word.
-      sink.error(undefined, error, undefined);
+    const reader = new TcpCallReader(session, replies, { maxFrameSize: config.maxFrameSize ?? 4 << 20, frameTimeout: config.frameTimeout ?? 30_000, maxPartial: config.maxTotalBufferedBytes ?? 64 << 20 }, this.#partial, () => {
       finish();
       socket.pause();
-    };
-    const account = (): void => {
-      this.#partialBytes += reader.buffered - held;
-      held = reader.buffered;
-    };
+    });
     socket.on('data', (chunk: Buffer) => {
       if (core.observed) core.emit({ type: 'message', protocol: 'tcp', direction: 'in', bytes: chunk.length, connectionId });
-      const frames = reader.push(chunk);
-      account();
-      for (const frame of frames) {
-        handleFrame(frame, session, sink);
-        if (frame.type === BAD_HEADER) {
-          // Framing is lost: the error frame above is the last word.
-          finish();
-          socket.pause();
-          return;
-        }
-      }
-      if (this.#partialBytes > maxPartial) {
-        refuse(catalogueError('RESOURCE_EXHAUSTED', `Incomplete frames of all connections exceed ${maxPartial} bytes`, { limit: maxPartial }));
-        return;
-      }
-      if (held === 0 || frames.length > 0) {
-        clearTimeout(frameTimer);
-        frameTimer = undefined;
-      }
-      if (held > 0 && frameTimer === undefined && frameTimeout > 0) {
-        frameTimer = setTimeout(() => refuse(catalogueError('FRAME_TIMEOUT', `A frame was not completed within ${frameTimeout} ms`, { frameTimeout })), frameTimeout);
-      }
+      reader.push(chunk);
     });
     const finishWhenIdle = (): void => {
       void session.whenIdle().then(() => {
@@ -201,9 +121,7 @@ export class TcpTransport implements TransportAdapter {
     if (this.#draining) finishWhenIdle();
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      clearTimeout(frameTimer);
-      this.#partialBytes -= held;
-      held = 0;
+      reader.close();
       this.#connections.delete(connection);
       budget?.forget(output);
       session.close();

@@ -7,32 +7,21 @@
  * CallSession's, so UDP answers bad input as TCP and WebSocket do.
  */
 import type { RemoteInfo } from 'node:dgram';
-import type { RequestContext, TracingInfo } from '../../core/request-context';
+import type { TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
-import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
+import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../registry';
 import type { EnvelopeRequest } from '../session/call-session';
 import { envelopeHeadError } from '../session/envelope-checks';
-import { tracingFrom } from '../tracing';
-import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
+import { envelopeTracing } from '../tracing';
 import { udpContext } from './context';
-
-/**
- * How a datagram call answers its sender. Neither method throws: a reply
- * that cannot be encoded becomes an INTERNAL_ERROR reply instead.
- */
-export interface DatagramReplies {
-  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
-  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
-  /** Refuses input that is not a well-formed request with a reply of at most `limit` bytes, or none (no amplification). */
-  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void;
-}
+import { DatagramReplySink, type DatagramReplies } from './reply-sink';
 
 /** Runs the request in `message` (already decoded) and sends its one reply. Never throws. */
 export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, message: EnvelopeRequest, peer: RemoteInfo, signal: AbortSignal): void {
   const id = message.id;
-  const tracing = tracingFrom(message.traceId, message.traceparent);
+  const tracing = envelopeTracing(message);
   const traceId = tracing.traceId;
   const refused = envelopeHeadError(message);
   if (refused !== undefined) {
@@ -55,22 +44,23 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   } catch (error) {
     refusal = decodeFailure(error);
   }
-  let timeout: number | undefined;
+  let deadline: CallDeadline | undefined;
   try {
-    timeout = envelopeTimeout(message.timeout);
+    deadline = envelopeDeadline(message.timeout);
   } catch (error) {
     replies.error(peer, id, toServiceError(error), traceId);
     return;
   }
-  if (timeout !== undefined) {
-    startWithDeadline(core, replies, message, peer, signal, { id, tracing, resolved, request, refusal, timeout });
+  if (deadline !== undefined) {
+    startWithDeadline(core, replies, message, peer, signal, { id, tracing, resolved, request, refusal, deadline });
     return;
   }
   const context = udpContext(peer, message, tracing, signal);
+  const sink = new DatagramReplySink(replies, peer, id, method, traceId, context);
   const running = refusal === undefined ? core.dispatcher.call(resolved, service, method, request, context, message) : core.dispatcher.refuse(resolved, service, method, refusal, context, message);
   running.then(
-    (result) => answer(replies, peer, id, method, resolved, result, traceId, context),
-    (error: unknown) => replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true)),
+    (result) => answer(sink, resolved, result),
+    (error: unknown) => sink.fail(toServiceError(error)),
   );
 }
 
@@ -80,7 +70,7 @@ interface DeadlineCall {
   readonly resolved: ResolvedMethod | undefined;
   readonly request: unknown;
   readonly refusal: ServiceError | undefined;
-  readonly timeout: number;
+  readonly deadline: CallDeadline;
 }
 
 /**
@@ -94,6 +84,8 @@ function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message:
   transport.addEventListener('abort', stop, { once: true });
   const context = udpContext(peer, message, call.tracing, controller.signal);
   const traceId = call.tracing.traceId;
+  const method = message.method as string;
+  const sink = new DatagramReplySink(replies, peer, call.id, method, traceId, context);
   let replied = false;
   const settle = (): boolean => {
     if (replied) return false;
@@ -104,32 +96,31 @@ function startWithDeadline(core: GatewayCore, replies: DatagramReplies, message:
   };
   const timer = setTimeout(() => {
     if (!settle()) return;
-    replies.error(peer, call.id, ServiceErrors.deadlineExceeded(call.timeout), traceId, envelopeMetadata(context, true));
+    sink.fail(ServiceErrors.deadlineExceeded(call.deadline.ms));
     controller.abort();
-  }, call.timeout);
+  }, call.deadline.ms);
   const service = message.service as string;
-  const method = message.method as string;
   const running = call.refusal === undefined
-    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, deadlineIn(call.timeout))
+    ? core.dispatcher.call(call.resolved, service, method, call.request, context, message, call.deadline)
     : core.dispatcher.refuse(call.resolved, service, method, call.refusal, context, message);
   running.then(
     (result) => {
-      if (settle()) answer(replies, peer, call.id, method, call.resolved, result, traceId, context);
+      if (settle()) answer(sink, call.resolved, result);
     },
     (error: unknown) => {
-      if (settle()) replies.error(peer, call.id, toServiceError(error), traceId, envelopeMetadata(context, true));
+      if (settle()) sink.fail(toServiceError(error));
     },
   );
 }
 
-function answer(replies: DatagramReplies, peer: RemoteInfo, id: unknown, method: string, resolved: ResolvedMethod | undefined, result: unknown, traceId: string, context: RequestContext): void {
+function answer(sink: DatagramReplySink, resolved: ResolvedMethod | undefined, result: unknown): void {
   let data: unknown;
   try {
     data = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
   } catch (error) {
     // A result that cannot be converted is the handler's failure.
-    replies.error(peer, id, toServiceError(error), traceId, envelopeMetadata(context, true));
+    sink.fail(toServiceError(error));
     return;
   }
-  replies.response(peer, id, method, data, traceId, envelopeMetadata(context, true));
+  sink.message(data);
 }

@@ -20,9 +20,9 @@ import { limiterFor, type FixedWindowLimiter } from '../rate-limit';
 import type { RateLimitConfig } from '../types';
 import type { GatewayCore } from '../gateway-core';
 import type { EnvelopeRequest } from '../session/call-session';
-import { decodeFrame, FrameType, type Frame } from '../wire/frame-codec';
-import { startDatagramCall, type DatagramReplies } from './datagram-call';
-import { datagramReplies, type FormatResponse } from './datagram-replies';
+import { readDatagram } from './call-reader';
+import { startDatagramCall } from './datagram-call';
+import { datagramReplies, type DatagramReplies, type FormatResponse } from './reply-sink';
 import type { TransportAdapter } from '../transport-adapter';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
@@ -109,21 +109,9 @@ export class UdpTransport implements TransportAdapter {
       replies.refuse(rinfo, ServiceErrors.tooLarge('Datagram', maxPacket), msg.length);
       return;
     }
-    let message: unknown;
+    let message: EnvelopeRequest;
     try {
-      const parseMessage = config.protocol?.parseMessage;
-      if (parseMessage !== undefined) {
-        message = parseMessage(msg);
-      } else {
-        const frame: Frame = decodeFrame(msg, maxPacket);
-        if (frame.type !== FrameType.Request) throw ServiceErrors.badRequest(`UDP carries request frames (type 1) only, got type ${frame.type}`);
-        message = frame.payload;
-      }
-      if (config.routeMessage !== undefined) {
-        const routed = config.routeMessage(message);
-        if (routed !== undefined && routed !== null) message = { ...(message as object), ...routed };
-      }
-      if (message === null || typeof message !== 'object') throw ServiceErrors.badRequest('A UDP message must decode to an object');
+      message = readDatagram(msg, config, maxPacket);
     } catch (e) {
       replies.refuse(rinfo, toServiceError(e), msg.length);
       return;
@@ -131,7 +119,7 @@ export class UdpTransport implements TransportAdapter {
     const limiter = this.#limiterFor(config);
     // Over the limit: silence (an error reply would still amplify toward a spoofed address).
     if (limiter !== undefined && limiter.take(rinfo.address) > 0) return;
-    startDatagramCall(core, replies, message as EnvelopeRequest, rinfo, this.#controller.signal);
+    startDatagramCall(core, replies, message, rinfo, this.#controller.signal);
   }
 
   #limiterFor(config: UdpGatewayConfig): FixedWindowLimiter | undefined {

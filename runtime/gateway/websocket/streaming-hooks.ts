@@ -10,7 +10,7 @@
  */
 import { PassThrough, type Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { ReplySink } from '../session/call-session';
+import type { EnvelopeReplies } from '../session/envelope-replies';
 
 export interface WebSocketStreamingHooks {
   /** Forward a call's server-stream output yourself: `data` per item, `end` at the end. */
@@ -28,7 +28,7 @@ export function streamingHooks(value: unknown): WebSocketStreamingHooks | undefi
 }
 
 /** Routes server-stream items and ends to the `server` hook, one object-mode stream per call. */
-export function hookedSink(sink: ReplySink, socket: WebSocket, server: NonNullable<WebSocketStreamingHooks['server']>): ReplySink {
+export function hookedSink(sink: EnvelopeReplies, socket: WebSocket, server: NonNullable<WebSocketStreamingHooks['server']>): EnvelopeReplies {
   const streams = new Map<unknown, PassThrough>();
   const streamOf = (id: unknown): PassThrough => {
     let stream = streams.get(id);

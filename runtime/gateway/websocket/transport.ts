@@ -2,25 +2,24 @@
  * The WebSocket transport (ws): many concurrent calls per connection matched
  * by `id`, server streams as `stream`/`stream_end` messages, client and bidi
  * streams from `{id, type: 'stream', data}` / `{id, type: 'stream_end'}`,
- * `{id, type: 'cancel'}` cancels one call.
- * Messages over `maxPayload` close the connection with 1009 (ws enforces it);
- * output waits while the socket is not draining.
+ * `{id, type: 'cancel'}` cancels one call (call-reader.ts); replies in the
+ * connection's format (reply-sink.ts). Messages over `maxPayload` close the
+ * connection with 1009 (ws enforces it); output waits while the socket is
+ * not draining.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { BufferedOutput, OutputBudget } from '../output-budget';
 import { nextConnectionId } from '../gateway-core';
-import { drainOrClose } from '../drain-or-close';
-import { CallSession, type EnvelopeRequest, type ReplySink } from '../session/call-session';
-import { decodeFrame } from '../wire/frame-codec';
-import { frameReplySink, handleFrame } from '../wire/frame-replies';
-import { decodeEnvelope, encodeEnvelope, MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
+import { CallSession, type EnvelopeRequest } from '../session/call-session';
+import { readMessage, type WebSocketCallReader } from './call-reader';
+import { MESSAGE_FORMATS, toBuffer, type WebSocketMessageFormat } from './codec';
 import { websocketContexts } from './context';
+import { websocketReplies, type FormatResponse } from './reply-sink';
 import { ClientStreamTap, hookedSink, streamingHooks, type WebSocketStreamingHooks } from './streaming-hooks';
 import type { TransportAdapter } from '../transport-adapter';
 
@@ -38,7 +37,7 @@ export interface WebSocketGatewayConfig {
   /** Maps a client message to `{service, method, data}`; return undefined to keep the message as is. */
   routeMessage?: (message: Record<string, unknown>) => Partial<EnvelopeRequest> | undefined;
   /** Builds the reply for a unary result instead of `{id, type: 'response', method, data, timestamp}`. */
-  formatResponse?: (result: unknown, messageId: unknown, method: string) => Record<string, unknown>;
+  formatResponse?: FormatResponse;
   /**
    * false refuses streaming methods with STREAMING_NOT_SUPPORTED; true (default)
    * streams with `stream`/`stream_end` messages; `{server, client}` hooks
@@ -49,8 +48,6 @@ export interface WebSocketGatewayConfig {
   /** Output bytes buffered for a peer that does not read before it is dropped; default 16 MiB. */
   maxBufferedBytes?: number;
 }
-
-const HIGH_WATER = 1 << 20;
 
 /** The WebSocket transport: takes over upgrades on its path. */
 export class WebSocketTransport implements TransportAdapter {
@@ -131,39 +128,8 @@ export class WebSocketTransport implements TransportAdapter {
         setTimeout(() => ws.terminate(), 1000).unref();
       },
     };
-    let corked = false;
-    const uncork = (): void => {
-      corked = false;
-      socket.uncork();
-    };
-    const send = (data: string | Uint8Array): void => {
-      if (ws.readyState !== ws.OPEN) return;
-      // Replies finishing in the same tick leave in one write.
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        process.nextTick(uncork);
-      }
-      if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'out', bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, connectionId });
-      ws.send(data);
-      // A peer that stops reading: stop reading its requests, and drop it past the hard limit.
-      const buffered = ws.bufferedAmount;
-      budget?.note(output, buffered);
-      if (buffered > maxBuffered) ws.terminate();
-      else if (buffered > HIGH_WATER && !ws.isPaused) {
-        ws.pause();
-        socket.once('drain', () => ws.resume());
-      }
-    };
-    const writable = (): Promise<void> | undefined => {
-      if (ws.bufferedAmount <= HIGH_WATER || ws.readyState !== ws.OPEN) return undefined;
-      return drainOrClose(socket);
-    };
     const hooks = streamingHooks(config.handleStreaming);
-    const baseSink: ReplySink =
-      format === 'binary'
-        ? frameReplySink(core, 'websocket', send, writable)
-        : envelopeSink(core, format, send, writable, config.formatResponse);
+    const baseSink = websocketReplies(core, format, { ws, socket, connectionId, maxBuffered, budget, output }, config.formatResponse);
     const sink = hooks?.server !== undefined ? hookedSink(baseSink, ws, hooks.server) : baseSink;
     const tap = hooks?.client !== undefined ? new ClientStreamTap(hooks.client, ws) : undefined;
     const streaming = config.handleStreaming !== false;
@@ -176,34 +142,11 @@ export class WebSocketTransport implements TransportAdapter {
     });
     const idle = config.idleTimeout ?? 120_000;
     if (idle > 0 && 'setTimeout' in socket) (socket as Duplex & { setTimeout(ms: number, cb: () => void): void }).setTimeout(idle, () => ws.terminate());
+    const reader: WebSocketCallReader = { format, maxPayload: config.maxPayload ?? 1 << 20, routeMessage: config.routeMessage, session, replies: sink, tap };
     ws.on('message', (data, isBinary) => {
       const bytes = toBuffer(data);
       if (core.observed) core.emit({ type: 'message', protocol: 'websocket', direction: 'in', bytes: bytes.length, connectionId });
-      try {
-        if (format === 'binary') {
-          if (!isBinary) throw ServiceErrors.badRequest('This connection speaks the binary frame format');
-          handleFrame(decodeFrame(bytes, config.maxPayload ?? 1 << 20), session, sink);
-          return;
-        }
-        let message = decodeEnvelope(format, bytes);
-        if (config.routeMessage !== undefined) {
-          const routed = config.routeMessage(message);
-          if (routed !== undefined && routed !== null) message = { ...message, ...routed };
-        }
-        if (message.type === 'stream') {
-          tap?.push(message.id, message.data);
-          session.push(message.id, message.data);
-        } else if (message.type === 'stream_end') {
-          tap?.end(message.id);
-          session.end(message.id);
-        } else if (message.type === 'cancel') {
-          tap?.cancel(message.id);
-          session.cancel(message.id);
-        }
-        else session.start(message as EnvelopeRequest);
-      } catch (e) {
-        sink.error(undefined, toServiceError(e), undefined);
-      }
+      readMessage(reader, bytes, isBinary);
     });
     this.#sessions.set(ws, session);
     if (this.#draining) void session.whenIdle().then(() => ws.close(1001, 'Server shutting down'));
@@ -241,26 +184,3 @@ export class WebSocketTransport implements TransportAdapter {
     this.#wss = undefined;
   }
 }
-
-function envelopeSink(
-  core: GatewayCore,
-  format: 'json' | 'msgpack',
-  send: (data: string | Uint8Array) => void,
-  writable: () => Promise<void> | undefined,
-  formatResponse: WebSocketGatewayConfig['formatResponse'],
-): ReplySink {
-  const out = (m: Record<string, unknown>): void => send(encodeEnvelope(format, m));
-  return {
-    response: (id, method, data, traceId, meta) =>
-      out(formatResponse !== undefined ? { ...formatResponse(data, id, method), traceId, ...meta } : { id, type: 'response', method, data, timestamp: Date.now(), traceId, ...meta }),
-    item: (id, data, traceId, meta) => out({ id, type: 'stream', data, traceId, ...meta }),
-    end: (id, traceId, meta) => out({ id, type: 'stream_end', traceId, ...meta }),
-    error: (id, error: ServiceError, traceId, meta) => {
-      const custom = core.renderError(error, 'websocket');
-      if (custom !== undefined && custom !== null && typeof custom === 'object') out({ id, ...(custom as Record<string, unknown>), traceId, ...meta });
-      else out({ id, type: 'error', error: { code: error.code, message: error.message, details: error.details }, traceId, ...meta });
-    },
-    writable,
-  };
-}
-

@@ -7,7 +7,8 @@
 import type { Protocol } from '../../core/request-context';
 import { ServiceErrors, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
-import type { CallSession, EnvelopeRequest, ReplySink } from '../session/call-session';
+import type { CallSession, EnvelopeRequest } from '../session/call-session';
+import type { EnvelopeReplies } from '../session/envelope-replies';
 import { BAD_HEADER, BAD_PAYLOAD, encodeFrame, encodeJsonFrame, FrameType, type Frame } from './frame-codec';
 import { envelopeJson } from './reply-json';
 
@@ -18,13 +19,13 @@ export function errorPayload(core: GatewayCore, protocol: Protocol, id: unknown,
   return { id, error: { code: error.code, message: error.message, details: error.details }, traceId };
 }
 
-/** A ReplySink writing frames through `send`. */
-export function frameReplySink(
+/** Envelope replies written as frames through `send`. */
+export function frameReplies(
   core: GatewayCore,
   protocol: Protocol,
   send: (frame: Buffer) => void,
   writable: () => Promise<void> | undefined,
-): ReplySink {
+): EnvelopeReplies {
   return {
     response: (id, method, data, traceId, meta) => send(encodeJsonFrame(FrameType.Response, envelopeJson(id, method, data, traceId, meta))),
     item: (id, data, traceId, meta) => send(encodeJsonFrame(FrameType.StreamItem, envelopeJson(id, undefined, data, traceId, meta))),
@@ -35,7 +36,7 @@ export function frameReplySink(
 }
 
 /** Routes one decoded request-side frame into the session; anything else gets an error reply. */
-export function handleFrame(frame: Frame, session: CallSession, sink: ReplySink): void {
+export function handleFrame(frame: Frame, session: CallSession, sink: EnvelopeReplies): void {
   const p = frame.payload;
   switch (frame.type) {
     case FrameType.Request:

@@ -7,6 +7,8 @@
  * - gRPC-Web: 200, enveloped messages, then a trailers envelope (flag 0x80)
  *   `grpc-status`, `grpc-message`, `x-error-code`; gRPC-Web text base64s
  *   every write (clients decode concatenated padded chunks).
+ * Each is the call's ReplySink: messages arrive encoded (message-codec.ts),
+ * failures as ServiceErrors rendered here through the wire-error table.
  * Writes honour backpressure; once the call is done, later writes are no-ops.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
@@ -14,6 +16,8 @@ import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { metadataText, type CollectedCallMetadata, type MetadataValue } from '../../core/call-metadata';
 import { drainOrClose } from '../drain-or-close';
+import type { ServiceError } from '../errors';
+import type { ReplySink } from '../transport-adapter';
 import { encodeEnvelope, FLAG_END_STREAM, FLAG_TRAILERS } from '../wire/envelope';
 import type { WebRpcRequest } from './protocol';
 import { connectErrorJson, errorMetadata, type WireError } from './wire-errors';
@@ -30,16 +34,15 @@ function flatMetadata(entries: Map<string, MetadataValue[]> | undefined, prefix 
   return out;
 }
 
-/** Where a call's messages and outcome go. */
-export interface ReplyWriter {
+/** A failure in the caller's wire terms (the user's transformError applied). */
+export type WireErrorOf = (error: ServiceError) => WireError;
+
+/** Where a Connect or gRPC-Web call's encoded messages and outcome go. */
+export interface WebRpcReplySink extends ReplySink<Buffer | string> {
   /** True once the reply is complete (or the client is gone). */
   readonly done: boolean;
-  /** Sends one message (bytes, or JSON text); the promise resolves when more may be written. */
-  message(bytes: Buffer | string): Promise<void>;
-  /** Completes successfully. */
-  end(): void;
-  /** Completes with an error. */
-  fail(error: WireError): void;
+  /** Sends one stream message; the promise resolves when more may be written. */
+  item(bytes: Buffer | string): Promise<void>;
 }
 
 /** The client is gone: node:http marks the response destroyed, node:http2's compat response its stream. */
@@ -52,16 +55,18 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /** Shared by the enveloped protocols: headers on first write, then frames. */
-abstract class EnvelopedReply implements ReplyWriter {
+abstract class EnvelopedReply implements WebRpcReplySink {
   protected readonly res: ServerResponse;
   protected readonly metadata: CallMetadataSource;
   readonly #head: string[];
+  readonly #wireError: WireErrorOf;
   #done = false;
 
-  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource) {
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource, wireError: WireErrorOf) {
     this.res = res;
     this.#head = head;
     this.metadata = metadata;
+    this.#wireError = wireError;
   }
 
   get done(): boolean {
@@ -75,7 +80,12 @@ abstract class EnvelopedReply implements ReplyWriter {
     if (!this.res.headersSent) this.res.writeHead(200, [...this.#head, ...flatMetadata(this.metadata()?.headers)]);
   }
 
-  message(bytes: Buffer | string): Promise<void> {
+  /** A unary response on an enveloped wire: one message, then end() sends the trailer. */
+  message(bytes: Buffer | string): void {
+    void this.item(bytes);
+  }
+
+  item(bytes: Buffer | string): Promise<void> {
     if (this.done) return RESOLVED;
     this.#open();
     return this.res.write(this.frame(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)) ? RESOLVED : drained(this.res);
@@ -85,8 +95,9 @@ abstract class EnvelopedReply implements ReplyWriter {
     this.#finish(undefined);
   }
 
-  fail(error: WireError): void {
-    this.#finish(error);
+  fail(error: ServiceError): void {
+    if (this.done) return;
+    this.#finish(this.#wireError(error));
   }
 
   #finish(error: WireError | undefined): void {
@@ -115,8 +126,8 @@ class ConnectStreamReply extends EnvelopedReply {
 class GrpcWebReply extends EnvelopedReply {
   readonly #text: boolean;
 
-  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource, text: boolean) {
-    super(res, head, metadata);
+  constructor(res: ServerResponse, head: string[], metadata: CallMetadataSource, wireError: WireErrorOf, text: boolean) {
+    super(res, head, metadata, wireError);
     this.#text = text;
   }
 
@@ -134,20 +145,22 @@ class GrpcWebReply extends EnvelopedReply {
   }
 }
 
-class ConnectUnaryReply implements ReplyWriter {
+class ConnectUnaryReply implements WebRpcReplySink {
   readonly #res: ServerResponse;
   readonly #contentType: string;
   readonly #traceHeader: string;
   readonly #traceId: string;
   readonly #metadata: CallMetadataSource;
+  readonly #wireError: WireErrorOf;
   #done = false;
 
-  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string, metadata: CallMetadataSource) {
+  constructor(res: ServerResponse, contentType: string, traceHeader: string, traceId: string, metadata: CallMetadataSource, wireError: WireErrorOf) {
     this.#res = res;
     this.#contentType = contentType;
     this.#traceHeader = traceHeader;
     this.#traceId = traceId;
     this.#metadata = metadata;
+    this.#wireError = wireError;
   }
 
   /** Headers and `trailer-`prefixed trailers the handler set (none: no work). */
@@ -160,24 +173,30 @@ class ConnectUnaryReply implements ReplyWriter {
     return this.#done || gone(this.#res);
   }
 
-  message(bytes: Buffer | string): Promise<void> {
-    if (this.done) return RESOLVED;
+  /** Connect unary carries no stream: an item is the one message. */
+  item(bytes: Buffer | string): Promise<void> {
+    this.message(bytes);
+    return RESOLVED;
+  }
+
+  message(bytes: Buffer | string): void {
+    if (this.done) return;
     this.#done = true;
     const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
     const head = ['Content-Type', this.#contentType, 'Content-Length', String(length), this.#traceHeader, this.#traceId];
     if (this.#metadata() !== undefined) head.push(...this.#handlerMetadata());
     this.#res.writeHead(200, head);
     this.#res.end(bytes);
-    return RESOLVED;
   }
 
   end(): void {
     // A unary reply is complete once its one message is written.
   }
 
-  fail(error: WireError): void {
+  fail(failure: ServiceError): void {
     if (this.done) return;
     this.#done = true;
+    const error = this.#wireError(failure);
     const body = connectErrorJson(error);
     const head = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), this.#traceHeader, this.#traceId];
     for (const [k, v] of Object.entries(errorMetadata(error))) head.push(k, v);
@@ -188,15 +207,16 @@ class ConnectUnaryReply implements ReplyWriter {
 }
 
 /**
- * The writer for `wire` on `res`; `traceHeader`/`traceId` go out with the
+ * The reply sink for `wire` on `res`; `wireError` renders a failure (the
+ * user's transformError, then the wire-error table); `traceHeader`/`traceId` go out with the
  * response headers, and what the handler set through `context.call`
  * (`metadata`) as headers and trailers: Connect unary trailers as
  * `trailer-<name>` headers, Connect streaming ones in the end-of-stream
  * `metadata`, gRPC-Web ones in the trailers envelope.
  */
-export function replyWriter(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string, metadata: CallMetadataSource): ReplyWriter {
-  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId, metadata);
+export function webRpcReplySink(res: ServerResponse, wire: WebRpcRequest, traceHeader: string, traceId: string, metadata: CallMetadataSource, wireError: WireErrorOf): WebRpcReplySink {
+  if (wire.protocol === 'connect' && !wire.enveloped) return new ConnectUnaryReply(res, wire.contentType, traceHeader, traceId, metadata, wireError);
   const head = ['Content-Type', wire.contentType, traceHeader, traceId];
-  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head, metadata);
-  return new GrpcWebReply(res, head, metadata, wire.text);
+  if (wire.protocol === 'connect') return new ConnectStreamReply(res, head, metadata, wireError);
+  return new GrpcWebReply(res, head, metadata, wireError, wire.text);
 }

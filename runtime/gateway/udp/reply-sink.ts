@@ -1,6 +1,7 @@
 /**
  * How UDP replies reach the sender: a type-2/3 frame (the default) or the
- * user's `formatResponse` bytes. One replies object serves every datagram
+ * user's `formatResponse` bytes; each call answers through a
+ * {@link DatagramReplySink} over them. One replies object serves every datagram
  * until the UDP configuration changes, so a call allocates no reply closures.
  * Replies larger than `maxPacketSize` become a RESPONSE_TOO_LARGE error frame;
  * a reply that cannot be encoded becomes INTERNAL_ERROR; a send on a closed
@@ -11,13 +12,26 @@
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
 import type { RemoteInfo, Socket } from 'node:dgram';
+import type { RequestContext } from '../../core/request-context';
 import { catalogueError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
+import type { ReplySink } from '../transport-adapter';
 import { encodeFrame, encodeJsonFrame, FrameType } from '../wire/frame-codec';
-import type { EnvelopeMetadata } from '../wire/envelope-metadata';
+import { envelopeMetadata, type EnvelopeMetadata } from '../wire/envelope-metadata';
 import { errorPayload } from '../wire/frame-replies';
 import { envelopeJson } from '../wire/reply-json';
-import type { DatagramReplies } from './datagram-call';
+
+/**
+ * How a datagram call answers its sender. Neither method throws: a reply
+ * that cannot be encoded becomes an INTERNAL_ERROR reply instead.
+ */
+export interface DatagramReplies {
+  response(peer: RemoteInfo, id: unknown, method: string, data: unknown, traceId: string, meta?: EnvelopeMetadata): void;
+  error(peer: RemoteInfo, id: unknown, error: ServiceError, traceId: string | undefined, meta?: EnvelopeMetadata): void;
+  /** Refuses input that is not a well-formed request with a reply of at most `limit` bytes, or none (no amplification). */
+  refuse(peer: RemoteInfo, error: ServiceError, limit: number): void;
+}
+
 
 /** `configureUDP({protocol: {formatResponse}})`. */
 export type FormatResponse = (result: unknown, type: 'response' | 'error') => Buffer | Uint8Array | string;
@@ -180,4 +194,40 @@ class CustomReplies implements DatagramReplies {
 export function datagramReplies(socket: Socket, core: GatewayCore, maxPacket: number, format: FormatResponse | undefined): DatagramReplies {
   const out = new DatagramOut(socket, core, maxPacket);
   return format === undefined ? new FrameReplies(out, core) : new CustomReplies(out, core, format);
+}
+
+/**
+ * One datagram call's ReplySink: its one reply (or error) to the sender,
+ * with the handler's headers and trailers. Datagrams carry no streams
+ * (streaming methods are refused before a call starts), so `item` and `end`
+ * send nothing.
+ */
+export class DatagramReplySink implements ReplySink {
+  readonly #replies: DatagramReplies;
+  readonly #peer: RemoteInfo;
+  readonly #id: unknown;
+  readonly #method: string;
+  readonly #traceId: string;
+  readonly #context: RequestContext;
+
+  constructor(replies: DatagramReplies, peer: RemoteInfo, id: unknown, method: string, traceId: string, context: RequestContext) {
+    this.#replies = replies;
+    this.#peer = peer;
+    this.#id = id;
+    this.#method = method;
+    this.#traceId = traceId;
+    this.#context = context;
+  }
+
+  message(data: unknown): void {
+    this.#replies.response(this.#peer, this.#id, this.#method, data, this.#traceId, envelopeMetadata(this.#context, true));
+  }
+
+  item(): void {}
+
+  end(): void {}
+
+  fail(error: ServiceError): void {
+    this.#replies.error(this.#peer, this.#id, error, this.#traceId, envelopeMetadata(this.#context, true));
+  }
 }
