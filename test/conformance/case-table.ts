@@ -80,7 +80,7 @@ export const CASES: readonly Case[] = [
       code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
       codeOn: {
         'Connect JSON': 'INVALID_ARGUMENT', 'Connect proto': 'INVALID_ARGUMENT', 'gRPC-Web JSON': 'INVALID_ARGUMENT', 'gRPC-Web proto': 'INVALID_ARGUMENT',
-        'gRPC proto (gateway)': 'VALIDATION_ERROR', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE',
+        'gRPC proto (gateway)': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE',
         'WebSocket binary': 'MALFORMED_FRAME', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME',
       },
     },
@@ -110,7 +110,7 @@ export const CASES: readonly Case[] = [
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   {
-    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 100,
+    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 300,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   { name: 'a client cancel reaching context.signal (unary)', method: 'Slow', kind: 'unary', input: {}, items: [], cancelAfterMs: 100 },
