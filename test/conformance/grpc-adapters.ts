@@ -52,11 +52,19 @@ function startCall(client: GenericClient, method: string, kind: CallKind, input:
 
 /** gRPC over HTTP/2 with grpc-js as the client. */
 export function grpcJs(port: number, codec: WireCodec): Connection {
-  const clients: grpc.Client[] = [];
+  // One client per method and kind, kept: a call then never waits for a channel to connect (deadline rows on a loaded machine).
+  const clients = new Map<string, GenericClient>();
+  const clientOf = (service: string, method: string, kind: CallKind): GenericClient => {
+    const key = `${service}/${method}/${kind}`;
+    const known = clients.get(key);
+    if (known !== undefined) return known;
+    const client = genericClient(port, codec, service, method, kind);
+    clients.set(key, client);
+    return client;
+  };
   return {
     call(service, method, kind, input, timeoutMs) {
-      const client = genericClient(port, codec, service, method, kind);
-      clients.push(client);
+      const client = clientOf(service, method, kind);
       const items: unknown[] = [];
       const failed = (e: grpc.ServiceError): Outcome => ({
         items,
@@ -73,15 +81,17 @@ export function grpcJs(port: number, codec: WireCodec): Connection {
       });
     },
     async cancel(service, method, kind, input, afterMs) {
-      const client = genericClient(port, codec, service, method, kind);
-      clients.push(client);
+      const client = clientOf(service, method, kind);
       const call = startCall(client, method, kind, input, {}, () => undefined, true);
       call.on('error', () => undefined);
       call.on('data', () => undefined);
       await sleep(afterMs);
       call.cancel();
     },
-    close: () => { for (const c of clients.splice(0)) c.close(); },
+    close: () => {
+      for (const c of clients.values()) c.close();
+      clients.clear();
+    },
   };
 }
 
