@@ -138,6 +138,19 @@ export const CASES: readonly Case[] = [
   { name: 'a client cancel reaching context.signal (bidi)', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
 ];
 
+/**
+ * Drain (drain.test.ts): both calls start before `close()`; the stream is
+ * still open when `shutdownTimeout` passes and ends with the protocol's
+ * UNAVAILABLE, the unary call finishes inside it and is answered.
+ */
+export const DRAIN_CASES: readonly Case[] = [
+  {
+    name: 'drain: a stream open past shutdownTimeout ends with UNAVAILABLE', method: 'Endless', kind: 'server', input: {}, items: [{ i: 0 }],
+    error: { code: 'UNAVAILABLE', grpc: GrpcStatus.UNAVAILABLE, http: 503 },
+  },
+  { name: 'drain: a call started before close() completes', method: 'Unhurried', kind: 'unary', input: {}, items: [{ late: true }] },
+];
+
 /** How many drain calls reached their handler. */
 export const started = { count: 0 };
 
