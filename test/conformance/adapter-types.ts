@@ -45,7 +45,7 @@ export interface AdapterSpec {
   readonly codec: 'json' | 'proto';
   /** The error fields the protocol carries, checked against the case. */
   readonly carries: readonly Carried[];
-  /** The adapter has no way to name an unknown service or method (a typed in-process client). */
+  /** The adapter has no way to name an unknown service or method (a client typed from the service). */
   readonly namesOnlyKnownMethods?: boolean;
   /** The protocol has no way to cancel one call (UDP: a datagram is gone once sent). */
   readonly cannotCancel?: boolean;

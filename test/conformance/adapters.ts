@@ -7,7 +7,7 @@
  */
 import { HOST } from '../gateway/support/clients';
 import { JSON_CODEC, PROTO_CODEC, type Adapter, type Carried, type Servers } from './adapter-types';
-import { fwGrpcClient, grpcJs, inProcess } from './grpc-adapters';
+import { fwGrpcClient, fwGrpcProtoClient, grpcJs, inProcess } from './grpc-adapters';
 import { connect, grpcWeb, httpJson, httpStream } from './http-adapters';
 import { tcp, udp, webSocket, webSocketBinary } from './socket-adapters';
 
@@ -49,5 +49,8 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'server.grpc() JSON (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, JSON_CODEC) },
   { name: 'server.grpc() proto (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, PROTO_CODEC) },
   { name: 'server.grpc() (fw/grpc-client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], encodesItself: true, open: async (s) => fwGrpcClient(`${HOST}:${s.grpcPort}`) },
+  // The generated client is typed from the descriptor: it has no way to name a method or service the proto lacks.
+  { name: 'server.grpc() proto (fw/grpc-client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, open: async (s) => fwGrpcProtoClient(`${HOST}:${s.grpcPort}`) },
   { name: 'fw/testing', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, inProcess: true, open: async (s) => inProcess(s.grpcApp) },
+  { name: 'fw/testing proto', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, inProcess: true, open: async (s) => inProcess(s.grpcApp, true) },
 ];

@@ -41,6 +41,8 @@ export interface Case {
    * services) or `configureErrorHandling` (the gateway's alone).
    */
   readonly needs?: 'validation' | 'transformError';
+  /** A case about what some wire forms lack: it runs over these adapters alone. */
+  readonly onlyOver?: readonly string[];
 }
 
 export const TRANSFORMED = 'transformed by configureErrorHandling';
@@ -133,6 +135,15 @@ export const CASES: readonly Case[] = [
   {
     name: 'validation of an invalid bidi item', method: 'Chat', kind: 'bidi', input: [{ i: 0 }, { i: -1 }], items: [{ i: 0 }], needs: 'validation',
     error: { code: 'VALIDATION_ERROR', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  // UDP's envelope carries one request and one reply: a streaming method is refused, whatever its kind.
+  {
+    name: 'a server-streaming method over a datagram', method: 'Count', kind: 'unary', input: { n: 1 }, items: [], onlyOver: ['UDP'],
+    error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  {
+    name: 'a client-streaming method over a datagram', method: 'Sum', kind: 'unary', input: [{ i: 1 }], items: [], onlyOver: ['UDP'],
+    error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
   },
   { name: 'a client cancel reaching context.signal (client stream)', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
   { name: 'a client cancel reaching context.signal (bidi)', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },

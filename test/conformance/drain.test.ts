@@ -57,6 +57,7 @@ describe('conformance: drain with calls in flight, over every adapter', () => {
   it('names the adapters a drain row does not run over', () => {
     expect(ADAPTERS.filter((a) => drainNotApplicable(a) !== undefined).map((a) => `${a.name}: ${drainNotApplicable(a)}`)).toEqual([
       'fw/testing: the in-process client reaches the app without a socket: closing its server does not end those calls',
+      'fw/testing proto: the in-process client reaches the app without a socket: closing its server does not end those calls',
     ]);
   });
 

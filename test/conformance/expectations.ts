@@ -8,11 +8,12 @@ import type { Case } from './case-table';
 
 /** Why a case does not run on an adapter, or undefined when it does. */
 export function notApplicable(c: Case, a: Adapter): string | undefined {
+  if (c.onlyOver !== undefined && !c.onlyOver.includes(a.name)) return `a case about ${c.onlyOver.join(', ')} alone`;
   if (!a.kinds.includes(c.kind)) return a.kindsNot?.[c.kind] ?? `${a.name} has no ${c.kind} calls`;
   if (c.needs === 'transformError' && a.server !== 'gateway') return 'configureErrorHandling is the gateway\'s';
   // server.grpc() validates generated services with protovalidate; an inline JSON service there has no schema.
   if (c.needs === 'validation' && a.server !== 'gateway' && a.codec === 'json') return 'an inline service on server.grpc() carries no input schema';
-  if (a.namesOnlyKnownMethods === true && (c.method === 'Nope' || c.service !== undefined)) return 'the in-process client only has the methods the service has';
+  if (a.namesOnlyKnownMethods === true && (c.method === 'Nope' || c.service !== undefined)) return 'a typed client only has the methods the service has';
   if (a.encodesItself === true && c.input === MALFORMED) return 'the client encodes every request itself';
   if (a.cannotCancel === true && c.cancelAfterMs !== undefined) return 'a datagram cannot be called back';
   return undefined;

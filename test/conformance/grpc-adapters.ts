@@ -9,6 +9,7 @@ import { createGrpcClient } from 'fw/grpc-client';
 import { createGrpcTestClient } from 'fw/testing';
 import { HOST } from '../gateway/support/clients';
 import { sleep, streamItems, TIMEOUT, type CallKind, type Connection, type Outcome, type WireCodec } from './adapter-types';
+import { ConformanceProtoDescriptor } from './generated/conformance.fw';
 
 type Mode = 'none' | 'server' | 'client' | 'bidirectional';
 const MODES: Record<CallKind, Mode> = { unary: 'none', server: 'server', client: 'client', bidi: 'bidirectional' };
@@ -150,9 +151,21 @@ export function fwGrpcClient(address: string): Connection {
   };
 }
 
-/** fw/testing's in-process client over the same `server.grpc()` app: no socket. */
-export function inProcess(app: GrpcApplication): Connection {
-  const methodOf = (service: string, method: string): ClientMethod => createGrpcTestClient<Record<string, ClientMethod>>(service, { app })[method] as ClientMethod;
+/** fw/grpc-client's client of the generated service (protobuf on the wire), camelCase methods. */
+export function fwGrpcProtoClient(address: string): Connection {
+  const client = createGrpcClient<Record<string, ClientMethod> & { close(): void }>({ address, service: ConformanceProtoDescriptor } as never);
+  const methodOf = (method: string): ClientMethod => client[method.charAt(0).toLowerCase() + method.slice(1)] as ClientMethod;
+  return {
+    call: (_service, method, kind, input, timeoutMs) => gather(methodOf(method), kind, input, { deadline: timeoutMs ?? TIMEOUT }),
+    cancel: (_service, method, kind, input, afterMs) => cancelled(methodOf(method), kind, input, afterMs),
+    close: () => client.close(),
+  };
+}
+
+/** fw/testing's in-process client over the same `server.grpc()` app: no socket. `proto`: the generated service's typed client. */
+export function inProcess(app: GrpcApplication, proto = false): Connection {
+  const methodOf = (service: string, method: string): ClientMethod =>
+    (proto ? (createGrpcTestClient(ConformanceProtoDescriptor, { app }) as unknown as Record<string, ClientMethod>) : createGrpcTestClient<Record<string, ClientMethod>>(service, { app }))[method] as ClientMethod;
   return {
     call: (service, method, kind, input, timeoutMs) => gather(methodOf(service, method), kind, input, timeoutMs === undefined ? {} : { deadline: timeoutMs }),
     cancel: (service, method, kind, input, afterMs) => cancelled(methodOf(service, method), kind, input, afterMs),
