@@ -145,6 +145,14 @@ export const CASES: readonly Case[] = [
     name: 'a client-streaming method over a datagram', method: 'Sum', kind: 'unary', input: [{ i: 1 }], items: [], onlyOver: ['UDP'],
     error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
   },
+  {
+    name: 'deadline exceeded on a client stream', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], deadlineMs: 300,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
+  {
+    name: 'deadline exceeded after a bidi item', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 0 }], deadlineMs: 300,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
   { name: 'a client cancel reaching context.signal (client stream)', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
   { name: 'a client cancel reaching context.signal (bidi)', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
 ];
