@@ -146,6 +146,14 @@ export const CASES: readonly Case[] = [
     error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
   },
   {
+    name: 'transformError on a client stream', method: 'TeapotSum', kind: 'client', input: [{ i: 1 }], items: [], needs: 'transformError',
+    error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
+  },
+  {
+    name: 'transformError after a bidi item', method: 'TeapotChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 1 }], needs: 'transformError',
+    error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
+  },
+  {
     name: 'deadline exceeded on a client stream', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], deadlineMs: 300,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
@@ -274,6 +282,20 @@ export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 's
     handler: async function* (_requests: Items, context: RequestContext) {
       yield { i: 0 };
       await abortOf(context.signal, 3000);
+    },
+  },
+  TeapotSum: {
+    streaming: 'client',
+    handler: async (requests: Items) => {
+      for await (const r of requests) void r;
+      throw new ServiceError('TEAPOT', 'I am a teapot', 418);
+    },
+  },
+  TeapotChat: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items) {
+      for await (const r of requests) yield { i: r.i };
+      throw new ServiceError('TEAPOT', 'I am a teapot', 418);
     },
   },
   // Drain (drain.test.ts): a stream that only ends when its signal aborts, and a unary call that takes a moment.

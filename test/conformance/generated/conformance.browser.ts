@@ -59,6 +59,10 @@ export const ConformanceProto_chatRefused = /* @__PURE__ */ rpc('ConformanceProt
 
 export const ConformanceProto_slowChat = /* @__PURE__ */ rpc('ConformanceProto', 'slowChat', 'bidi', Item, Item);
 
+export const ConformanceProto_teapotSum = /* @__PURE__ */ rpc('ConformanceProto', 'teapotSum', 'client', Item, Total);
+
+export const ConformanceProto_teapotChat = /* @__PURE__ */ rpc('ConformanceProto', 'teapotChat', 'bidi', Item, Item);
+
 /** Drain: a stream that never ends on its own, a unary call that takes a while. */
 export const ConformanceProto_endless = /* @__PURE__ */ rpc('ConformanceProto', 'endless', 'server', Empty, Item);
 
@@ -85,6 +89,8 @@ export const ConformanceProtoBrowserMethods = {
   chat: ConformanceProto_chat,
   chatRefused: ConformanceProto_chatRefused,
   slowChat: ConformanceProto_slowChat,
+  teapotSum: ConformanceProto_teapotSum,
+  teapotChat: ConformanceProto_teapotChat,
   endless: ConformanceProto_endless,
   unhurried: ConformanceProto_unhurried,
 };

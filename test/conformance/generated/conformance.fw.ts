@@ -85,7 +85,7 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     // message Late
     'IhoKBExhdGUSEgoEbGF0ZRgBIAEoCFIEbGF0ZQ==',
     // service ConformanceProto
-    'Mt0IChBDb25mb3JtYW5jZVByb3RvEiwKBEVjaG8SES5jb25mb3JtYW5jZS5UZXh0GhEuY29uZm9ybWFuY2UuVGV4dBI3CgVDb3VudBIZLmNvbmZvcm1hbmNlLkNvdW50UmVxdWVzdBoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgdNaXNzaW5nEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRIwCgZFeGlzdHMSEi5jb25mb3JtYW5jZS5FbXB0eRoSLmNvbmZvcm1hbmNlLkVtcHR5Ei8KBUNyYXNoEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI9CgVOYW1lZBIZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBoZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBIyCgdHdWFyZGVkEhIuY29uZm9ybWFuY2UuRW1wdHkaEy5jb25mb3JtYW5jZS5TZWNyZXQSMQoHTGltaXRlZBISLmNvbmZvcm1hbmNlLkVtcHR5GhIuY29uZm9ybWFuY2UuRW1wdHkSMAoGVGVhcG90EhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI3CgxUZWFwb3RTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgZCcm9rZW4SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARItCgRTbG93EhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRlEjUKClNsb3dTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIuCgNTdW0SES5jb25mb3JtYW5jZS5JdGVtGhIuY29uZm9ybWFuY2UuVG90YWwoARI1CgpTdW1SZWZ1c2VkEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESMgoHU2xvd1N1bRIRLmNvbmZvcm1hbmNlLkl0ZW0aEi5jb25mb3JtYW5jZS5Ub3RhbCgBEjAKBENoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNwoLQ2hhdFJlZnVzZWQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoIU2xvd0NoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESMgoHRW5kbGVzcxISLmNvbmZvcm1hbmNlLkVtcHR5GhEuY29uZm9ybWFuY2UuSXRlbTABEjIKCVVuaHVycmllZBISLmNvbmZvcm1hbmNlLkVtcHR5GhEuY29uZm9ybWFuY2UuTGF0ZQ==',
+    'MssJChBDb25mb3JtYW5jZVByb3RvEiwKBEVjaG8SES5jb25mb3JtYW5jZS5UZXh0GhEuY29uZm9ybWFuY2UuVGV4dBI3CgVDb3VudBIZLmNvbmZvcm1hbmNlLkNvdW50UmVxdWVzdBoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgdNaXNzaW5nEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRIwCgZFeGlzdHMSEi5jb25mb3JtYW5jZS5FbXB0eRoSLmNvbmZvcm1hbmNlLkVtcHR5Ei8KBUNyYXNoEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI9CgVOYW1lZBIZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBoZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBIyCgdHdWFyZGVkEhIuY29uZm9ybWFuY2UuRW1wdHkaEy5jb25mb3JtYW5jZS5TZWNyZXQSMQoHTGltaXRlZBISLmNvbmZvcm1hbmNlLkVtcHR5GhIuY29uZm9ybWFuY2UuRW1wdHkSMAoGVGVhcG90EhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI3CgxUZWFwb3RTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgZCcm9rZW4SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARItCgRTbG93EhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRlEjUKClNsb3dTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIuCgNTdW0SES5jb25mb3JtYW5jZS5JdGVtGhIuY29uZm9ybWFuY2UuVG90YWwoARI1CgpTdW1SZWZ1c2VkEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESMgoHU2xvd1N1bRIRLmNvbmZvcm1hbmNlLkl0ZW0aEi5jb25mb3JtYW5jZS5Ub3RhbCgBEjAKBENoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNwoLQ2hhdFJlZnVzZWQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoIU2xvd0NoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoJVGVhcG90U3VtEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESNgoKVGVhcG90Q2hhdBIRLmNvbmZvcm1hbmNlLkl0ZW0aES5jb25mb3JtYW5jZS5JdGVtKAEwARIyCgdFbmRsZXNzEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5JdGVtMAESMgoJVW5odXJyaWVkEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRl',
     // file conformance.proto: syntax
     'YgZwcm90bzM=',
   ],
@@ -177,6 +177,14 @@ export const ConformanceProtoValidation = {
     jsonSchema: { type: 'object', properties: { i: { type: 'integer', minimum: 0 } }, title: 'Item' },
     input: { type: 'object', properties: { i: { type: 'number' } } },
   },
+  teapotSum: {
+    jsonSchema: { type: 'object', properties: { i: { type: 'integer', minimum: 0 } }, title: 'Item' },
+    input: { type: 'object', properties: { i: { type: 'number' } } },
+  },
+  teapotChat: {
+    jsonSchema: { type: 'object', properties: { i: { type: 'integer', minimum: 0 } }, title: 'Item' },
+    input: { type: 'object', properties: { i: { type: 'number' } } },
+  },
   endless: {
     jsonSchema: { type: 'object', properties: {}, title: 'Empty' },
     input: { type: 'object', properties: {} },
@@ -208,6 +216,8 @@ export type ConformanceProtoMethods = {
   Chat: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
   ChatRefused: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
   SlowChat: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
+  TeapotSum: MethodDescriptor<Item, Total> & { readonly streaming: 'client' };
+  TeapotChat: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
   Endless: MethodDescriptor<Empty, Item> & { readonly streaming: 'server' };
   Unhurried: MethodDescriptor<Empty, Late> & { readonly streaming: 'none' };
 };
@@ -466,6 +476,32 @@ export const ConformanceProtoDescriptor: ServiceDescriptor<ConformanceProtoMetho
       http: [],
       inputSchema: ConformanceProtoValidation.slowChat.jsonSchema,
     },
+    TeapotSum: {
+      name: 'TeapotSum',
+      localName: 'teapotSum',
+      path: '/conformance.ConformanceProto/TeapotSum',
+      streaming: 'client',
+      idempotency: 'unknown',
+      requestType: 'conformance.Item',
+      responseType: 'conformance.Total',
+      requestCodec: requestCodec(Item),
+      responseCodec: responseCodec(Total),
+      http: [],
+      inputSchema: ConformanceProtoValidation.teapotSum.jsonSchema,
+    },
+    TeapotChat: {
+      name: 'TeapotChat',
+      localName: 'teapotChat',
+      path: '/conformance.ConformanceProto/TeapotChat',
+      streaming: 'bidirectional',
+      idempotency: 'unknown',
+      requestType: 'conformance.Item',
+      responseType: 'conformance.Item',
+      requestCodec: requestCodec(Item),
+      responseCodec: responseCodec(Item),
+      http: [],
+      inputSchema: ConformanceProtoValidation.teapotChat.jsonSchema,
+    },
     Endless: {
       name: 'Endless',
       localName: 'endless',
@@ -517,6 +553,8 @@ export interface ConformanceProtoHandlers {
   chat: BidiStreamingHandler<Item, Item>;
   chatRefused: BidiStreamingHandler<Item, Item>;
   slowChat: BidiStreamingHandler<Item, Item>;
+  teapotSum: ClientStreamingHandler<Item, Total>;
+  teapotChat: BidiStreamingHandler<Item, Item>;
   /** Drain: a stream that never ends on its own, a unary call that takes a while. */
   endless: ServerStreamingHandler<Empty, Item>;
   unhurried: UnaryHandler<Empty, Late>;
@@ -544,6 +582,8 @@ export interface ConformanceProtoClient {
   chat(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
   chatRefused(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
   slowChat(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
+  teapotSum(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): Promise<Total>;
+  teapotChat(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
   /** Drain: a stream that never ends on its own, a unary call that takes a while. */
   endless(request: PartialMessage<Empty>, options?: CallOptions): AsyncIterable<Item>;
   unhurried(request: PartialMessage<Empty>, options?: CallOptions): Promise<Late>;
@@ -584,6 +624,8 @@ export const ConformanceProtoHttpRoutes: Readonly<Record<string, string>> = {
   'POST /ConformanceProto/chat': 'ConformanceProto.chat',
   'POST /ConformanceProto/chatRefused': 'ConformanceProto.chatRefused',
   'POST /ConformanceProto/slowChat': 'ConformanceProto.slowChat',
+  'POST /ConformanceProto/teapotSum': 'ConformanceProto.teapotSum',
+  'POST /ConformanceProto/teapotChat': 'ConformanceProto.teapotChat',
   'POST /ConformanceProto/endless': 'ConformanceProto.endless',
   'POST /ConformanceProto/unhurried': 'ConformanceProto.unhurried',
 };
