@@ -17,6 +17,8 @@ const base = (s: Servers): string => `http://${HOST}:${s.gatewayPort}`;
 const ALL: readonly Carried[] = ['code', 'grpc', 'message'];
 const EVERY_KIND = ['unary', 'server', 'client', 'bidi'] as const;
 
+// The HTTP side picks the reply's form from the method: one JSON body (HTTP/JSON) or a stream of lines or events.
+const ONE_REPLY = { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' };
 const UDP_ONE_REPLY = 'a datagram carries one request and one reply (a streaming method answers STREAMING_NOT_SUPPORTED)';
 
 /** Every adapter: the gateway's wire forms, then server.grpc()'s clients. */
@@ -27,8 +29,8 @@ export const ADAPTERS: readonly Adapter[] = [
     open: async (s) => httpJson(base(s)),
   },
   // A bidi call over NDJSON/SSE sends its items as one JSON array body: half duplex, as HTTP/JSON clients do.
-  { name: 'NDJSON', kinds: ['server', 'bidi'], server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), false) },
-  { name: 'SSE', kinds: ['server', 'bidi'], server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), true) },
+  { name: 'NDJSON', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), false) },
+  { name: 'SSE', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), true) },
   // Connect and gRPC-Web over HTTP/1.1: fw's server is full duplex there, so client and bidi streams work (the test sends each body whole).
   { name: 'Connect JSON', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, open: async (s) => connect(base(s), JSON_CODEC, 'json') },
   { name: 'Connect proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => connect(base(s), PROTO_CODEC, 'proto') },

@@ -75,9 +75,8 @@ describe('conformance: one case table over every adapter', () => {
     const udp = 'a datagram carries one request and one reply (a streaming method answers STREAMING_NOT_SUPPORTED)';
     expect(Object.fromEntries(lacking)).toEqual({
       'HTTP/JSON': { server: 'a streaming reply is NDJSON or SSE (their rows)', bidi: 'a streaming reply is NDJSON or SSE (their rows)' },
-      // A server stream or bidi reply is NDJSON/SSE; plain JSON replies are HTTP/JSON's rows.
-      NDJSON: { unary: 'no reason given', client: 'no reason given' },
-      SSE: { unary: 'no reason given', client: 'no reason given' },
+      NDJSON: { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' },
+      SSE: { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' },
       UDP: { server: udp, client: udp, bidi: udp },
     });
   });
