@@ -175,6 +175,10 @@ export const DRAIN_CASES: readonly Case[] = [
     name: 'drain: a stream open past shutdownTimeout ends with UNAVAILABLE', method: 'Endless', kind: 'server', input: {}, items: [{ i: 0 }],
     error: { code: 'UNAVAILABLE', grpc: GrpcStatus.UNAVAILABLE, http: 503 },
   },
+  {
+    name: 'drain: a bidi stream open past shutdownTimeout ends with UNAVAILABLE', method: 'EndlessChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 1 }],
+    error: { code: 'UNAVAILABLE', grpc: GrpcStatus.UNAVAILABLE, http: 503 },
+  },
   { name: 'drain: a call started before close() completes', method: 'Unhurried', kind: 'unary', input: {}, items: [{ late: true }] },
 ];
 
@@ -303,6 +307,16 @@ export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 's
     streaming: 'server',
     handler: async function* (_request: unknown, context: RequestContext) {
       yield { i: 0 };
+      started.count++;
+      await abortOf(context.signal, 3000);
+    },
+  },
+  EndlessChat: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items, context: RequestContext) {
+      // The first item is answered; the request stream stays open (not returned), as a chat's would.
+      const first = await requests[Symbol.asyncIterator]().next();
+      if (first.done !== true) yield { i: first.value.i };
       started.count++;
       await abortOf(context.signal, 3000);
     },

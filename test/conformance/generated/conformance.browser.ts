@@ -66,6 +66,8 @@ export const ConformanceProto_teapotChat = /* @__PURE__ */ rpc('ConformanceProto
 /** Drain: a stream that never ends on its own, a unary call that takes a while. */
 export const ConformanceProto_endless = /* @__PURE__ */ rpc('ConformanceProto', 'endless', 'server', Empty, Item);
 
+export const ConformanceProto_endlessChat = /* @__PURE__ */ rpc('ConformanceProto', 'endlessChat', 'bidi', Item, Item);
+
 export const ConformanceProto_unhurried = /* @__PURE__ */ rpc('ConformanceProto', 'unhurried', 'unary', Empty, Late);
 
 /** Every RPC of conformance.ConformanceProto, by method name: pass to `createClient` or `createConformanceProtoBrowserClient`. */
@@ -92,6 +94,7 @@ export const ConformanceProtoBrowserMethods = {
   teapotSum: ConformanceProto_teapotSum,
   teapotChat: ConformanceProto_teapotChat,
   endless: ConformanceProto_endless,
+  endlessChat: ConformanceProto_endlessChat,
   unhurried: ConformanceProto_unhurried,
 };
 

@@ -85,7 +85,7 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     // message Late
     'IhoKBExhdGUSEgoEbGF0ZRgBIAEoCFIEbGF0ZQ==',
     // service ConformanceProto
-    'MssJChBDb25mb3JtYW5jZVByb3RvEiwKBEVjaG8SES5jb25mb3JtYW5jZS5UZXh0GhEuY29uZm9ybWFuY2UuVGV4dBI3CgVDb3VudBIZLmNvbmZvcm1hbmNlLkNvdW50UmVxdWVzdBoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgdNaXNzaW5nEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRIwCgZFeGlzdHMSEi5jb25mb3JtYW5jZS5FbXB0eRoSLmNvbmZvcm1hbmNlLkVtcHR5Ei8KBUNyYXNoEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI9CgVOYW1lZBIZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBoZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBIyCgdHdWFyZGVkEhIuY29uZm9ybWFuY2UuRW1wdHkaEy5jb25mb3JtYW5jZS5TZWNyZXQSMQoHTGltaXRlZBISLmNvbmZvcm1hbmNlLkVtcHR5GhIuY29uZm9ybWFuY2UuRW1wdHkSMAoGVGVhcG90EhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI3CgxUZWFwb3RTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgZCcm9rZW4SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARItCgRTbG93EhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRlEjUKClNsb3dTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIuCgNTdW0SES5jb25mb3JtYW5jZS5JdGVtGhIuY29uZm9ybWFuY2UuVG90YWwoARI1CgpTdW1SZWZ1c2VkEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESMgoHU2xvd1N1bRIRLmNvbmZvcm1hbmNlLkl0ZW0aEi5jb25mb3JtYW5jZS5Ub3RhbCgBEjAKBENoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNwoLQ2hhdFJlZnVzZWQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoIU2xvd0NoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoJVGVhcG90U3VtEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESNgoKVGVhcG90Q2hhdBIRLmNvbmZvcm1hbmNlLkl0ZW0aES5jb25mb3JtYW5jZS5JdGVtKAEwARIyCgdFbmRsZXNzEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5JdGVtMAESMgoJVW5odXJyaWVkEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRl',
+    'MoQKChBDb25mb3JtYW5jZVByb3RvEiwKBEVjaG8SES5jb25mb3JtYW5jZS5UZXh0GhEuY29uZm9ybWFuY2UuVGV4dBI3CgVDb3VudBIZLmNvbmZvcm1hbmNlLkNvdW50UmVxdWVzdBoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgdNaXNzaW5nEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRIwCgZFeGlzdHMSEi5jb25mb3JtYW5jZS5FbXB0eRoSLmNvbmZvcm1hbmNlLkVtcHR5Ei8KBUNyYXNoEhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI9CgVOYW1lZBIZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBoZLmNvbmZvcm1hbmNlLk5hbWVkUmVxdWVzdBIyCgdHdWFyZGVkEhIuY29uZm9ybWFuY2UuRW1wdHkaEy5jb25mb3JtYW5jZS5TZWNyZXQSMQoHTGltaXRlZBISLmNvbmZvcm1hbmNlLkVtcHR5GhIuY29uZm9ybWFuY2UuRW1wdHkSMAoGVGVhcG90EhIuY29uZm9ybWFuY2UuRW1wdHkaEi5jb25mb3JtYW5jZS5FbXB0eRI3CgxUZWFwb3RTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIxCgZCcm9rZW4SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARItCgRTbG93EhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRlEjUKClNsb3dTdHJlYW0SEi5jb25mb3JtYW5jZS5FbXB0eRoRLmNvbmZvcm1hbmNlLkl0ZW0wARIuCgNTdW0SES5jb25mb3JtYW5jZS5JdGVtGhIuY29uZm9ybWFuY2UuVG90YWwoARI1CgpTdW1SZWZ1c2VkEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESMgoHU2xvd1N1bRIRLmNvbmZvcm1hbmNlLkl0ZW0aEi5jb25mb3JtYW5jZS5Ub3RhbCgBEjAKBENoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNwoLQ2hhdFJlZnVzZWQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoIU2xvd0NoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESNAoJVGVhcG90U3VtEhEuY29uZm9ybWFuY2UuSXRlbRoSLmNvbmZvcm1hbmNlLlRvdGFsKAESNgoKVGVhcG90Q2hhdBIRLmNvbmZvcm1hbmNlLkl0ZW0aES5jb25mb3JtYW5jZS5JdGVtKAEwARIyCgdFbmRsZXNzEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5JdGVtMAESNwoLRW5kbGVzc0NoYXQSES5jb25mb3JtYW5jZS5JdGVtGhEuY29uZm9ybWFuY2UuSXRlbSgBMAESMgoJVW5odXJyaWVkEhIuY29uZm9ybWFuY2UuRW1wdHkaES5jb25mb3JtYW5jZS5MYXRl',
     // file conformance.proto: syntax
     'YgZwcm90bzM=',
   ],
@@ -189,6 +189,10 @@ export const ConformanceProtoValidation = {
     jsonSchema: { type: 'object', properties: {}, title: 'Empty' },
     input: { type: 'object', properties: {} },
   },
+  endlessChat: {
+    jsonSchema: { type: 'object', properties: { i: { type: 'integer', minimum: 0 } }, title: 'Item' },
+    input: { type: 'object', properties: { i: { type: 'number' } } },
+  },
   unhurried: {
     jsonSchema: { type: 'object', properties: {}, title: 'Empty' },
     input: { type: 'object', properties: {} },
@@ -219,6 +223,7 @@ export type ConformanceProtoMethods = {
   TeapotSum: MethodDescriptor<Item, Total> & { readonly streaming: 'client' };
   TeapotChat: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
   Endless: MethodDescriptor<Empty, Item> & { readonly streaming: 'server' };
+  EndlessChat: MethodDescriptor<Item, Item> & { readonly streaming: 'bidirectional' };
   Unhurried: MethodDescriptor<Empty, Late> & { readonly streaming: 'none' };
 };
 
@@ -515,6 +520,19 @@ export const ConformanceProtoDescriptor: ServiceDescriptor<ConformanceProtoMetho
       http: [],
       inputSchema: ConformanceProtoValidation.endless.jsonSchema,
     },
+    EndlessChat: {
+      name: 'EndlessChat',
+      localName: 'endlessChat',
+      path: '/conformance.ConformanceProto/EndlessChat',
+      streaming: 'bidirectional',
+      idempotency: 'unknown',
+      requestType: 'conformance.Item',
+      responseType: 'conformance.Item',
+      requestCodec: requestCodec(Item),
+      responseCodec: responseCodec(Item),
+      http: [],
+      inputSchema: ConformanceProtoValidation.endlessChat.jsonSchema,
+    },
     Unhurried: {
       name: 'Unhurried',
       localName: 'unhurried',
@@ -557,6 +575,7 @@ export interface ConformanceProtoHandlers {
   teapotChat: BidiStreamingHandler<Item, Item>;
   /** Drain: a stream that never ends on its own, a unary call that takes a while. */
   endless: ServerStreamingHandler<Empty, Item>;
+  endlessChat: BidiStreamingHandler<Item, Item>;
   unhurried: UnaryHandler<Empty, Late>;
 }
 
@@ -586,6 +605,7 @@ export interface ConformanceProtoClient {
   teapotChat(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
   /** Drain: a stream that never ends on its own, a unary call that takes a while. */
   endless(request: PartialMessage<Empty>, options?: CallOptions): AsyncIterable<Item>;
+  endlessChat(requests: AsyncIterable<PartialMessage<Item>>, options?: CallOptions): AsyncIterable<Item>;
   unhurried(request: PartialMessage<Empty>, options?: CallOptions): Promise<Late>;
 }
 
@@ -627,5 +647,6 @@ export const ConformanceProtoHttpRoutes: Readonly<Record<string, string>> = {
   'POST /ConformanceProto/teapotSum': 'ConformanceProto.teapotSum',
   'POST /ConformanceProto/teapotChat': 'ConformanceProto.teapotChat',
   'POST /ConformanceProto/endless': 'ConformanceProto.endless',
+  'POST /ConformanceProto/endlessChat': 'ConformanceProto.endlessChat',
   'POST /ConformanceProto/unhurried': 'ConformanceProto.unhurried',
 };
