@@ -36,6 +36,7 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'Connect proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => connect(base(s), PROTO_CODEC, 'proto') },
   { name: 'gRPC-Web JSON', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, open: async (s) => grpcWeb(base(s), JSON_CODEC, 'json') },
   { name: 'gRPC-Web proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'proto') },
+  { name: 'gRPC-Web text', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'text') },
   { name: 'gRPC JSON (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, JSON_CODEC) },
   { name: 'gRPC proto (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, PROTO_CODEC) },
   { name: 'WebSocket json', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'json') },

@@ -81,7 +81,7 @@ export const CASES: readonly Case[] = [
       // What failed to parse: the JSON body, the message inside the envelope, the WebSocket message, the frame.
       code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
       codeOn: {
-        'Connect JSON': 'INVALID_ARGUMENT', 'Connect proto': 'INVALID_ARGUMENT', 'gRPC-Web JSON': 'INVALID_ARGUMENT', 'gRPC-Web proto': 'INVALID_ARGUMENT',
+        'Connect JSON': 'INVALID_ARGUMENT', 'Connect proto': 'INVALID_ARGUMENT', 'gRPC-Web JSON': 'INVALID_ARGUMENT', 'gRPC-Web proto': 'INVALID_ARGUMENT', 'gRPC-Web text': 'INVALID_ARGUMENT',
         'gRPC proto (gateway)': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE',
         'WebSocket binary': 'MALFORMED_FRAME', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME',
       },

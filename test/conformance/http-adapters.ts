@@ -141,13 +141,23 @@ export function connectStreamOutcome(body: Buffer, decode: (bytes: Buffer) => un
   return { items, error: { code: end.metadata?.['x-error-code']?.[0], grpc: CONNECT_CODES.indexOf(end.error.code as string), message: end.error.message as string } };
 }
 
-/** gRPC-Web (`application/grpc-web+json` or `+proto`): enveloped messages, a trailers frame (or trailers-only headers). */
-export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto'): Connection {
-  const headers = { 'content-type': `application/grpc-web+${name}`, 'x-grpc-web': '1' };
+/** A gRPC-Web text body: base64 chunks, each padded on its own (a server writes one per message), joined. */
+function fromBase64Chunks(text: string): Buffer {
+  return Buffer.concat(text.split(/(?<==)(?=[^=])/).map((chunk) => Buffer.from(chunk, 'base64')));
+}
+
+/**
+ * gRPC-Web (`application/grpc-web+json` or `+proto`; `text`: `application/grpc-web-text`, protobuf
+ * base64-encoded both ways): enveloped messages, a trailers frame (or trailers-only headers).
+ */
+export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto' | 'text'): Connection {
+  const headers = { 'content-type': name === 'text' ? 'application/grpc-web-text' : `application/grpc-web+${name}`, 'x-grpc-web': '1' };
+  const body = (bytes: Buffer): string | Buffer => (name === 'text' ? bytes.toString('base64') : bytes);
   return {
     async call(service, method, kind, input, timeoutMs) {
-      const res = await post(`${base}/${codec.service(service)}/${method}`, { ...headers, ...grpcTimeout(timeoutMs) }, requestEnvelopes(codec, method, kind, input));
-      const frames = envelopes(Buffer.from(await res.arrayBuffer())).list;
+      const res = await post(`${base}/${codec.service(service)}/${method}`, { ...headers, ...grpcTimeout(timeoutMs) }, body(requestEnvelopes(codec, method, kind, input)));
+      const raw = Buffer.from(await res.arrayBuffer());
+      const frames = envelopes(name === 'text' ? fromBase64Chunks(raw.toString('latin1')) : raw).list;
       const items = frames.filter((f) => (f.flags & 0x80) === 0).map((f) => codec.decode(method, f.data));
       const trailers = new Map<string, string>();
       res.headers.forEach((v, k) => trailers.set(k, v));
@@ -161,7 +171,7 @@ export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto'):
       return { items, error: { code: trailers.get('x-error-code'), grpc: status, message: decodeURIComponent(trailers.get('grpc-message') ?? '') } };
     },
     cancel: (service, method, kind, input, afterMs) =>
-      abortedFetch(`${base}/${codec.service(service)}/${method}`, headers, requestEnvelopes(codec, method, kind, input), afterMs, streamsIn(kind)),
+      abortedFetch(`${base}/${codec.service(service)}/${method}`, headers, body(requestEnvelopes(codec, method, kind, input)), afterMs, streamsIn(kind)),
     close: () => undefined,
   };
 }
