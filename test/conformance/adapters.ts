@@ -9,6 +9,7 @@ import { HOST } from '../gateway/support/clients';
 import { JSON_CODEC, PROTO_CODEC, type Adapter, type Carried, type Servers } from './adapter-types';
 import { fwGrpcClient, fwGrpcProtoClient, grpcJs, inProcess } from './grpc-adapters';
 import { connect, grpcWeb, httpJson, httpStream } from './http-adapters';
+import { h2cClient } from './http-client';
 import { tcp, udp, webSocket, webSocketBinary } from './socket-adapters';
 
 export { MALFORMED, type Adapter, type Connection, type Outcome } from './adapter-types';
@@ -37,6 +38,9 @@ export const ADAPTERS: readonly Adapter[] = [
   { name: 'gRPC-Web JSON', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, open: async (s) => grpcWeb(base(s), JSON_CODEC, 'json') },
   { name: 'gRPC-Web proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'proto') },
   { name: 'gRPC-Web text', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'text') },
+  // Over h2c the gateway's gRPC server takes the connection and hands Connect and gRPC-Web streams to their transport.
+  { name: 'Connect proto (h2c)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => connect(base(s), PROTO_CODEC, 'proto', h2cClient(base(s))) },
+  { name: 'gRPC-Web proto (h2c)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'proto', h2cClient(base(s))) },
   { name: 'gRPC JSON (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, JSON_CODEC) },
   { name: 'gRPC proto (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, PROTO_CODEC) },
   { name: 'WebSocket json', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'json') },

@@ -82,6 +82,7 @@ export const CASES: readonly Case[] = [
       code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
       codeOn: {
         'Connect JSON': 'INVALID_ARGUMENT', 'Connect proto': 'INVALID_ARGUMENT', 'gRPC-Web JSON': 'INVALID_ARGUMENT', 'gRPC-Web proto': 'INVALID_ARGUMENT', 'gRPC-Web text': 'INVALID_ARGUMENT',
+        'Connect proto (h2c)': 'INVALID_ARGUMENT', 'gRPC-Web proto (h2c)': 'INVALID_ARGUMENT',
         'gRPC proto (gateway)': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE',
         'WebSocket binary': 'MALFORMED_FRAME', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME',
       },

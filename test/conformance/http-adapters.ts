@@ -1,10 +1,15 @@
 /**
  * The conformance adapters over the gateway's HTTP/1.1 side, with fetch as
  * the client: HTTP/JSON (a client stream is a JSON array body), NDJSON and
- * SSE, Connect and gRPC-Web (each with the JSON or the protobuf codec).
+ * SSE, Connect and gRPC-Web (each with the JSON or the protobuf codec, over
+ * HTTP/1.1 or h2c: http-client.ts).
  */
 import { envelope, envelopes } from '../support/envelopes';
-import { jsonText, sleep, streamItems, TIMEOUT, type CallKind, type Connection, type Json, type Outcome, type WireCodec } from './adapter-types';
+import { jsonText, streamItems, type CallKind, type Connection, type Json, type Outcome, type WireCodec } from './adapter-types';
+import { FETCH, type HttpClient } from './http-client';
+
+const post = FETCH.post;
+const abortedFetch = (url: string, headers: Record<string, string>, body: string | Buffer, afterMs: number): Promise<void> => FETCH.cancelled(url, headers, body, afterMs, false);
 
 const CONNECT_CODES = [
   'ok', 'canceled', 'unknown', 'invalid_argument', 'deadline_exceeded', 'not_found', 'already_exists', 'permission_denied',
@@ -13,28 +18,6 @@ const CONNECT_CODES = [
 
 /** The `grpc-timeout` header for a deadline, in milliseconds. */
 const grpcTimeout = (timeoutMs: number | undefined): Record<string, string> => (timeoutMs === undefined ? {} : { 'grpc-timeout': `${timeoutMs}m` });
-
-const post = (url: string, headers: Record<string, string>, body: string | Buffer): Promise<Response> =>
-  fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : new Uint8Array(body), signal: AbortSignal.timeout(TIMEOUT) });
-
-/**
- * A fetch the client aborts after `afterMs`: the server sees its connection
- * or stream go away. `open` keeps the request body unfinished (a client
- * stream whose end never comes), as a streaming client would.
- */
-async function abortedFetch(url: string, headers: Record<string, string>, body: string | Buffer, afterMs: number, open = false): Promise<void> {
-  const controller = new AbortController();
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers, signal: controller.signal };
-  if (open) {
-    init.body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new Uint8Array(bytes)) });
-    init.duplex = 'half';
-  } else init.body = new Uint8Array(bytes);
-  const request = fetch(url, init).then((res) => res.arrayBuffer()).catch(() => undefined);
-  await sleep(afterMs);
-  controller.abort();
-  await request;
-}
 
 const streamsIn = (kind: CallKind): boolean => kind === 'client' || kind === 'bidi';
 
@@ -104,7 +87,7 @@ function requestEnvelopes(codec: WireCodec, method: string, kind: CallKind, inpu
 }
 
 /** Connect: unary `application/json` or `application/proto`; streams `application/connect+json` or `+proto`. */
-export function connect(base: string, codec: WireCodec, name: 'json' | 'proto'): Connection {
+export function connect(base: string, codec: WireCodec, name: 'json' | 'proto', http: HttpClient = FETCH): Connection {
   const unaryType = name === 'json' ? 'application/json' : 'application/proto';
   const streamType = `application/connect+${name}`;
   return {
@@ -112,23 +95,23 @@ export function connect(base: string, codec: WireCodec, name: 'json' | 'proto'):
       const url = `${base}/${codec.service(service)}/${method}`;
       const timeout: Record<string, string> = timeoutMs === undefined ? {} : { 'connect-timeout-ms': String(timeoutMs) };
       if (kind === 'unary') {
-        const res = await post(url, { 'content-type': unaryType, 'connect-protocol-version': '1', ...timeout }, codec.encode(method, input));
+        const res = await http.post(url, { 'content-type': unaryType, 'connect-protocol-version': '1', ...timeout }, codec.encode(method, input));
         const bytes = Buffer.from(await res.arrayBuffer());
         if (res.ok) return { items: [codec.decode(method, bytes)] };
         // Errors are JSON whatever the codec.
         const body = JSON.parse(bytes.toString('utf8')) as Json;
         return { items: [], error: { code: res.headers.get('x-error-code') ?? undefined, grpc: CONNECT_CODES.indexOf(body.code as string), message: body.message as string } };
       }
-      const res = await post(url, { 'content-type': streamType, ...timeout }, requestEnvelopes(codec, method, kind, input));
+      const res = await http.post(url, { 'content-type': streamType, ...timeout }, requestEnvelopes(codec, method, kind, input));
       return connectStreamOutcome(Buffer.from(await res.arrayBuffer()), (bytes) => codec.decode(method, bytes));
     },
     cancel: (service, method, kind, input, afterMs) => {
       const url = `${base}/${codec.service(service)}/${method}`;
       return kind === 'unary'
-        ? abortedFetch(url, { 'content-type': unaryType, 'connect-protocol-version': '1' }, codec.encode(method, input), afterMs)
-        : abortedFetch(url, { 'content-type': streamType }, requestEnvelopes(codec, method, kind, input), afterMs, streamsIn(kind));
+        ? http.cancelled(url, { 'content-type': unaryType, 'connect-protocol-version': '1' }, codec.encode(method, input), afterMs, false)
+        : http.cancelled(url, { 'content-type': streamType }, requestEnvelopes(codec, method, kind, input), afterMs, streamsIn(kind));
     },
-    close: () => undefined,
+    close: () => http.close(),
   };
 }
 
@@ -150,12 +133,12 @@ function fromBase64Chunks(text: string): Buffer {
  * gRPC-Web (`application/grpc-web+json` or `+proto`; `text`: `application/grpc-web-text`, protobuf
  * base64-encoded both ways): enveloped messages, a trailers frame (or trailers-only headers).
  */
-export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto' | 'text'): Connection {
+export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto' | 'text', http: HttpClient = FETCH): Connection {
   const headers = { 'content-type': name === 'text' ? 'application/grpc-web-text' : `application/grpc-web+${name}`, 'x-grpc-web': '1' };
   const body = (bytes: Buffer): string | Buffer => (name === 'text' ? bytes.toString('base64') : bytes);
   return {
     async call(service, method, kind, input, timeoutMs) {
-      const res = await post(`${base}/${codec.service(service)}/${method}`, { ...headers, ...grpcTimeout(timeoutMs) }, body(requestEnvelopes(codec, method, kind, input)));
+      const res = await http.post(`${base}/${codec.service(service)}/${method}`, { ...headers, ...grpcTimeout(timeoutMs) }, body(requestEnvelopes(codec, method, kind, input)));
       const raw = Buffer.from(await res.arrayBuffer());
       const frames = envelopes(name === 'text' ? fromBase64Chunks(raw.toString('latin1')) : raw).list;
       const items = frames.filter((f) => (f.flags & 0x80) === 0).map((f) => codec.decode(method, f.data));
@@ -171,7 +154,7 @@ export function grpcWeb(base: string, codec: WireCodec, name: 'json' | 'proto' |
       return { items, error: { code: trailers.get('x-error-code'), grpc: status, message: decodeURIComponent(trailers.get('grpc-message') ?? '') } };
     },
     cancel: (service, method, kind, input, afterMs) =>
-      abortedFetch(`${base}/${codec.service(service)}/${method}`, headers, body(requestEnvelopes(codec, method, kind, input)), afterMs, streamsIn(kind)),
-    close: () => undefined,
+      http.cancelled(`${base}/${codec.service(service)}/${method}`, headers, body(requestEnvelopes(codec, method, kind, input)), afterMs, streamsIn(kind)),
+    close: () => http.close(),
   };
 }
