@@ -18,7 +18,7 @@ export interface HttpClient {
   close(): void;
 }
 
-const bytesOf = (body: string | Buffer): Uint8Array => new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body);
+const bytesOf = (body: string | Buffer): Uint8Array<ArrayBuffer> => new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body);
 
 /** fetch over HTTP/1.1. */
 export const FETCH: HttpClient = {
