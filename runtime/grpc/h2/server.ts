@@ -153,10 +153,10 @@ export class H2GrpcServer {
   forceShutdown(): void {
     const h2 = this.#h2;
     if (h2?.listening === true) h2.close();
-    const drained = ServiceErrors.streamDrained();
-    const trailers = new Metadata();
-    trailers.set('x-error-code', drained.code);
     if (this.#openStreams.size > 0) {
+      const drained = ServiceErrors.streamDrained();
+      const trailers = new Metadata();
+      trailers.set('x-error-code', drained.code);
       for (const call of [...this.#openStreams]) {
         sendStatus(call, GrpcStatus.UNAVAILABLE, drained.message, trailers);
         call.cancel();
