@@ -6,12 +6,9 @@
  */
 import { GrpcStatus, ServiceError, type RequestContext } from 'fw';
 import { GrpcError } from 'fw/grpc';
-import { MALFORMED } from './adapters';
+import { MALFORMED, SERVICE, type CallKind } from './adapter-types';
 
-/** The service every adapter calls. */
-export const SERVICE = 'Conformance';
-
-export type CallKind = 'unary' | 'server';
+export { SERVICE };
 
 export interface ExpectedError {
   readonly code: string | undefined;
@@ -38,11 +35,18 @@ export interface Case {
   readonly deadlineMs?: number;
   /** The client cancels the call after this many ms; the handler's signal must abort. */
   readonly cancelAfterMs?: number;
-  /** Checked only where this holds: gateway-only features (schemas, transformError) and stream-only kinds. */
-  readonly on?: 'gateway';
+  /**
+   * What the case needs of the server: input validation (the gateway's JSON
+   * Schema and protovalidate, `server.grpc()`'s protovalidate for generated
+   * services) or `configureErrorHandling` (the gateway's alone).
+   */
+  readonly needs?: 'validation' | 'transformError';
+  /** A case about what some wire forms lack: it runs over these adapters alone. */
+  readonly onlyOver?: readonly string[];
 }
 
 export const TRANSFORMED = 'transformed by configureErrorHandling';
+export const ITEM_REFUSED = 'Item 1 refused';
 
 export const CASES: readonly Case[] = [
   { name: 'unary success', method: 'Echo', kind: 'unary', input: { text: 'hi' }, items: [{ text: 'hi' }] },
@@ -60,7 +64,7 @@ export const CASES: readonly Case[] = [
     error: { code: 'INTERNAL_ERROR', grpc: GrpcStatus.INTERNAL, http: 500, message: 'Internal server error' },
   },
   {
-    name: 'validation', method: 'Named', kind: 'unary', input: {}, items: [], on: 'gateway',
+    name: 'validation', method: 'Named', kind: 'unary', input: {}, items: [], needs: 'validation',
     error: { code: 'VALIDATION_ERROR', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
   },
   {
@@ -76,7 +80,12 @@ export const CASES: readonly Case[] = [
     error: {
       // What failed to parse: the JSON body, the message inside the envelope, the WebSocket message, the frame.
       code: 'INVALID_JSON', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400,
-      codeOn: { 'Connect JSON': 'INVALID_ARGUMENT', 'gRPC-Web': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME' },
+      codeOn: {
+        'Connect JSON': 'INVALID_ARGUMENT', 'Connect proto': 'INVALID_ARGUMENT', 'gRPC-Web JSON': 'INVALID_ARGUMENT', 'gRPC-Web proto': 'INVALID_ARGUMENT', 'gRPC-Web text': 'INVALID_ARGUMENT',
+        'Connect proto (h2c)': 'INVALID_ARGUMENT', 'gRPC-Web proto (h2c)': 'INVALID_ARGUMENT',
+        'gRPC proto (gateway)': 'INVALID_ARGUMENT', 'WebSocket json': 'MALFORMED_MESSAGE', 'WebSocket msgpack': 'MALFORMED_MESSAGE',
+        'WebSocket binary': 'MALFORMED_FRAME', TCP: 'MALFORMED_FRAME', UDP: 'MALFORMED_FRAME',
+      },
     },
   },
   {
@@ -88,11 +97,11 @@ export const CASES: readonly Case[] = [
     error: { code: 'RATE_LIMIT_EXCEEDED', grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429 },
   },
   {
-    name: 'transformError on a unary call', method: 'Teapot', kind: 'unary', input: {}, items: [], on: 'gateway',
+    name: 'transformError on a unary call', method: 'Teapot', kind: 'unary', input: {}, items: [], needs: 'transformError',
     error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
   },
   {
-    name: 'transformError after a stream item', method: 'TeapotStream', kind: 'server', input: {}, items: [{ i: 0 }], on: 'gateway',
+    name: 'transformError after a stream item', method: 'TeapotStream', kind: 'server', input: {}, items: [{ i: 0 }], needs: 'transformError',
     error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
   },
   {
@@ -104,12 +113,81 @@ export const CASES: readonly Case[] = [
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   {
-    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 100,
+    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 300,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   { name: 'a client cancel reaching context.signal (unary)', method: 'Slow', kind: 'unary', input: {}, items: [], cancelAfterMs: 100 },
   { name: 'a client cancel reaching context.signal (stream)', method: 'SlowStream', kind: 'server', input: {}, items: [], cancelAfterMs: 100 },
+  // Client streams and bidi: `input` is the list of items the client sends.
+  { name: 'client-stream success', method: 'Sum', kind: 'client', input: [{ i: 1 }, { i: 2 }, { i: 3 }], items: [{ total: 6 }] },
+  { name: 'bidi success', method: 'Chat', kind: 'bidi', input: [{ i: 0 }, { i: 1 }, { i: 2 }], items: [{ i: 0 }, { i: 1 }, { i: 2 }] },
+  {
+    name: 'client-stream error mid-stream', method: 'SumRefused', kind: 'client', input: [{ i: 0 }, { i: 1 }, { i: 2 }], items: [],
+    error: { code: 'ITEM_REFUSED', grpc: GrpcStatus.PERMISSION_DENIED, http: 403, message: ITEM_REFUSED },
+  },
+  {
+    name: 'bidi error mid-stream', method: 'ChatRefused', kind: 'bidi', input: [{ i: 0 }, { i: 1 }, { i: 2 }], items: [{ i: 0 }],
+    error: { code: 'ITEM_REFUSED', grpc: GrpcStatus.PERMISSION_DENIED, http: 403, message: ITEM_REFUSED },
+  },
+  {
+    name: 'validation of an invalid client-stream item', method: 'Sum', kind: 'client', input: [{ i: 1 }, { i: -1 }], items: [], needs: 'validation',
+    error: { code: 'VALIDATION_ERROR', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  {
+    name: 'validation of an invalid bidi item', method: 'Chat', kind: 'bidi', input: [{ i: 0 }, { i: -1 }], items: [{ i: 0 }], needs: 'validation',
+    error: { code: 'VALIDATION_ERROR', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  // UDP's envelope carries one request and one reply: a streaming method is refused, whatever its kind.
+  {
+    name: 'a server-streaming method over a datagram', method: 'Count', kind: 'unary', input: { n: 1 }, items: [], onlyOver: ['UDP'],
+    error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  {
+    name: 'a client-streaming method over a datagram', method: 'Sum', kind: 'unary', input: [{ i: 1 }], items: [], onlyOver: ['UDP'],
+    error: { code: 'STREAMING_NOT_SUPPORTED', grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
+  },
+  {
+    name: 'transformError on a client stream', method: 'TeapotSum', kind: 'client', input: [{ i: 1 }], items: [], needs: 'transformError',
+    error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
+  },
+  {
+    name: 'transformError after a bidi item', method: 'TeapotChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 1 }], needs: 'transformError',
+    error: { code: 'TEAPOT', grpc: GrpcStatus.FAILED_PRECONDITION, http: 418, message: TRANSFORMED },
+  },
+  {
+    name: 'deadline exceeded on a client stream', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], deadlineMs: 300,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
+  {
+    name: 'deadline exceeded after a bidi item', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 0 }], deadlineMs: 300,
+    error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
+  },
+  { name: 'a client cancel reaching context.signal (client stream)', method: 'SlowSum', kind: 'client', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
+  { name: 'a client cancel reaching context.signal (bidi)', method: 'SlowChat', kind: 'bidi', input: [{ i: 1 }], items: [], cancelAfterMs: 100 },
 ];
+
+/**
+ * Drain (drain.test.ts): both calls start before `close()`; the stream is
+ * still open when `shutdownTimeout` passes and ends with the protocol's
+ * UNAVAILABLE, the unary call finishes inside it and is answered.
+ */
+export const DRAIN_CASES: readonly Case[] = [
+  {
+    name: 'drain: a stream open past shutdownTimeout ends with UNAVAILABLE', method: 'Endless', kind: 'server', input: {}, items: [{ i: 0 }],
+    error: { code: 'UNAVAILABLE', grpc: GrpcStatus.UNAVAILABLE, http: 503 },
+  },
+  {
+    name: 'drain: a bidi stream open past shutdownTimeout ends with UNAVAILABLE', method: 'EndlessChat', kind: 'bidi', input: [{ i: 1 }], items: [{ i: 1 }],
+    error: { code: 'UNAVAILABLE', grpc: GrpcStatus.UNAVAILABLE, http: 503 },
+  },
+  { name: 'drain: a call started before close() completes', method: 'Unhurried', kind: 'unary', input: {}, items: [{ late: true }] },
+];
+
+/** How many drain calls reached their handler. */
+export const started = { count: 0 };
+
+/** How long the drain's unary call takes: well inside the drain's shutdownTimeout. */
+export const UNHURRIED_MS = 150;
 
 /** How many handlers saw their signal abort (the deadline cases wait for it to grow). */
 export const aborted = { count: 0 };
@@ -127,9 +205,10 @@ function abortOf(signal: AbortSignal, ms: number): Promise<void> {
 }
 
 type Handler = (request: never, context: RequestContext) => unknown;
+type Items = AsyncIterable<{ i: number }>;
 
-/** The handlers, the same functions on both servers. */
-export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 'server' }> = {
+/** The handlers, the same functions on both servers and for the inline and the generated service. */
+export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 'server' | 'client' | 'bidirectional' }> = {
   Echo: { streaming: 'none', handler: async (request: unknown) => request },
   Count: {
     streaming: 'server',
@@ -166,4 +245,97 @@ export const HANDLERS: Record<string, { handler: Handler; streaming: 'none' | 's
       await abortOf(context.signal, 3000);
     },
   },
+  Sum: {
+    streaming: 'client',
+    handler: async (requests: Items) => {
+      let total = 0;
+      for await (const r of requests) total += r.i;
+      return { total };
+    },
+  },
+  SumRefused: {
+    streaming: 'client',
+    handler: async (requests: Items) => {
+      for await (const r of requests) if (r.i === 1) throw new ServiceError('ITEM_REFUSED', ITEM_REFUSED, 403);
+      return { total: 0 };
+    },
+  },
+  SlowSum: {
+    streaming: 'client',
+    handler: async (_requests: Items, context: RequestContext) => {
+      await abortOf(context.signal, 3000);
+      return { total: 0 };
+    },
+  },
+  Chat: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items) {
+      for await (const r of requests) yield { i: r.i };
+    },
+  },
+  ChatRefused: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items) {
+      for await (const r of requests) {
+        if (r.i === 1) throw new ServiceError('ITEM_REFUSED', ITEM_REFUSED, 403);
+        yield { i: r.i };
+      }
+    },
+  },
+  SlowChat: {
+    streaming: 'bidirectional',
+    handler: async function* (_requests: Items, context: RequestContext) {
+      yield { i: 0 };
+      await abortOf(context.signal, 3000);
+    },
+  },
+  TeapotSum: {
+    streaming: 'client',
+    handler: async (requests: Items) => {
+      for await (const r of requests) void r;
+      throw new ServiceError('TEAPOT', 'I am a teapot', 418);
+    },
+  },
+  TeapotChat: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items) {
+      for await (const r of requests) yield { i: r.i };
+      throw new ServiceError('TEAPOT', 'I am a teapot', 418);
+    },
+  },
+  // Drain (drain.test.ts): a stream that only ends when its signal aborts, and a unary call that takes a moment.
+  Endless: {
+    streaming: 'server',
+    handler: async function* (_request: unknown, context: RequestContext) {
+      yield { i: 0 };
+      started.count++;
+      await abortOf(context.signal, 3000);
+    },
+  },
+  EndlessChat: {
+    streaming: 'bidirectional',
+    handler: async function* (requests: Items, context: RequestContext) {
+      // The first item is answered; the request stream stays open (not returned), as a chat's would.
+      const first = await requests[Symbol.asyncIterator]().next();
+      if (first.done !== true) yield { i: first.value.i };
+      started.count++;
+      await abortOf(context.signal, 3000);
+    },
+  },
+  Unhurried: {
+    streaming: 'none',
+    handler: async () => {
+      started.count++;
+      await new Promise((resolve) => setTimeout(resolve, UNHURRIED_MS));
+      return { late: true };
+    },
+  },
 };
+
+/** The handlers keyed as a generated service's implementation is (camelCase). */
+export const PROTO_HANDLERS: Record<string, Handler> = Object.fromEntries(
+  Object.entries(HANDLERS).map(([name, m]) => [name.charAt(0).toLowerCase() + name.slice(1), m.handler]),
+);
+
+/** The JSON Schema of a stream item on the inline service (the proto's buf.validate rule `int32.gte = 0`). */
+export const ITEM_SCHEMA = { type: 'object', properties: { i: { type: 'integer', minimum: 0 } } };

@@ -11,6 +11,7 @@
  */
 import { jsonTextTooDeep, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import { hasPrototypeKeys, textMayHavePrototypeKeys } from '../../core/prototype-keys';
+import { isInvalidMessageError } from '../../validation/violations';
 import { catalogueError, type ServiceError, ServiceErrors } from '../errors';
 
 /** Content-type of replies to gRPC+JSON requests. */
@@ -60,9 +61,15 @@ export function sniffingDeserializer(fromJSON: (json: unknown) => unknown, fromB
         if (value !== null && typeof value === 'object') fromJsonWire.add(value);
         return value;
       }
-      return fromBinary(bytes);
     } catch (error) {
       return new Undecodable(error);
+    }
+    try {
+      return fromBinary(bytes);
+    } catch (error) {
+      // Bytes that are not protobuf are INVALID_ARGUMENT as on Connect and gRPC-Web, with or without buf.validate rules.
+      const reason = isInvalidMessageError(error) ? (error.violations[0]?.message ?? error.message) : (error as Error).message;
+      return new Undecodable(catalogueError('INVALID_ARGUMENT', `Request is not a valid protobuf message: ${reason}`));
     }
   };
 }

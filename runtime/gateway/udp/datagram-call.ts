@@ -32,17 +32,16 @@ export function startDatagramCall(core: GatewayCore, replies: DatagramReplies, m
   const method = message.method as string;
   const resolved = core.dispatcher.resolve(service, method);
   const streaming = resolved === undefined ? 'none' : resolved.streaming;
-  if (streaming !== 'none') {
-    // Datagrams give no ordering or end-of-stream: every streaming mode is refused.
-    replies.error(peer, id, ServiceErrors.unsupportedStreaming('udp', streaming), traceId);
-    return;
-  }
   let request: unknown;
   let refusal: ServiceError | undefined;
-  try {
-    request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
-  } catch (error) {
-    refusal = decodeFailure(error);
+  // Datagrams give no ordering or end-of-stream: every streaming mode is refused, through the dispatcher so metrics count it.
+  if (streaming !== 'none') refusal = ServiceErrors.unsupportedStreaming('udp', streaming);
+  else {
+    try {
+      request = resolved?.fromJSON === undefined ? (message.data ?? {}) : resolved.fromJSON(message.data);
+    } catch (error) {
+      refusal = decodeFailure(error);
+    }
   }
   let deadline: CallDeadline | undefined;
   try {

@@ -9,6 +9,7 @@
  */
 import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
+import { Metadata } from '@grpc/grpc-js';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { ServiceErrors } from '../../rpc/error-catalogue';
@@ -18,7 +19,7 @@ import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
-import { CALL, refuseStream, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
+import { CALL, refuseStream, sendStatus, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
 import { SessionTracker, streamClosed, streamOpened, type SessionPolicy } from './sessions';
 import { isGrpcContentType, unsupportedEncoding } from './wire';
 
@@ -68,8 +69,15 @@ function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
   };
 }
 
+/** How long a forced shutdown lets the statuses it wrote leave before the connections are cut (ms). */
+const STATUS_FLUSH_MS = 250;
+
 /** A gRPC server on node:http2, listening itself or fed connections (the gateway's one port). */
 export class H2GrpcServer {
+  /** Streaming calls still open: a forced shutdown ends each with UNAVAILABLE (unary calls are cut with their connection). */
+  readonly #openStreams = new Set<H2StreamCall>();
+  /** A forced shutdown is letting statuses leave: a second one (after the handlers settled) does not cut them off. */
+  #flushing = false;
   readonly #methods = new Map<string, ServedMethod>();
   readonly #options: GrpcServerOptions;
   readonly #limits: MessageLimits;
@@ -136,11 +144,27 @@ export class H2GrpcServer {
     await this.#sessions.closeAll();
   }
 
-  /** Ends every connection now; running calls are cancelled. */
+  /**
+   * Ends every connection now; running calls are cancelled. An open stream
+   * first gets UNAVAILABLE (never a bare cut; one the gateway already ended
+   * keeps its status), and connections carrying one are cut once it has left
+   * (at most STATUS_FLUSH_MS later).
+   */
   forceShutdown(): void {
     const h2 = this.#h2;
     if (h2?.listening === true) h2.close();
-    this.#sessions.destroyAll();
+    if (this.#openStreams.size > 0) {
+      const drained = ServiceErrors.streamDrained();
+      const trailers = new Metadata();
+      trailers.set('x-error-code', drained.code);
+      for (const call of [...this.#openStreams]) {
+        sendStatus(call, GrpcStatus.UNAVAILABLE, drained.message, trailers);
+        call.cancel();
+      }
+      this.#openStreams.clear();
+      this.#flushing = true;
+      this.#sessions.destroyAll(STATUS_FLUSH_MS);
+    } else if (!this.#flushing) this.#sessions.destroyAll(0);
     this.#sweep?.stop();
   }
 
@@ -219,6 +243,10 @@ export class H2GrpcServer {
         ? new H2UnaryCall(stream, served, this.#limits, headers, deadline, compression, session)
         : new H2StreamCall(stream, served, this.#limits, headers, deadline, compression, session);
     stream.on('close', onCallStreamClose);
+    if (call instanceof H2StreamCall) {
+      this.#openStreams.add(call);
+      stream.once('close', () => this.#openStreams.delete(call));
+    }
     if (deadline !== Infinity) call.deadlineTimer = setTimeout(expireDeadline, Math.max(0, deadline - Date.now()), call);
     // Client and bidi streams belong to their running handler; the others cannot start before END_STREAM (the call releases them then).
     if (this.#sweep !== undefined && (flags & http2.constants.NGHTTP2_FLAG_END_STREAM) === 0 && (served.kind === 'unary' || served.kind === 'serverStream')) this.#sweep.watch(call);

@@ -109,9 +109,19 @@ export class SessionTracker {
     return Promise.all(closing).then(() => undefined);
   }
 
-  /** Ends every connection now (their streams close, calls are cancelled). */
-  destroyAll(): void {
-    for (const session of this.#sessions) session.destroy();
+  /**
+   * Ends every connection (their streams close, calls are cancelled): now,
+   * or with `graceMs` once its streams have closed (GOAWAY; statuses just
+   * written still leave) and at the latest after `graceMs`.
+   */
+  destroyAll(graceMs = 0): void {
+    for (const session of this.#sessions) {
+      if (graceMs === 0) session.destroy();
+      else if (!session.destroyed) {
+        if (!session.closed) session.close();
+        setTimeout(() => session.destroy(), graceMs).unref();
+      }
+    }
   }
 
   #retire(session: TrackedSession): void {

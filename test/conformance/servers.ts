@@ -1,0 +1,52 @@
+/**
+ * The two servers every conformance adapter reaches, each hosting the case
+ * table's handlers twice: as the inline JSON service `Conformance` and as the
+ * generated protobuf service `conformance.ConformanceProto` (fixtures/conformance.proto).
+ */
+import { ProtocolGateway, ServiceError, type Protocol } from 'fw';
+import { createGrpcApplication, GrpcError, GrpcStatus, RateLimiter, type GrpcApplication } from 'fw/grpc';
+import { ConformanceProtoDescriptor } from './generated/conformance.fw';
+import { HANDLERS, ITEM_SCHEMA, PROTO_HANDLERS, SERVICE, TRANSFORMED } from './case-table';
+
+/** The gateway: both services, metrics on, a transformError for TEAPOT. */
+export function conformanceGateway(shutdownTimeout?: number): ProtocolGateway {
+  const gateway = new ProtocolGateway(shutdownTimeout === undefined ? {} : { shutdownTimeout });
+  const methods: Record<string, object> = {};
+  for (const [name, m] of Object.entries(HANDLERS)) methods[name] = { handler: m.handler, streaming: m.streaming };
+  methods.Named = { ...methods.Named, input: { type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] } };
+  for (const name of ['Sum', 'SumRefused', 'Chat', 'ChatRefused']) methods[name] = { ...methods[name], input: ITEM_SCHEMA };
+  methods.Guarded = { ...methods.Guarded, authentication: true };
+  methods.Limited = { ...methods.Limited, rateLimit: { requests: 1, window: 60_000 } };
+  gateway.addService(SERVICE, { name: SERVICE, methods } as never);
+  gateway.addService(ConformanceProtoDescriptor, PROTO_HANDLERS, {
+    methods: { Guarded: { authentication: true }, Limited: { rateLimit: { requests: 1, window: 60_000 } } },
+  });
+  // Metrics on: the last test reads every case's status label.
+  gateway.configureMonitoring({ metrics: { enabled: true } });
+  gateway.configureErrorHandling({
+    transformError: (error: ServiceError, protocol: Protocol) => {
+      if (error.code !== 'TEAPOT') return undefined as never;
+      if (protocol === 'http') return { status: 418, body: { error: 'TEAPOT', message: TRANSFORMED } };
+      if (protocol === 'grpc') return { code: GrpcStatus.FAILED_PRECONDITION, message: TRANSFORMED };
+      if (protocol === 'websocket') return { type: 'error', error: { code: 'TEAPOT', message: TRANSFORMED } };
+      // TCP and UDP: the rendering is the error frame's payload (id and traceId are added).
+      return { error: { code: 'TEAPOT', message: TRANSFORMED } };
+    },
+  });
+  return gateway;
+}
+
+/** The `server.grpc()` app: both services, its own middleware and rate limiter for the refusals. */
+export function conformanceApp(): GrpcApplication {
+  const app = createGrpcApplication();
+  const limiter = new RateLimiter({ windowMs: 60_000, max: 1 });
+  // server.grpc()'s own ways to refuse: its middleware and its rate limiter.
+  app.use(async (call, next) => {
+    if (call.method === 'Guarded') throw new GrpcError(GrpcStatus.UNAUTHENTICATED, 'Authentication required');
+    if (call.method === 'Limited' && !limiter.checkLimit(call)) throw new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, 'Rate limit exceeded');
+    return next();
+  });
+  app.addService({ name: SERVICE, methods: HANDLERS as never });
+  app.addService(ConformanceProtoDescriptor, PROTO_HANDLERS as never);
+  return app;
+}
