@@ -2,8 +2,8 @@
  * The HTTP/JSON transport: a connect-style `(req, res, next?)` handler, so it
  * serves the gateway's own port and mounts on an fw (or Express, or bare
  * node:http) app alike. Bodies: identity-encoded UTF-8 JSON takes a short
- * fast path (json-body.ts); everything else goes through body-parser's JSON
- * parser. Both enforce the 1 MiB default and refuse prototype keys. CORS is
+ * fast path (json-body.ts); everything else goes through the body reader
+ * (core/read-body.ts, body-parser's behaviour). Both enforce the 1 MiB default and refuse prototype keys. CORS is
  * the `cors` package.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import { bytesMayHavePrototypeKeys, hasPrototypeKeys } from '../../core/prototype-keys';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
-import bodyParser from 'body-parser';
+import { readBody } from '../../core/read-body';
 import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
@@ -69,6 +69,11 @@ const SUSPECT = Symbol('fw.gateway.suspectBody');
 function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
   if (bytesMayHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
 }
+
+const anyBody = (): boolean => true;
+const isUnicode = (charset: string): boolean => charset.slice(0, 4) === 'utf-';
+/** body-parser's non-strict JSON: an empty body is `{}`. */
+const parseLooseJson = (body: string | Buffer): unknown => (body.length === 0 ? {} : JSON.parse(String(body)));
 
 /** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
 function requestTarget(url: string | undefined): string {
@@ -156,7 +161,9 @@ export class HttpTransport implements TransportAdapter {
       this.#routesVersion = this.#deps.registry.version;
       this.#configRef = config;
       this.#limit = typeof config.maxBodySize === 'number' ? config.maxBodySize : (bytes.parse(config.maxBodySize ?? '1mb') ?? 1 << 20);
-      this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, verify: flagSuspect }) as unknown as RequestHandler;
+      const limit = this.#limit;
+      this.#parser = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) =>
+        readBody(req, res, next, { limit, inflate: true, shouldParse: anyBody, defaultCharset: 'utf-8', isValidCharset: isUnicode, verify: flagSuspect, parse: parseLooseJson })) as unknown as RequestHandler;
       this.#cors = config.enableCORS === true ? (cors(config.cors) as unknown as RequestHandler) : undefined;
     }
     return this.#routes;
