@@ -25,6 +25,11 @@ function join(existing: FormValue, added: FormValue): string[] {
   return ([] as string[]).concat(existing, added);
 }
 
+/** Two keys that land on one name (`a` and `[a]`): qs's merge, which keeps the first when the second is an empty string. */
+function merge(existing: FormValue, added: FormValue): FormValue {
+  return added === '' ? existing : join(existing, added);
+}
+
 /** The key a flat form stores `rawKey` under, or undefined for none. */
 function keyOf(rawKey: string, arrayLimit: number): string | undefined {
   if (rawKey === '') return undefined;
@@ -62,13 +67,13 @@ export function parseFlatForm(body: string, charset: string | null, arrayLimit: 
       const items = typeof value === 'string' ? [value] : value;
       items.forEach((item, index) => {
         const slot = String(index);
-        form[slot] = Object.hasOwn(form, slot) ? join(form[slot]!, item) : item;
+        form[slot] = Object.hasOwn(form, slot) ? merge(form[slot]!, item) : item;
       });
       continue;
     }
     const key = keyOf(rawKey, arrayLimit);
     if (key === undefined) continue;
-    form[key] = Object.hasOwn(form, key) ? join(form[key]!, value) : value;
+    form[key] = Object.hasOwn(form, key) ? merge(form[key]!, value) : value;
   }
   return form;
 }
