@@ -10,7 +10,8 @@
  * Answers: `list_services`; `file_by_filename`, `file_containing_symbol`
  * (messages, fields, oneofs, enums, enum values, services, methods,
  * extensions) and `file_containing_extension` give the file followed by the
- * files it imports, transitively, as stored (the bytes are not re-encoded);
+ * files it imports or takes types from, transitively, as stored (the bytes
+ * are not re-encoded);
  * `all_extension_numbers_of_type`; anything else an error_response with
  * UNIMPLEMENTED, an unknown name NOT_FOUND.
  */
@@ -98,6 +99,47 @@ export class ReflectionService {
     }
     const listed = options.services === undefined ? undefined : new Set(options.services);
     for (const file of this.#files.values()) this.#index(file, listed);
+    for (const file of this.#files.values()) this.#referenced.set(file, this.#referencesOf(file));
+  }
+
+  /** Files whose types `file` uses (a proto-loader package definition names its files per package and lists no imports). */
+  readonly #referenced = new Map<IndexedFile, IndexedFile[]>();
+
+  #referencesOf(file: IndexedFile): IndexedFile[] {
+    const found = new Set<IndexedFile>();
+    const resolve = (ref: string, scope: string): void => {
+      if (ref === '') return;
+      let target: IndexedFile | undefined;
+      if (ref.startsWith('.')) target = this.#symbols.get(ref.slice(1));
+      else {
+        // A relative name: innermost scope first, as protoc resolves it.
+        for (let at = scope; target === undefined && at !== ''; at = at.includes('.') ? at.slice(0, at.lastIndexOf('.')) : '') target = this.#symbols.get(`${at}.${ref}`);
+        target ??= this.#symbols.get(ref);
+      }
+      if (target !== undefined && target !== file) found.add(target);
+    };
+    const message = (scope: string, type: DescriptorProto): void => {
+      const name = qualified(scope, type.name);
+      for (const field of type.field) resolve(field.typeName, name);
+      for (const field of type.extension) {
+        resolve(field.typeName, name);
+        resolve(field.extendee, name);
+      }
+      for (const nested of type.nestedType) message(name, nested);
+    };
+    const proto = file.proto;
+    for (const type of proto.messageType) message(proto.package, type);
+    for (const service of proto.service) {
+      for (const method of service.method) {
+        resolve(method.inputType, proto.package);
+        resolve(method.outputType, proto.package);
+      }
+    }
+    for (const field of proto.extension) {
+      resolve(field.typeName, proto.package);
+      resolve(field.extendee, proto.package);
+    }
+    return [...found];
   }
 
   /** Adds grpc.reflection.v1 and v1alpha to `server`. */
@@ -146,14 +188,15 @@ export class ReflectionService {
     }
   }
 
-  /** `file` and every file it imports, transitively, each once. */
+  /** `file` and every file it imports or takes types from, transitively, each once. */
   #withImports(file: IndexedFile | undefined, notFound: string): ReflectionAnswer {
     if (file === undefined) throw new NotFound(notFound);
     const seen = new Set<IndexedFile>([file]);
     const queue = [file];
     for (let i = 0; i < queue.length; i++) {
-      for (const name of (queue[i] as IndexedFile).proto.dependency) {
-        const imported = this.#files.get(name);
+      const current = queue[i] as IndexedFile;
+      const imports = current.proto.dependency.map((name) => this.#files.get(name));
+      for (const imported of [...imports, ...(this.#referenced.get(current) ?? [])]) {
         if (imported !== undefined && !seen.has(imported)) {
           seen.add(imported);
           queue.push(imported);
