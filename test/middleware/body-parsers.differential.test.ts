@@ -172,7 +172,10 @@ beforeAll(async () => {
     const implementation = req.url === '/fw' ? 'fw' : 'ref';
     middlewareFor(testCase, implementation)(req, res, (error) => {
       const result = outcome(testCase, implementation, req as IncomingMessage & { body?: unknown }, error);
+      let finished = false;
       const finish = (): void => {
+        if (finished) return;
+        finished = true;
         res.setHeader('connection', 'close');
         res.end(JSON.stringify(result));
       };
