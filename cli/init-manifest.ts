@@ -14,8 +14,13 @@ type Manifest = Record<string, unknown> & {
   scripts?: Record<string, string>;
 };
 
-/** TypeScript and Node types the scaffold compiles with (TypeScript 5.9 works too: docs/getting-started.md). */
-export const DEV_DEPENDENCIES: Readonly<Record<string, string>> = { typescript: '^7.0.2', '@types/node': '^22.0.0' };
+/**
+ * TypeScript and Node types the scaffold compiles with (TypeScript 5.9 works
+ * too: docs/getting-started.md), and @grpc/grpc-js for its test's typed gRPC
+ * client: fw loads grpc-js only where a client (or the grpc-js engine) needs
+ * it, so it is a dev dependency and `npm ci --omit=dev` leaves it out.
+ */
+export const DEV_DEPENDENCIES: Readonly<Record<string, string>> = { typescript: '^7.0.2', '@types/node': '^22.0.0', '@grpc/grpc-js': '^1.14.7' };
 
 /** Install scripts of fw's and fw-gen's dependencies (npm 11's `allowScripts`): protobufjs (through @grpc/grpc-js) and buf. */
 const INSTALL_SCRIPTS: Readonly<Record<string, boolean>> = { protobufjs: true, '@bufbuild/buf': true };

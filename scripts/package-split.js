@@ -88,8 +88,13 @@ function pick(names, manifest, what) {
  * (it is "devOptional"), so a production install would carry it.
  * google-proto-files (88 MB) is a dependency of fw-gen; loadProtoDefinition
  * reads google/api protos from it when installed and names it otherwise.
+ * @grpc/grpc-js (with proto-loader, protobufjs and yargs about thirty
+ * packages) is a dev dependency of every scaffold, whose test calls the
+ * service with the typed gRPC client; fw loads it, and proto-loader, only
+ * where a client, a proto file or the grpc-js engine needs them, and names
+ * them when missing (runtime/grpc/grpc-js-peer.ts).
  */
-const UNDECLARED_OPTIONAL = new Set(['google-proto-files']);
+const UNDECLARED_OPTIONAL = new Set(['google-proto-files', '@grpc/grpc-js', '@grpc/proto-loader']);
 
 /** Runtime packages required vs declared: throws on an undeclared or an unused one. */
 function checkRuntimeDependencies(manifest) {

@@ -6,7 +6,7 @@
  */
 import type { Server } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
+import { ReflectionService } from './reflection-service';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import { isServiceDescriptor, type ServiceDescriptor } from '../rpc/descriptor';
 import type { UnexpectedErrorListener } from './errors';

@@ -3,12 +3,14 @@
  * @grpc/proto-loader into grpc-js's object tree, for the `{definition,
  * implementation}` form of `addService` (spec 4.6) and for `createGrpcClient`.
  * The package definition behind each service is remembered so reflection can
- * describe it.
+ * describe it. @grpc/proto-loader and @grpc/grpc-js are optional peers,
+ * loaded by the first call.
  */
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
-import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import type { GrpcObject, ServiceClientConstructor, ServiceDefinition } from '@grpc/grpc-js';
+import type { Options, PackageDefinition } from '@grpc/proto-loader';
 import path from 'node:path';
 import { MissingPeerError } from '../core/optional-peer';
+import { grpcJs, protoLoader } from './grpc-js-peer';
 
 /** A loaded proto file: namespaces down to service constructors (`def.user.UserService`). */
 export type ProtoDefinition = GrpcObject;
@@ -42,7 +44,7 @@ export function loadProtoDefinition(filePath: string, options: Options = {}): Pr
   const includeDirs = [path.dirname(path.resolve(filePath)), ...(googleRoot === undefined ? [] : [googleRoot]), ...(options.includeDirs ?? [])];
   let packageDefinition: PackageDefinition;
   try {
-    packageDefinition = loadSync(path.resolve(filePath), { ...LOADER_DEFAULTS, ...options, includeDirs });
+    packageDefinition = protoLoader('loadProtoDefinition()').loadSync(path.resolve(filePath), { ...LOADER_DEFAULTS, ...options, includeDirs });
   } catch (error) {
     // google/protobuf's common types are built into protobufjs; google/api and the rest come from google-proto-files.
     if (googleRoot === undefined && /google\/(?!protobuf\/)[\w/]+\.proto/.test(String((error as Error).message))) {
@@ -50,7 +52,7 @@ export function loadProtoDefinition(filePath: string, options: Options = {}): Pr
     }
     throw error;
   }
-  const root = loadPackageDefinition(packageDefinition);
+  const root = grpcJs('loadProtoDefinition()').loadPackageDefinition(packageDefinition);
   packageOf.set(root, packageDefinition);
   for (const key of Object.keys(packageDefinition)) {
     const entry = packageDefinition[key];

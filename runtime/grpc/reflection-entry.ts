@@ -1,6 +1,7 @@
 /**
- * A generated service's descriptors in the form @grpc/reflection reads: it
- * indexes every `fileDescriptorProtos` list it finds in a package definition.
+ * A generated service's descriptors in the form reflection reads (fw's
+ * reflection-service.ts, and @grpc/reflection before it): every
+ * `fileDescriptorProtos` list found in a package definition is indexed.
  * Used by the gRPC server and by the gateway's gRPC transport.
  */
 import type { PackageDefinition } from '@grpc/proto-loader';

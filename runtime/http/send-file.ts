@@ -3,9 +3,12 @@
  * content types, Range, conditional GET (ETag, Last-Modified) and traversal
  * protection. The promise resolves once the response is fully written and
  * rejects with an error carrying `statusCode` when the file cannot be read.
+ * `send` is an optional peer, loaded on the first call: a service that sends
+ * no files does not install it.
  */
 import { isAbsolute } from 'node:path';
-import send from 'send';
+import type sendModule from 'send';
+import { loadOptionalPeer } from '../core/optional-peer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Options of `res.sendFile()`: those of the `send` package. */
@@ -42,6 +45,13 @@ export function sendFile(req: IncomingMessage, res: ServerResponse, path: string
     }
     if (options.root === undefined && !isAbsolute(path)) {
       reject(new TypeError('sendFile: path must be absolute or options.root must be set'));
+      return;
+    }
+    let send: typeof sendModule;
+    try {
+      send = loadOptionalPeer<typeof sendModule>('send', 'res.sendFile() / res.download()');
+    } catch (error) {
+      reject(error);
       return;
     }
     let settled = false;

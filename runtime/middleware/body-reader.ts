@@ -1,11 +1,12 @@
 /**
  * What `json`, `urlencoded`, `raw` and `text` share: resolving the size limit
  * (explicit option, else the app's `maxRequestBodySize`, else 1 MiB), one
- * body-parser instance per limit, and error translation.
+ * reader (read-body.ts) per limit, and error translation.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { appBodyLimit, toBytes, type ByteSize } from './body-limit';
 import { bodyParserError } from './body-parser-errors';
+import type { VerifyBody } from '../core/read-body';
 import type { ConnectHandler, NextFunction } from './types';
 
 /** Options every body parser accepts. */
@@ -16,16 +17,18 @@ export interface BodyOptions {
   type?: string | string[] | ((req: IncomingMessage) => boolean);
   /** Inflate gzip/deflate/br bodies (the limit applies to the inflated size). Default true. */
   inflate?: boolean;
+  /** Called with the raw bytes before parsing; throwing refuses the body with 403 (`entity.verify.failed`). */
+  verify?: VerifyBody;
 }
 
-/** Builds the underlying body-parser middleware for one byte limit. */
+/** Builds the reading middleware for one byte limit. */
 export type ParserFactory = (limit: number) => ConnectHandler;
 
 /** Runs after a successful parse; throwing refuses the request. */
 export type AfterParse = (req: IncomingMessage) => void;
 
 /**
- * Wraps body-parser so that its limit follows the request's effective limit
+ * Wraps a body reader so that its limit follows the request's effective limit
  * and its errors reach `next` as clear {@link MiddlewareError}s.
  */
 export function createBodyReader(

@@ -4,7 +4,8 @@
  * is read and parsed directly, its bytes gathered in bounded blocks however
  * small its chunks. Everything else — compressed bodies, other charsets
  * or media types, bodies over the limit, a stream something else already
- * read — goes to body-parser, which stays the reference behaviour.
+ * read — goes to the general reader (core/read-body.ts), which keeps
+ * body-parser's behaviour.
  *
  * Why it exists: in the HTTP benchmark body-parser's per-request machinery
  * (type-is, content-type, raw-body, iconv, on-finished) cost about as much
@@ -58,6 +59,8 @@ export function fastPathLength(req: IncomingMessage, limit: number): number {
 function parse(raw: Buffer, strict: boolean): unknown {
   let text = raw.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // Nothing but a byte-order mark: empty, and an empty body is `{}` (body-parser's rule).
+  if (text.length === 0) return {};
   if (strict) {
     const first = text.trimStart().charAt(0);
     if (first !== '{' && first !== '[') {

@@ -1,8 +1,8 @@
 /**
- * `raw()`: body-parser's raw parser — the body as a Buffer — with the 1 MiB default limit.
+ * `raw()`: the body as a Buffer, with the 1 MiB default limit.
  */
-import bodyParser from 'body-parser';
 import { createBodyReader, type BodyOptions } from './body-reader';
+import { readBody, typeMatcher } from '../core/read-body';
 import type { ConnectHandler } from './types';
 
 /** Options of {@link raw}. */
@@ -16,7 +16,9 @@ export type RawOptions = BodyOptions;
  * app.post('/blobs', raw({ type: 'application/octet-stream' }), (req, res) => res.json({ size: req.body.length }));
  */
 export function raw(options: RawOptions = {}): ConnectHandler {
-  const factory = (limit: number): ConnectHandler =>
-    bodyParser.raw({ limit, inflate: options.inflate ?? true, type: options.type ?? 'application/octet-stream' }) as ConnectHandler;
+  const shouldParse = typeMatcher(options.type ?? 'application/octet-stream');
+  const inflate = options.inflate ?? true;
+  const factory = (limit: number): ConnectHandler => (req, res, next) =>
+    readBody(req, res, next, { limit, inflate, shouldParse, defaultCharset: null, verify: options.verify, parse: (body) => body });
   return createBodyReader('binary', options.limit, factory);
 }

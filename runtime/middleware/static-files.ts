@@ -5,10 +5,13 @@
  * system is touched; dotfiles are ignored (404); nothing outside `root` is
  * ever served. Small unchanged files are answered from memory
  * (runtime/http/static-file-cache.ts) with the headers send would write. Mount it under a path with `app.use('/assets', staticFiles(...))`.
+ * serve-static is an optional peer (a service serving no files installs
+ * neither it nor send), loaded when `staticFiles()` is called.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import serveStatic from 'serve-static';
+import type serveStaticModule from 'serve-static';
+import { loadOptionalPeer } from '../core/optional-peer';
 import { StaticFileCache } from '../http/static-file-cache';
 import { MiddlewareError } from './middleware-error';
 import type { ConnectHandler, NextFunction } from './types';
@@ -75,6 +78,7 @@ export function staticFiles(options: StaticFilesOptions): ConnectHandler {
   if (typeof options?.root !== 'string' || options.root.length === 0) throw new TypeError('staticFiles() needs a root directory');
   const index = options.index;
   const root = resolve(options.root);
+  const serveStatic = loadOptionalPeer<typeof serveStaticModule>('serve-static', 'staticFiles() from fw/middleware');
   const serve = serveStatic(root, {
     maxAge: options.maxAge ?? 0,
     index: index === false ? false : index === undefined ? ['index.html'] : [...index],

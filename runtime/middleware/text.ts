@@ -1,8 +1,8 @@
 /**
- * `text()`: body-parser's text parser — the body as a string — with the 1 MiB default limit.
+ * `text()`: the body as a string, with the 1 MiB default limit.
  */
-import bodyParser from 'body-parser';
 import { createBodyReader, type BodyOptions } from './body-reader';
+import { readBody, typeMatcher } from '../core/read-body';
 import type { ConnectHandler } from './types';
 
 /** Options of {@link text}. */
@@ -19,12 +19,10 @@ export interface TextOptions extends BodyOptions {
  * app.post('/notes', text({ type: 'text/plain' }), (req, res) => res.json({ length: req.body.length }));
  */
 export function text(options: TextOptions = {}): ConnectHandler {
-  const factory = (limit: number): ConnectHandler =>
-    bodyParser.text({
-      limit,
-      inflate: options.inflate ?? true,
-      type: options.type ?? 'text/plain',
-      defaultCharset: options.defaultCharset ?? 'utf-8',
-    }) as ConnectHandler;
+  const shouldParse = typeMatcher(options.type ?? 'text/plain');
+  const inflate = options.inflate ?? true;
+  const defaultCharset = options.defaultCharset || 'utf-8';
+  const factory = (limit: number): ConnectHandler => (req, res, next) =>
+    readBody(req, res, next, { limit, inflate, shouldParse, defaultCharset, verify: options.verify, parse: (body) => body });
   return createBodyReader('text', options.limit, factory);
 }

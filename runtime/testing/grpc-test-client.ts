@@ -10,7 +10,8 @@
  * short name); pass `{app}` to pick one explicitly.
  */
 import { EventEmitter } from 'node:events';
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
+import { grpcJs } from '../grpc/grpc-js-peer';
 import type { MetadataRecord } from '../core/call-metadata';
 import type { PartialMessage } from '../core/partial-message';
 import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
@@ -174,7 +175,7 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
     } catch (invalid) {
       pipeline.onUnexpected(invalid, binding.path);
       translated = new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
-      metadata = metadataToRecord(deliver(call, source, options, new Metadata()));
+      metadata = metadataToRecord(deliver(call, source, options, new (grpcJs('createGrpcTestClient()').Metadata)()));
     }
     return new GrpcError(translated.code, translated.message, metadata);
   };
@@ -240,7 +241,7 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
 function deliver(call: GrpcCall, source: InProcessSource, options: GrpcTestCallOptions, extra: Metadata | undefined): Metadata {
   const controls = call.controlsInUse;
   controls?.sendHeader();
-  const trailers = controls === undefined ? (extra ?? new Metadata()) : controls.trailers(extra);
+  const trailers = controls === undefined ? (extra ?? new (grpcJs('createGrpcTestClient()').Metadata)()) : controls.trailers(extra);
   if (source.headers !== undefined) options.onHeader?.(metadataToRecord(source.headers));
   options.onTrailer?.(metadataToRecord(trailers));
   return trailers;

@@ -11,7 +11,9 @@
  * pass-through twin that forwards the caller's bytes (../pass-through.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http2';
-import { credentials as grpcCredentials, Client, Metadata, status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
+import type { Client, Metadata, ServiceError } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
+import { grpcJs } from '../../grpc/grpc-js-peer';
 import type { RequestContext } from '../../core/request-context';
 import { RawMessage } from '../pass-through';
 import type { StreamingMode } from '../../rpc/descriptor';
@@ -81,7 +83,9 @@ const CHANNEL_DEFAULTS = { 'grpc.enable_retries': 0, 'grpc.service_config_disabl
 export function channelOf(instance: ServiceInstance, forwarding: ForwardingOptions): Client {
   if (instance.client === undefined) {
     const options = { ...CHANNEL_DEFAULTS, ...forwarding.channelOptions };
-    instance.client = new Client(instance.target, forwarding.credentials ?? grpcCredentials.createInsecure(), options);
+    // grpc-js (an optional peer) carries TLS, custom channel options, streams and health probes; plain h2c unary calls do not need it.
+    const grpc = grpcJs('forwarding to discovered gRPC instances (TLS, channel options, streams, health checks)');
+    instance.client = new grpc.Client(instance.target, forwarding.credentials ?? grpc.credentials.createInsecure(), options);
   }
   return instance.client;
 }
@@ -108,7 +112,7 @@ export function closeChannels(instance: ServiceInstance): void {
 
 /** grpc-js Metadata of a forwarded call's request headers (`-bin` values are base64 text there). */
 function toGrpcMetadata(headers: H2RequestMetadata): Metadata {
-  const md = new Metadata();
+  const md = new (grpcJs('forwarding to discovered gRPC instances').Metadata)();
   for (const key of Object.keys(headers)) {
     const value = headers[key] as string | string[];
     for (const item of Array.isArray(value) ? value : [value]) md.add(key, key.endsWith('-bin') ? Buffer.from(item, 'base64') : item);
@@ -129,7 +133,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
   let pathIndex = 0;
   /** After UNIMPLEMENTED on `tried`: switches to the next candidate path; true when there is one. */
   const nextPath = (tried: string, error: unknown): boolean => {
-    if ((error as ServiceError).code !== GrpcCode.UNIMPLEMENTED) return false;
+    if ((error as ServiceError).code as number !== GrpcCode.UNIMPLEMENTED) return false;
     const at = s.paths.indexOf(tried);
     if (at === -1 || at + 1 >= s.paths.length) return false;
     if (pathIndex === at) pathIndex = at + 1;
@@ -194,7 +198,7 @@ export function createRemoteMethod(s: ForwarderSettings): RemoteMethod {
       const received = { headers: headers?.toHttp2Headers() as IncomingHttpHeaders | undefined, trailers: undefined };
       // A success waits for the 'status' event grpc-js emits right after this callback: it carries the trailers.
       if (error === null) succeeded = { response };
-      else if (answered && reply !== undefined && error.code === GrpcCode.UNAVAILABLE) done(null, reply.message, true, received);
+      else if (answered && reply !== undefined && (error.code as number) === GrpcCode.UNAVAILABLE) done(null, reply.message, true, received);
       else done(error, undefined, answered);
     });
     call.on('metadata', (md: Metadata) => {

@@ -5,7 +5,7 @@
  * to statuses as grpc-js maps them, errors shaped like grpc-js's.
  */
 import * as http2 from 'node:http2';
-import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
 import { PrefixedFrameReader } from '../../core/prefixed-frame-reader';
 
 /** grpc-js's default largest message a client accepts. */
@@ -13,11 +13,31 @@ export const MAX_RESPONSE_BYTES = 4 << 20;
 
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
 
+/** A failed call's trailers as the forwarders read them (what grpc-js's Metadata offers them), without grpc-js. */
+export class TrailerMetadata {
+  readonly #headers: http2.IncomingHttpHeaders;
+  constructor(headers: http2.IncomingHttpHeaders = {}) {
+    this.#headers = headers;
+  }
+  toHttp2Headers(): http2.OutgoingHttpHeaders {
+    return { ...this.#headers };
+  }
+  /** The values of `key` as grpc-js's Metadata.get gives them: strings, or Buffers for `-bin` keys (comma-separated base64 there). */
+  get(key: string): (string | Buffer)[] {
+    const name = key.toLowerCase();
+    const raw = this.#headers[name];
+    if (raw === undefined) return [];
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (!name.endsWith('-bin')) return values;
+    return values.flatMap((value) => value.split(',')).map((value) => Buffer.from(value.trim(), 'base64'));
+  }
+}
+
 /** The error a failed call ends with: shaped like grpc-js's ServiceError. */
 export interface H2CallError extends Error {
   code: number;
   details: string;
-  metadata: Metadata;
+  metadata: TrailerMetadata;
   /** The status trailers as received (for passing them back unchanged); undefined when the status is fw's own. */
   trailers?: http2.IncomingHttpHeaders;
 }
@@ -25,7 +45,7 @@ export interface H2CallError extends Error {
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GrpcCode).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k]));
 
 /** Builds an error with grpc-js's message format (`14 UNAVAILABLE: details`). */
-export function callError(code: number, details: string, metadata = new Metadata()): H2CallError {
+export function callError(code: number, details: string, metadata = new TrailerMetadata()): H2CallError {
   const error = new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`) as H2CallError;
   error.code = code;
   error.details = details;
@@ -95,7 +115,7 @@ export function statusError(code: number, headers: http2.IncomingHttpHeaders): H
     if (key[0] === ':' || key === 'grpc-status' || key === 'grpc-message' || key === 'content-type') continue;
     rest[key] = headers[key];
   }
-  const error = callError(code, details, Metadata.fromHttp2Headers(rest));
+  const error = callError(code, details, new TrailerMetadata(rest));
   error.trailers = headers;
   return error;
 }

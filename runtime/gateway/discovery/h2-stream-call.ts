@@ -8,7 +8,7 @@
  */
 import type * as http2 from 'node:http2';
 import { constants } from 'node:http2';
-import { status as GrpcCode } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
 import { drainOrClose } from '../drain-or-close';
 import type { H2Connection } from './h2-session-pool';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, frame, MessageReader, statusError, type H2CallError } from './h2-grpc-wire';

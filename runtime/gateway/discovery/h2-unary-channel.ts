@@ -10,7 +10,7 @@
  * gateway's CPU per forwarded call.
  */
 import * as http2 from 'node:http2';
-import { status as GrpcCode } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
 import { ByteAccumulator } from '../../core/byte-accumulator';
 import { callError, codeOf, codeOfHttpStatus, endedWithoutStatus, MAX_RESPONSE_BYTES, onlyMessage, frame, statusError, type H2CallError } from './h2-grpc-wire';
 import { H2StreamCall } from './h2-stream-call';

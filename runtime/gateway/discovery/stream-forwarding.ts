@@ -9,7 +9,8 @@
  * has already been consumed and cannot be replayed.
  */
 import type { IncomingHttpHeaders } from 'node:http2';
-import { type Client, type Metadata, status as GrpcCode } from '@grpc/grpc-js';
+import type { Client, Metadata } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
 import type { RequestContext } from '../../core/request-context';
 import { drainOrClose } from '../drain-or-close';
 import { callerCancelled, unwatchCaller, watchCaller } from './caller-cancel';

@@ -11,7 +11,7 @@
  * One promise per call, settled from the attempts' callbacks: no async frame
  * or promise per attempt.
  */
-import { status as GrpcCode } from '@grpc/grpc-js';
+import { GrpcStatus as GrpcCode } from '../../core/status';
 import type { RequestContext } from '../../core/request-context';
 import { callerCancelled, unwatchCaller, watchCaller } from './caller-cancel';
 import type { DiscoveryDecision } from './forwarding-events';

@@ -8,7 +8,8 @@
  */
 import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import type { MethodDefinition } from '@grpc/grpc-js';
-import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { protoLoader } from '../../grpc/grpc-js-peer';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { ServiceRegistry } from '../registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
@@ -120,7 +121,7 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
 /** Loads `protoFiles` (proto-loader, camelCase JSON-like objects) and maps them onto gateway services. */
 export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTable[]; packageDefinition: PackageDefinition | undefined } {
   if (config.protoFiles === undefined || config.protoFiles.length === 0) return { tables: [], packageDefinition: undefined };
-  const packageDefinition = loadSync(config.protoFiles, {
+  const packageDefinition = protoLoader('configureGRPC({ protoFiles })').loadSync(config.protoFiles, {
     keepCase: false,
     longs: String,
     enums: String,

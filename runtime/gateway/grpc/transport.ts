@@ -9,7 +9,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
-import { ReflectionService } from '@grpc/reflection';
+import { ReflectionService } from '../../grpc/reflection-service';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';

@@ -1,7 +1,7 @@
 /**
  * How an HTTP/JSON call is read off a request: the body (identity UTF-8 JSON
- * through json-body.ts's fast path, anything else through body-parser's JSON
- * parser; both bounded, nesting and prototype keys refused), then the
+ * through json-body.ts's fast path, anything else through the body reader
+ * (core/read-body.ts, body-parser's behaviour); both bounded, nesting and prototype keys refused), then the
  * handler's request from the route: the body merged with path parameters
  * (`body: "*"`), a body field, or query + path parameters without a body
  * (routes.ts, query-fields.ts); a client stream is a JSON array body.
@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { TOO_DEEP_MESSAGE, valueTooDeep } from '../../core/json-depth';
 import { bytesMayHavePrototypeKeys, hasPrototypeKeys } from '../../core/prototype-keys';
+import { readBody as readBodyBytes } from '../../core/read-body';
 import { catalogueError, type ServiceError, ServiceErrors } from '../errors';
 import type { ResolvedMethod } from '../registry';
 import { isPlainJsonBody, readJsonBody } from './json-body';
@@ -25,9 +26,20 @@ export type TransformRequest = (req: ParsedRequest, method: string) => unknown;
 /** Marks bodies that might carry prototype keys; only those are walked after parsing (a JSON.parse reviver would slow every request). */
 const SUSPECT = Symbol('fw.gateway.suspectBody');
 
-/** body-parser's `verify` hook: flags a body whose bytes may hold a prototype key. */
-export function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
+/** The body reader's `verify` hook: flags a body whose bytes may hold a prototype key. */
+function flagSuspect(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
   if (bytesMayHavePrototypeKeys(buf)) (req as IncomingMessage & { [SUSPECT]?: boolean })[SUSPECT] = true;
+}
+
+const anyBody = (): boolean => true;
+const isUnicode = (charset: string): boolean => charset.slice(0, 4) === 'utf-';
+/** body-parser's non-strict JSON: an empty body is `{}`. */
+const parseLooseJson = (body: string | Buffer): unknown => (body.length === 0 ? {} : JSON.parse(String(body)));
+
+/** The JSON body parser for requests off the fast path (compressed, other charsets), bounded by `limit` bytes. */
+export function jsonBodyParser(limit: number): RequestHandler {
+  return ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) =>
+    readBodyBytes(req, res, next, { limit, inflate: true, shouldParse: anyBody, defaultCharset: 'utf-8', isValidCharset: isUnicode, verify: flagSuspect, parse: parseLooseJson })) as unknown as RequestHandler;
 }
 
 function bodyError(err: unknown): ServiceError {

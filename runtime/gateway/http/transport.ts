@@ -2,13 +2,12 @@
  * The HTTP/JSON transport: a connect-style `(req, res, next?)` handler, so it
  * serves the gateway's own port and mounts on an fw (or Express, or bare
  * node:http) app alike. Bodies: identity-encoded UTF-8 JSON takes a short
- * fast path (json-body.ts); everything else goes through body-parser's JSON
- * parser. Both enforce the 1 MiB default and refuse prototype keys. CORS is
+ * fast path (json-body.ts); everything else goes through the body reader
+ * (core/read-body.ts, body-parser's behaviour). Both enforce the 1 MiB default and refuse prototype keys. CORS is
  * the `cors` package.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../core/request-context';
-import bodyParser from 'body-parser';
 import bytes from 'bytes';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
@@ -19,7 +18,7 @@ import { HeaderTracing, tracingFrom } from '../tracing';
 import { HttpCallContext } from '../http-exchange';
 import { httpDeadline, type CallDeadline } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
-import { buildRequest, flagSuspect, readBody, type ParsedRequest, type TransformRequest } from './call-reader';
+import { buildRequest, jsonBodyParser, readBody, type ParsedRequest, type TransformRequest } from './call-reader';
 import { httpContext } from './context';
 import { HttpReplySink, isSse, type HttpReplyDeps } from './reply-sink';
 import { getPath, jsonFieldPath, RouteTable, type RouteMatch } from './routes';
@@ -118,7 +117,7 @@ export class HttpTransport implements TransportAdapter {
       this.#routesVersion = this.#deps.registry.version;
       this.#configRef = config;
       this.#limit = typeof config.maxBodySize === 'number' ? config.maxBodySize : (bytes.parse(config.maxBodySize ?? '1mb') ?? 1 << 20);
-      this.#parser = bodyParser.json({ limit: config.maxBodySize ?? '1mb', type: () => true, strict: false, verify: flagSuspect }) as unknown as RequestHandler;
+      this.#parser = jsonBodyParser(this.#limit);
       this.#cors = config.enableCORS === true ? (cors(config.cors) as unknown as RequestHandler) : undefined;
     }
     return this.#routes;

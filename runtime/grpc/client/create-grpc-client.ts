@@ -6,7 +6,8 @@
  * an AsyncIterable → Promise; bidirectional takes an AsyncIterable →
  * AsyncIterable. Every failure is a GrpcError.
  */
-import { Client, credentials as grpcCredentials, Metadata, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import type { Client, ChannelCredentials, Metadata, ChannelOptions, ClientDuplexStream, ClientReadableStream, ClientWritableStream, ServiceError } from '@grpc/grpc-js';
+import { grpcJs } from '../grpc-js-peer';
 import { isServiceDescriptor, type ServiceDescriptor, type StreamingMode } from '../../rpc/descriptor';
 import type { MetadataRecord } from '../../core/call-metadata';
 import { GrpcError, metadataToRecord, recordToMetadata } from '../errors';
@@ -72,6 +73,7 @@ export function createGrpcClient<T extends object = UntypedGrpcClient>(options: 
   }
   const channelOptions: ChannelOptions = { ...options.channelOptions };
   if (options.compression === 'gzip') channelOptions['grpc.default_compression_algorithm'] = 2;
+  const { Client } = grpcJs('createGrpcClient()');
   const channel = new Client(options.address, toCredentials(options.credentials), channelOptions);
   const client: Record<string, unknown> = { close: () => channel.close() };
   for (const binding of bindingsOf(options.service)) {
@@ -82,7 +84,7 @@ export function createGrpcClient<T extends object = UntypedGrpcClient>(options: 
 }
 
 function toCredentials(credentials: GrpcClientOptions['credentials']): ChannelCredentials {
-  if (credentials === undefined || credentials === 'insecure') return grpcCredentials.createInsecure();
+  if (credentials === undefined || credentials === 'insecure') return grpcJs('createGrpcClient()').credentials.createInsecure();
   return credentials;
 }
 
@@ -168,7 +170,7 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
 
 /** Request metadata; invalid metadata (a string on a `-bin` key, a bad key) throws a TypeError before anything is sent. */
 function metadataOf(options: GrpcCallOptions): Metadata {
-  if (options.metadata === undefined) return new Metadata();
+  if (options.metadata === undefined) return new (grpcJs('createGrpcClient()').Metadata)();
   try {
     return recordToMetadata(options.metadata);
   } catch (error) {
