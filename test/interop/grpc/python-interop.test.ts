@@ -5,24 +5,18 @@
  * an inline (JSON-codec) service with its own JSON serializers. Stubs
  * are generated at test time with grpc_tools.protoc into a temp dir.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
 import { loadUserProto, protoUserService } from '../../grpc/fixtures/proto-user-service';
-import { PEERS, PYTHON, requirePeers } from '../../support/peers';
+import { PEERS, requirePeers } from '../../support/peers';
+import { runPython } from '../../support/python';
+
+const run = (args: string[], timeoutMs = 20_000): Promise<string> => runPython(args, timeoutMs);
 
 const fixtures = path.join(__dirname, '..', '..', 'grpc', 'fixtures');
 
-function run(args: string[], timeoutMs = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, args, { timeout: timeoutMs }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${PYTHON} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
 
 requirePeers(PEERS.grpcio)('Python grpcio client against a fw gRPC server', () => {
   let app: GrpcApplication;

@@ -4,22 +4,16 @@
  * lists the services over both versions, fetches each one's file with the
  * files it needs, and builds a descriptor pool from them, as grpcurl does.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createGrpcApplication, type GrpcApplication } from 'fw/grpc';
 import { UserServiceDescriptor } from '../../../generated/user.fw';
-import { PEERS, PYTHON, requirePeers } from '../../support/peers';
+import { PEERS, requirePeers } from '../../support/peers';
+import { runPython } from '../../support/python';
 
-function run(args: string[], timeoutMs = 30_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, args, { timeout: timeoutMs }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${PYTHON} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
+const run = (args: string[], timeoutMs = 30_000): Promise<string> => runPython(args, timeoutMs);
+
 
 requirePeers(PEERS.grpcio)('Python grpcio reflection client against fw', () => {
   let app: GrpcApplication;
