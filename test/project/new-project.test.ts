@@ -8,7 +8,9 @@
  * tarballs), `npm install`, build, serve and call once per protocol (HTTP,
  * WebSocket, gRPC with reflection, UDP, TCP), the project's own `npm test`,
  * `npx fw-gen --check`, `import` and `require` of fw giving one instance, and
- * a missing optional peer named with its install command. One project is
+ * a missing optional peer named with its install command, then the built
+ * service served again over a production install (`npm prune --omit=dev`:
+ * no generator, no grpc-js) and called once per protocol. One project is
  * committed, cloned, and its CI workflow's steps run in the clone with an
  * empty npm cache. Step times and the tarballs' sizes are printed at the end.
  *
@@ -227,6 +229,19 @@ describe('fw in a new project, installed from its two tarballs', () => {
         expect(step('a missing optional peer', 'node', missingPeerProbe(variant.module)).trim()).toBe(
           'MissingPeerError: session() from fw/middleware needs the package express-session, which is not installed: run `npm install express-session`',
         );
+      }
+
+      if (variant.linked !== true) {
+        // What a production image runs: the built service over a production install (no fw-gen, no grpc-js).
+        step('npm prune --omit=dev', 'npm', ['prune', '--omit=dev']);
+        for (const absent of ['fw-gen', '@grpc/grpc-js', '@grpc/proto-loader', 'typescript']) expect(fs.existsSync(path.join(dir, 'node_modules', absent))).toBe(false);
+        const production = await timed(variant.name, 'start, production install', () => serve(dir, venv));
+        try {
+          await timed(variant.name, 'one call per protocol, production install', () => callEveryProtocol(production.port));
+        } finally {
+          await production.stop();
+        }
+        step('npm install (dev again)', 'npm', ['install']);
       }
 
       if (variant.ciClone === true) {
