@@ -115,8 +115,9 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
     void port.drainHttp();
     // A draining gateway ends its connections itself once their calls are done.
     if (!gatewayDrains) port.endStreams();
-    // With a gateway draining, one more turn lets the streams' last error lines leave before the cut.
-    const force = setTimeout(() => (gatewayDrains ? setImmediate(() => port.cut(true)) : port.cut(true)), graceMs);
+    // Past graceMs a draining gateway ends each open stream with its UNAVAILABLE and then cuts its own
+    // connections, as on its own port; cutting them here too would race those last frames (gRPC's status).
+    const force = setTimeout(() => port.cut(!gatewayDrains), graceMs);
     try {
       await port.closed();
     } finally {
