@@ -2,7 +2,8 @@
  * One case table (case-table.ts) run over every adapter (adapters.ts): the
  * gateway's HTTP/JSON, NDJSON, SSE, Connect (JSON and proto) and gRPC-Web
  * (JSON, proto, text) over HTTP/1.1, Connect and gRPC-Web proto over h2c,
- * gRPC (JSON and proto), WebSocket json/msgpack/binary, TCP and UDP; and
+ * gRPC (JSON and proto), WebSocket json/msgpack/binary, TCP and UDP, each on
+ * the gateway's own port and hosted on an fw app's port; and
  * `server.grpc()` through grpc-js, fw/grpc-client and fw/testing, each with
  * the inline JSON service and the generated protobuf one. The same handler
  * failing the same way must give the same outcome in every protocol's form.

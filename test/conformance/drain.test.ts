@@ -1,7 +1,7 @@
 /**
  * Drain, as rows of the conformance table: with every adapter's calls in
- * flight, the gateway and the `server.grpc()` app close with a short
- * shutdown timeout. A server or bidi stream still open when it passes ends with its
+ * flight, the gateway, the fw app hosting a gateway (its close()) and the
+ * `server.grpc()` app close with a short shutdown timeout. A server or bidi stream still open when it passes ends with its
  * protocol's UNAVAILABLE (gRPC status 14, an NDJSON/SSE error line, a Connect
  * or gRPC-Web end-of-stream error, a WebSocket error envelope, a TCP error
  * frame), never a bare cut; a unary call started before close() is answered.
