@@ -64,6 +64,20 @@ export interface AdapterRow<A extends TransportAdapter> {
   readonly request?: (adapter: A, req: IncomingMessage, res: ServerResponse) => boolean;
   /** Takes HTTP upgrades it `accepts`. */
   readonly upgrade?: { accepts(adapter: A, req: IncomingMessage): boolean; handle(adapter: A, req: IncomingMessage, socket: Duplex, head: Buffer): void };
+  /** A socket of its own, bound on the port's number by whoever listens (the gateway, or an fw app hosting it). */
+  readonly socket?: { bind(adapter: A, port: number, host: string): Promise<number>; close(adapter: A): Promise<void> };
+}
+
+/**
+ * Key of the gateway's adapters on each `get*Config()` object (a spread keeps
+ * it): an fw app hosting the gateway reaches its transports through this
+ * table, as the gateway's own port does (app-hosting.ts).
+ */
+export const HOSTED_ADAPTERS: unique symbol = Symbol('fw.hostedAdapters');
+
+/** A hosting option object that carries its gateway's adapters. */
+export interface CarriesAdapters {
+  readonly [HOSTED_ADAPTERS]: AdapterSet;
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -104,6 +118,7 @@ export const ADAPTER_TABLE: { readonly [K in TransportName]: AdapterRow<AdapterT
   udp: {
     protocol: 'udp',
     build: (h) => new (require('./udp/transport') as typeof import('./udp/transport')).UdpTransport(h.core, h.udpConfig),
+    socket: { bind: (udp, port, host) => udp.bind(port, host), close: (udp) => udp.close() },
   },
   tcp: {
     protocol: 'tcp',
@@ -134,6 +149,11 @@ export class AdapterSet {
     const adapter = row.build(this.#host);
     (this.#built as Record<K, AdapterTypes[K]>)[name] = adapter;
     return adapter;
+  }
+
+  /** `config` with these adapters under {@link HOSTED_ADAPTERS}, for an fw app hosting the gateway. */
+  carriedBy<T extends object>(config: T): T & CarriesAdapters {
+    return Object.assign(config, { [HOSTED_ADAPTERS]: this }) as T & CarriesAdapters;
   }
 
   /** The adapters built so far, in table order. */

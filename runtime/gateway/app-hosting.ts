@@ -1,20 +1,34 @@
 /**
- * The gateway's listener for an fw app's one port (spec 4.10: `app.withOptions({
+ * The gateway's listener for an fw app's one port (`app.withOptions({
  * websocket, grpc, udp, tcp })`): the same one listener as the gateway's own
- * port. WebSocket upgrades on the config's path go to its `handleUpgrade`;
- * with `grpc` or `tcp` the port becomes the gateway's connection mux
- * (HTTP/1.1 → the app's http.Server, h2c → `injectConnection`, byte 0x01 →
- * `handleConnection`); `udp` binds the same port number. The app
- * reaches it through the hook runtime/http defines (`PORT_HOST` on each
- * `gateway.get*Config()` object), so runtime/http never imports the gateway.
+ * port, reaching the transports through the same adapter table
+ * (adapter-table.ts). Each hosting key turns on the table row of that name,
+ * for the gateway whose `get*Config()` object it is: WebSocket upgrades on
+ * the config's path go to the row's upgrade; with `grpc` or `tcp` the port
+ * becomes the connection mux (HTTP/1.1 to the app's http.Server, h2c and
+ * byte 0x01 to those rows' connections); `udp` binds the row's socket on the
+ * same port number. HTTP/JSON and Connect reach the app through
+ * `gateway.middleware()`. The app finds this listener through the hook
+ * runtime/http defines (`PORT_HOST` on each `get*Config()` object), so
+ * runtime/http never imports the gateway.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { GatewayHostingOptions, HostedDrain, PortHost, PortHostFactory } from '../http/gateway-hosting';
-import { PortListener } from './mux/port-listener';
+import { ADAPTER_TABLE, HOSTED_ADAPTERS, type AdapterRow, type AdapterSet, type AdapterTypes, type CarriesAdapters } from './adapter-table';
+import type { MuxTarget } from './mux/connection-mux';
+import { PortListener, type UdpTwin } from './mux/port-listener';
 
+/** The hosting keys, each named after the table row it turns on. */
 const HOSTING_KEYS = ['websocket', 'grpc', 'udp', 'tcp'] as const;
+type HostingKey = (typeof HOSTING_KEYS)[number];
+
+/** A hosted row: its table row and the adapter it drives, built on first use by its gateway. */
+interface HostedRow<K extends HostingKey> {
+  readonly row: AdapterRow<AdapterTypes[K]>;
+  adapter(): AdapterTypes[K];
+}
 
 const MAX_SNIFF_MS = 10_000;
 
@@ -46,21 +60,59 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
     return this.#current();
   }
 
+  /** The row `key` turns on, for the gateway whose config object it is; undefined when the key is not set. */
+  #hosted<K extends HostingKey>(key: K): HostedRow<K> | undefined {
+    const config = this.#options[key] as (GatewayHostingOptions[K] & Partial<CarriesAdapters>) | undefined;
+    if (config === undefined) return undefined;
+    const adapters: AdapterSet | undefined = config[HOSTED_ADAPTERS];
+    if (adapters === undefined) throw new TypeError(`withOptions(): ${key} lacks the gateway's adapters; pass the object the gateway's get*Config() returns (or spread it)`);
+    return { row: ADAPTER_TABLE[key] as AdapterRow<AdapterTypes[K]>, adapter: () => adapters.get(key) };
+  }
+
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const ws = this.#options.websocket;
-    if (ws === undefined || !this.#port.listening || upgradePath(req) !== ws.path) {
+    const path = this.#options.websocket?.path;
+    const ws = path === undefined || !this.#port.listening || upgradePath(req) !== path ? undefined : this.#hosted('websocket');
+    const upgrade = ws?.row.upgrade;
+    if (ws === undefined || upgrade === undefined) {
       // Same answer as a server without WebSocket support would give the handshake: none, 404 and close.
       socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     this.#port.adopt(socket);
-    ws.handleUpgrade(req, socket, head);
+    upgrade.handle(ws.adapter(), req, socket, head);
+  }
+
+  /** What the mux hands to each hosted row that takes connections (gRPC, TCP frames), by its connection target. */
+  #connections(): Partial<Record<Exclude<MuxTarget, 'http'>, (socket: Socket) => void>> {
+    const out: Partial<Record<Exclude<MuxTarget, 'http'>, (socket: Socket) => void>> = {};
+    const add = <K extends HostingKey>(key: K): void => {
+      const hosted = this.#hosted(key);
+      const connection = hosted?.row.connection;
+      if (hosted !== undefined && connection !== undefined) out[connection.target] = (socket) => connection.serve(hosted.adapter(), socket);
+    };
+    for (const key of HOSTING_KEYS) add(key);
+    return out;
+  }
+
+  /** The hosted row with a socket of its own (UDP), bound on the app's port number (or the config's `port`). */
+  #udpTwin(): UdpTwin | undefined {
+    const twin = <K extends HostingKey>(key: K): UdpTwin | undefined => {
+      const hosted = this.#hosted(key);
+      const socket = hosted?.row.socket;
+      if (hosted === undefined || socket === undefined) return undefined;
+      return { port: this.#options.udp?.port, bind: (port, host) => socket.bind(hosted.adapter(), port, host), close: () => socket.close(hosted.adapter()) };
+    };
+    for (const key of HOSTING_KEYS) {
+      const found = twin(key);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /** Binds TCP (and UDP on the same port number); resolves once everything listens. */
   async listen(port: number, hostname: string | undefined): Promise<void> {
-    const { grpc, tcp, udp } = this.#options;
+    const { grpc, tcp } = this.#options;
     // gRPC or TCP frames need the mux in front of the app's server; HTTP and WebSocket alone do not.
     const mux = grpc === undefined && tcp === undefined ? undefined : {
       noDelay: tcp?.noDelay !== false,
@@ -69,13 +121,9 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
       maxConnections: tcp?.maxConnections,
       maxConnectionsPerAddress: tcp?.maxConnectionsPerAddress,
     };
-    await this.#port.listen(port, hostname, {
-      mux,
-      http: true,
-      grpc: grpc === undefined ? undefined : (socket) => grpc.injectConnection(socket),
-      tcp: tcp === undefined ? undefined : (socket) => tcp.handleConnection(socket),
-      udp,
-    });
+    // Checked before binding: a key without its gateway's adapters throws here, not on the first connection.
+    for (const key of HOSTING_KEYS) this.#hosted(key);
+    await this.#port.listen(port, hostname, { mux, http: true, ...this.#connections(), udp: this.#udpTwin() });
   }
 
   /** The bound TCP address, or null when not listening. */
@@ -115,8 +163,9 @@ export class HostedListener<Req extends typeof IncomingMessage = typeof Incoming
     void port.drainHttp();
     // A draining gateway ends its connections itself once their calls are done.
     if (!gatewayDrains) port.endStreams();
-    // With a gateway draining, one more turn lets the streams' last error lines leave before the cut.
-    const force = setTimeout(() => (gatewayDrains ? setImmediate(() => port.cut(true)) : port.cut(true)), graceMs);
+    // Past graceMs a draining gateway ends each open stream with its UNAVAILABLE and then cuts its own
+    // connections, as on its own port; cutting them here too would race those last frames (gRPC's status).
+    const force = setTimeout(() => port.cut(!gatewayDrains), graceMs);
     try {
       await port.closed();
     } finally {

@@ -399,44 +399,44 @@ export class ProtocolGateway {
 
   /** WebSocket options for `app.withOptions({websocket})`, with `handleUpgrade` for the host server's `upgrade` event. */
   getWebSocketConfig(): WebSocketGatewayConfig & HostedWebSocketOptions & { path: string; maxPayload: number } {
-    return {
+    return this.#adapterSet.carriedBy({
       ...this.#wsConfig,
       [PORT_HOST]: hostOnAppPort,
       path: this.#ws.path,
       maxPayload: this.#wsConfig.maxPayload ?? 1 << 20,
       handleUpgrade: (req, socket, head) => this.#ws.handleUpgrade(req, socket, head),
       drain: this.#drainHosted,
-    };
+    });
   }
 
   /** gRPC options for `app.withOptions({grpc})`; `injectConnection` serves an h2c socket. */
   getGRPCConfig(): HostedGrpcOptions & { reflection: boolean; maxReceiveMessageLength: number; maxSendMessageLength: number } {
     const max = this.#options.grpc?.maxMessageSize ?? 4 << 20;
-    return {
+    return this.#adapterSet.carriedBy({
       [PORT_HOST]: hostOnAppPort,
       reflection: this.#options.grpc?.reflection === true,
       maxReceiveMessageLength: max,
       maxSendMessageLength: max,
       injectConnection: (socket) => this.#grpc.inject(socket),
       drain: this.#drainHosted,
-    };
+    });
   }
 
   /** UDP options for `app.withOptions({udp})`; the host app calls `bind(port, host)` after it listens and `close()` when it closes. */
   getUDPConfig(): UdpGatewayConfig & HostedUdpOptions & { maxPacketSize: number } {
-    return {
+    return this.#adapterSet.carriedBy({
       ...this.#udpConfig,
       [PORT_HOST]: hostOnAppPort,
       maxPacketSize: this.#udpConfig.maxPacketSize ?? 65507,
       bind: (port, host) => this.#udp.bind(port, host),
       close: () => this.#udp.close(),
       drain: this.#drainHosted,
-    };
+    });
   }
 
   /** TCP options for `app.withOptions({tcp})`; `handleConnection` serves a frame-protocol socket. */
   getTCPConfig(): NonNullable<GatewayOptions['tcp']> & HostedTcpOptions & { maxFrameSize: number } {
-    return {
+    return this.#adapterSet.carriedBy({
       ...(this.#options.tcp ?? {}),
       [PORT_HOST]: hostOnAppPort,
       maxFrameSize: this.#options.tcp?.maxFrameSize ?? 4 << 20,
@@ -444,7 +444,7 @@ export class ProtocolGateway {
       maxConnectionsPerAddress: this.#options.maxConnectionsPerAddress,
       handleConnection: (socket) => this.#tcp.handle(socket),
       drain: this.#drainHosted,
-    };
+    });
   }
 
   /** Where the gateway listens (after `listen()`). */
@@ -532,8 +532,8 @@ export class ProtocolGateway {
       this.#hostedDrain = gracefulShutdown()
         .drainGateway(this.#drainTargets(false), graceMs)
         .finally(() => {
-          // The app's port stays the app's: UDP (bound by the app) is closed by the app itself.
-          for (const adapter of this.#adapters()) if (adapter.transport !== 'udp') void adapter.close();
+          // As gateway.close() does: every adapter's connections end (UDP's socket, bound by the app, is already closed by its drain).
+          void gracefulShutdown().closeAdapters(this.#adapters());
           this.#dispatcher.setDraining(false);
           this.#hostedDrain = undefined;
         });

@@ -35,12 +35,14 @@ export type Carried = 'code' | 'grpc' | 'http' | 'message';
 /** What an adapter is, known before any server starts (the test table is built from it). */
 export interface AdapterSpec {
   readonly name: string;
+  /** The wire form's name, the same for that form at every address (the hosted rows); default `name`. Cases name forms (`codeOn`, `onlyOver`). */
+  readonly form?: string;
   /** The call kinds the protocol offers. */
   readonly kinds: readonly CallKind[];
   /** Why a call kind the service has is not run over this adapter, by kind. */
   readonly kindsNot?: Readonly<Partial<Record<CallKind, string>>>;
-  /** Which server it reaches: the gateway, or a `server.grpc()` app. */
-  readonly server: 'gateway' | 'grpc-app';
+  /** Which server it reaches: the gateway on its own port, the gateway hosted on an fw app's port, or a `server.grpc()` app. */
+  readonly server: 'gateway' | 'hosted' | 'grpc-app';
   /** The message encoding: the inline JSON service, or the generated protobuf one. */
   readonly codec: 'json' | 'proto';
   /** The error fields the protocol carries, checked against the case. */
@@ -57,13 +59,27 @@ export interface AdapterSpec {
   readonly inProcess?: boolean;
 }
 
+/** A gateway's address: its TCP port (HTTP, WebSocket, gRPC, TCP frames) and its UDP port. */
+export interface GatewayPorts {
+  readonly port: number;
+  readonly udpPort: number;
+}
+
 /** Where the adapters connect. */
 export interface Servers {
-  readonly gatewayPort: number;
-  readonly udpPort: number;
+  /** The gateway on its own port (`gateway.listen()`). */
+  readonly gateway: GatewayPorts;
+  /** A gateway hosted on an fw app's port (`app.withOptions({…gateway.get*Config()})`). */
+  readonly hosted: GatewayPorts;
   readonly grpcApp: GrpcApplication;
   readonly grpcPort: number;
 }
+
+/** The wire form an adapter speaks, whatever address it talks to. */
+export const formOf = (a: AdapterSpec): string => a.form ?? a.name;
+
+/** True when the adapter reaches a gateway (its own port or hosted), where gateway-only features apply. */
+export const reachesGateway = (a: AdapterSpec): boolean => a.server !== 'grpc-app';
 
 /** An open adapter: how it calls, and how it lets go of its connection. */
 export interface Connection {

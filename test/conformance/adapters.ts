@@ -6,7 +6,7 @@
  * this is the table.
  */
 import { HOST } from '../gateway/support/clients';
-import { JSON_CODEC, PROTO_CODEC, type Adapter, type Carried, type Servers } from './adapter-types';
+import { JSON_CODEC, PROTO_CODEC, type Adapter, type AdapterSpec, type Carried, type Connection, type GatewayPorts, type Servers } from './adapter-types';
 import { fwGrpcClient, fwGrpcProtoClient, grpcJs, inProcess } from './grpc-adapters';
 import { connect, grpcWeb, httpJson, httpStream } from './http-adapters';
 import { h2cClient } from './http-client';
@@ -14,7 +14,7 @@ import { tcp, udp, webSocket, webSocketBinary } from './socket-adapters';
 
 export { MALFORMED, type Adapter, type Connection, type Outcome } from './adapter-types';
 
-const base = (s: Servers): string => `http://${HOST}:${s.gatewayPort}`;
+const base = (at: GatewayPorts): string => `http://${HOST}:${at.port}`;
 const ALL: readonly Carried[] = ['code', 'grpc', 'message'];
 const EVERY_KIND = ['unary', 'server', 'client', 'bidi'] as const;
 
@@ -22,36 +22,61 @@ const EVERY_KIND = ['unary', 'server', 'client', 'bidi'] as const;
 const ONE_REPLY = { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' };
 const UDP_ONE_REPLY = 'a datagram carries one request and one reply (a streaming method answers STREAMING_NOT_SUPPORTED)';
 
-/** Every adapter: the gateway's wire forms, then server.grpc()'s clients. */
-export const ADAPTERS: readonly Adapter[] = [
+/** A gateway wire form, opened against a gateway's address (its own port, or an fw app's port hosting it). */
+interface GatewayAdapter extends Omit<AdapterSpec, 'server'> {
+  open(at: GatewayPorts): Promise<Connection>;
+}
+
+/** The gateway's wire forms, each parameterised by the address it talks to. */
+const GATEWAY_ADAPTERS: readonly GatewayAdapter[] = [
   {
-    name: 'HTTP/JSON', kinds: ['unary', 'client'], server: 'gateway', codec: 'json', carries: ['code', 'http', 'message'],
+    name: 'HTTP/JSON', kinds: ['unary', 'client'], codec: 'json', carries: ['code', 'http', 'message'],
     kindsNot: { server: 'a streaming reply is NDJSON or SSE (their rows)', bidi: 'a streaming reply is NDJSON or SSE (their rows)' },
-    open: async (s) => httpJson(base(s)),
+    open: async (at) => httpJson(base(at)),
   },
   // A bidi call over NDJSON/SSE sends its items as one JSON array body: half duplex, as HTTP/JSON clients do.
-  { name: 'NDJSON', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), false) },
-  { name: 'SSE', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: async (s) => httpStream(base(s), true) },
+  { name: 'NDJSON', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, codec: 'json', carries: ['code', 'message'], open: async (at) => httpStream(base(at), false) },
+  { name: 'SSE', kinds: ['server', 'bidi'], kindsNot: ONE_REPLY, codec: 'json', carries: ['code', 'message'], open: async (at) => httpStream(base(at), true) },
   // Connect and gRPC-Web over HTTP/1.1: fw's server is full duplex there, so client and bidi streams work (the test sends each body whole).
-  { name: 'Connect JSON', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, open: async (s) => connect(base(s), JSON_CODEC, 'json') },
-  { name: 'Connect proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => connect(base(s), PROTO_CODEC, 'proto') },
-  { name: 'gRPC-Web JSON', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, open: async (s) => grpcWeb(base(s), JSON_CODEC, 'json') },
-  { name: 'gRPC-Web proto', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'proto') },
-  { name: 'gRPC-Web text', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'text') },
+  { name: 'Connect JSON', kinds: EVERY_KIND, codec: 'json', carries: ALL, open: async (at) => connect(base(at), JSON_CODEC, 'json') },
+  { name: 'Connect proto', kinds: EVERY_KIND, codec: 'proto', carries: ALL, open: async (at) => connect(base(at), PROTO_CODEC, 'proto') },
+  { name: 'gRPC-Web JSON', kinds: EVERY_KIND, codec: 'json', carries: ALL, open: async (at) => grpcWeb(base(at), JSON_CODEC, 'json') },
+  { name: 'gRPC-Web proto', kinds: EVERY_KIND, codec: 'proto', carries: ALL, open: async (at) => grpcWeb(base(at), PROTO_CODEC, 'proto') },
+  { name: 'gRPC-Web text', kinds: EVERY_KIND, codec: 'proto', carries: ALL, open: async (at) => grpcWeb(base(at), PROTO_CODEC, 'text') },
   // Over h2c the gateway's gRPC server takes the connection and hands Connect and gRPC-Web streams to their transport.
-  { name: 'Connect proto (h2c)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => connect(base(s), PROTO_CODEC, 'proto', h2cClient(base(s))) },
-  { name: 'gRPC-Web proto (h2c)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, open: async (s) => grpcWeb(base(s), PROTO_CODEC, 'proto', h2cClient(base(s))) },
-  { name: 'gRPC JSON (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, JSON_CODEC) },
-  { name: 'gRPC proto (gateway)', kinds: EVERY_KIND, server: 'gateway', codec: 'proto', carries: ALL, clientEnforcesDeadline: true, open: async (s) => grpcJs(s.gatewayPort, PROTO_CODEC) },
-  { name: 'WebSocket json', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'json') },
-  { name: 'WebSocket msgpack', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => webSocket(base(s), 'msgpack') },
-  { name: 'WebSocket binary', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => webSocketBinary(base(s)) },
-  { name: 'TCP', kinds: EVERY_KIND, server: 'gateway', codec: 'json', carries: ['code', 'message'], open: (s) => tcp(s.gatewayPort) },
+  { name: 'Connect proto (h2c)', kinds: EVERY_KIND, codec: 'proto', carries: ALL, open: async (at) => connect(base(at), PROTO_CODEC, 'proto', h2cClient(base(at))) },
+  { name: 'gRPC-Web proto (h2c)', kinds: EVERY_KIND, codec: 'proto', carries: ALL, open: async (at) => grpcWeb(base(at), PROTO_CODEC, 'proto', h2cClient(base(at))) },
+  { name: 'gRPC JSON (gateway)', kinds: EVERY_KIND, codec: 'json', carries: ALL, clientEnforcesDeadline: true, open: async (at) => grpcJs(at.port, JSON_CODEC) },
+  { name: 'gRPC proto (gateway)', kinds: EVERY_KIND, codec: 'proto', carries: ALL, clientEnforcesDeadline: true, open: async (at) => grpcJs(at.port, PROTO_CODEC) },
+  { name: 'WebSocket json', kinds: EVERY_KIND, codec: 'json', carries: ['code', 'message'], open: (at) => webSocket(base(at), 'json') },
+  { name: 'WebSocket msgpack', kinds: EVERY_KIND, codec: 'json', carries: ['code', 'message'], open: (at) => webSocket(base(at), 'msgpack') },
+  { name: 'WebSocket binary', kinds: EVERY_KIND, codec: 'json', carries: ['code', 'message'], open: (at) => webSocketBinary(base(at)) },
+  { name: 'TCP', kinds: EVERY_KIND, codec: 'json', carries: ['code', 'message'], open: (at) => tcp(at.port) },
   {
-    name: 'UDP', kinds: ['unary'], server: 'gateway', codec: 'json', carries: ['code', 'message'], cannotCancel: true,
+    name: 'UDP', kinds: ['unary'], codec: 'json', carries: ['code', 'message'], cannotCancel: true,
     kindsNot: { server: UDP_ONE_REPLY, client: UDP_ONE_REPLY, bidi: UDP_ONE_REPLY },
-    open: async (s) => udp(s.udpPort),
+    open: async (at) => udp(at.udpPort),
   },
+];
+
+/** Suffix of an adapter's name when it talks to the gateway hosted on an fw app's port. */
+export const HOSTED = ' (hosted)';
+
+/** The gateway's wire forms against one of its two addresses. */
+function atGateway(server: 'gateway' | 'hosted'): Adapter[] {
+  return GATEWAY_ADAPTERS.map((a) => ({
+    ...a,
+    name: server === 'hosted' ? `${a.name}${HOSTED}` : a.name,
+    form: a.name,
+    server,
+    open: (s: Servers) => a.open(server === 'hosted' ? s.hosted : s.gateway),
+  }));
+}
+
+/** Every adapter: the gateway's wire forms on its own port and hosted on an fw app's port, then server.grpc()'s clients. */
+export const ADAPTERS: readonly Adapter[] = [
+  ...atGateway('gateway'),
+  ...atGateway('hosted'),
   // server.grpc() names the fw code (x-error-code) only for errors that have one; its status is the contract.
   { name: 'server.grpc() JSON (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, JSON_CODEC) },
   { name: 'server.grpc() proto (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, PROTO_CODEC) },

@@ -2,18 +2,19 @@
  * One case table (case-table.ts) run over every adapter (adapters.ts): the
  * gateway's HTTP/JSON, NDJSON, SSE, Connect (JSON and proto) and gRPC-Web
  * (JSON, proto, text) over HTTP/1.1, Connect and gRPC-Web proto over h2c,
- * gRPC (JSON and proto), WebSocket json/msgpack/binary, TCP and UDP; and
+ * gRPC (JSON and proto), WebSocket json/msgpack/binary, TCP and UDP, each on
+ * the gateway's own port and hosted on an fw app's port; and
  * `server.grpc()` through grpc-js, fw/grpc-client and fw/testing, each with
  * the inline JSON service and the generated protobuf one. The same handler
  * failing the same way must give the same outcome in every protocol's form.
  * Drain is drain.test.ts (it closes its servers).
  */
-import type { ProtocolGateway } from 'fw';
+import type { FwApplication, ProtocolGateway } from 'fw';
 import type { GrpcApplication } from 'fw/grpc';
-import { ADAPTERS, MALFORMED, type Connection } from './adapters';
+import { ADAPTERS, HOSTED, MALFORMED, type Connection } from './adapters';
 import { aborted, CASES, SERVICE } from './case-table';
 import { carried, expected, notApplicable } from './expectations';
-import { conformanceApp, conformanceGateway } from './servers';
+import { conformanceApp, conformanceGateway, hostingApp, listenHosted } from './servers';
 import { HOST } from '../gateway/support/clients';
 
 const runs = CASES.flatMap((c) => ADAPTERS.filter((a) => notApplicable(c, a) === undefined).map((a) => [c.name, a.name, c, a] as const));
@@ -43,6 +44,7 @@ const OTHER_NOT_RUN = [
   'malformed input / fw/testing proto: the client encodes every request itself',
   ...notTransformed('transformError on a unary call', 'transformError after a stream item'),
   'a client cancel reaching context.signal (unary) / UDP: a datagram cannot be called back',
+  'a client cancel reaching context.signal (unary) / UDP (hosted): a datagram cannot be called back',
   ...['validation of an invalid client-stream item', 'validation of an invalid bidi item'].flatMap((c) =>
     ['server.grpc() JSON (grpc-js client)', 'server.grpc() (fw/grpc-client)', 'fw/testing'].map((a) => `${c} / ${a}: an inline service on server.grpc() carries no input schema`)),
   ...notTransformed('transformError on a client stream', 'transformError after a bidi item'),
@@ -51,22 +53,31 @@ const OTHER_NOT_RUN = [
 describe('conformance: one case table over every adapter', () => {
   let gateway: ProtocolGateway;
   let app: GrpcApplication;
+  // One fw app hosting its own gateway, for every hosted row.
+  let hostedGateway: ProtocolGateway;
+  let hosted: FwApplication;
   const connections = new Map<string, Connection>();
   let metricsUrl = '';
+  let hostedMetricsUrl = '';
 
   beforeAll(async () => {
     gateway = conformanceGateway();
     const address = await gateway.listen(0, HOST);
+    hostedGateway = conformanceGateway();
+    hosted = hostingApp(hostedGateway);
     app = conformanceApp();
     const { port } = await app.listen(0, HOST);
     metricsUrl = `http://${HOST}:${address.port as number}/metrics`;
-    const servers = { gatewayPort: address.port as number, udpPort: address.udpPort as number, grpcApp: app, grpcPort: port };
+    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port };
+    hostedMetricsUrl = `http://${HOST}:${servers.hosted.port}/metrics`;
     for (const a of ADAPTERS) connections.set(a.name, await a.open(servers));
   });
 
   afterAll(async () => {
     for (const c of connections.values()) c.close();
     await gateway.close();
+    await hosted.close({ graceMs: 1000 });
+    await hostedGateway.close();
     await app.close({ timeoutMs: 1000 });
   });
 
@@ -75,12 +86,15 @@ describe('conformance: one case table over every adapter', () => {
     const lacking = ADAPTERS.filter((a) => a.kinds.length < KINDS.length)
       .map((a) => [a.name, Object.fromEntries(KINDS.filter((k) => !a.kinds.includes(k)).map((k) => [k, a.kindsNot?.[k] ?? 'no reason given']))]);
     const udp = 'a datagram carries one request and one reply (a streaming method answers STREAMING_NOT_SUPPORTED)';
-    expect(Object.fromEntries(lacking)).toEqual({
+    const gatewayForms = {
       'HTTP/JSON': { server: 'a streaming reply is NDJSON or SSE (their rows)', bidi: 'a streaming reply is NDJSON or SSE (their rows)' },
       NDJSON: { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' },
       SSE: { unary: 'a method with one reply answers one JSON body (the HTTP/JSON row)', client: 'a method with one reply answers one JSON body (the HTTP/JSON row)' },
       UDP: { server: udp, client: udp, bidi: udp },
-    });
+    };
+    // Hosted on an fw app's port, each wire form offers the same call kinds as on the gateway's own port.
+    const hostedForms = Object.fromEntries(Object.entries(gatewayForms).map(([name, why]) => [`${name}${HOSTED}`, why]));
+    expect(Object.fromEntries(lacking)).toEqual({ ...gatewayForms, ...hostedForms });
   });
 
   it('runs every other case on every adapter whose protocol can express it', () => {
@@ -108,8 +122,8 @@ describe('conformance: one case table over every adapter', () => {
     }
   });
 
-  it('labels metrics with each failure\'s real status, on every gateway protocol', async () => {
-    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  it.each([['its own port', () => metricsUrl], ['an fw app\'s port', () => hostedMetricsUrl]])('labels metrics with each failure\'s real status, on every gateway protocol (gateway on %s)', async (_where, url) => {
+    const text = await (await fetch(url(), { signal: AbortSignal.timeout(5000) })).text();
     const label = (code: string): string => (code === 'INTERNAL_ERROR' ? 'INTERNAL' : code);
     const statuses = new Map<string, Set<string>>();
     for (const m of text.matchAll(/^fw_gateway_requests_total\{protocol="(\w+)",service="Conformance",method="(\w+)",status="(\w+)"\}/gm)) {

@@ -1,19 +1,19 @@
 /**
  * Drain, as rows of the conformance table: with every adapter's calls in
- * flight, the gateway and the `server.grpc()` app close with a short
- * shutdown timeout. A server or bidi stream still open when it passes ends with its
+ * flight, the gateway, the fw app hosting a gateway (its close()) and the
+ * `server.grpc()` app close with a short shutdown timeout. A server or bidi stream still open when it passes ends with its
  * protocol's UNAVAILABLE (gRPC status 14, an NDJSON/SSE error line, a Connect
  * or gRPC-Web end-of-stream error, a WebSocket error envelope, a TCP error
  * frame), never a bare cut; a unary call started before close() is answered.
  * One close for all adapters: the servers here are their own, started once.
  */
-import type { ProtocolGateway } from 'fw';
+import type { FwApplication, ProtocolGateway } from 'fw';
 import type { GrpcApplication } from 'fw/grpc';
 import { HOST } from '../gateway/support/clients';
 import { ADAPTERS, type Connection, type Outcome } from './adapters';
 import { DRAIN_CASES, SERVICE, started } from './case-table';
 import { carried, expected, notApplicable } from './expectations';
-import { conformanceApp, conformanceGateway } from './servers';
+import { conformanceApp, conformanceGateway, hostingApp, listenHosted } from './servers';
 
 /** Short, but well past the unary call's own time (UNHURRIED_MS). */
 const SHUTDOWN_TIMEOUT = 500;
@@ -29,15 +29,19 @@ const rows = DRAIN_CASES.flatMap((c) => ADAPTERS.filter((a) => notApplicable(c, 
 describe('conformance: drain with calls in flight, over every adapter', () => {
   let gateway: ProtocolGateway;
   let app: GrpcApplication;
+  let hostedGateway: ProtocolGateway;
+  let hosted: FwApplication;
   const connections: Connection[] = [];
   const outcomes = new Map<string, Promise<Outcome>>();
 
   beforeAll(async () => {
     gateway = conformanceGateway(SHUTDOWN_TIMEOUT);
     const address = await gateway.listen(0, HOST);
+    hostedGateway = conformanceGateway(SHUTDOWN_TIMEOUT);
+    hosted = hostingApp(hostedGateway);
     app = conformanceApp();
     const { port } = await app.listen(0, HOST);
-    const servers = { gatewayPort: address.port as number, udpPort: address.udpPort as number, grpcApp: app, grpcPort: port };
+    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port };
     const before = started.count;
     for (const [caseName, adapterName, c, a] of rows) {
       const connection = await a.open(servers);
@@ -47,11 +51,13 @@ describe('conformance: drain with calls in flight, over every adapter', () => {
     // Every call has reached its handler (a stream: sent its first item) before close() begins. Bounded wait.
     for (let i = 0; i < 500 && started.count - before < rows.length; i++) await new Promise((r) => setTimeout(r, 10));
     expect(started.count - before).toBe(rows.length);
-    await Promise.all([gateway.close(), app.close({ timeoutMs: SHUTDOWN_TIMEOUT })]);
+    // The hosted rows drain through the app's close(), as a user's app stops.
+    await Promise.all([gateway.close(), hosted.close({ graceMs: SHUTDOWN_TIMEOUT }), app.close({ timeoutMs: SHUTDOWN_TIMEOUT })]);
   }, 30_000);
 
-  afterAll(() => {
+  afterAll(async () => {
     for (const c of connections) c.close();
+    await hostedGateway.close();
   });
 
   it('names the adapters a drain row does not run over', () => {

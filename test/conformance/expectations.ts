@@ -3,16 +3,16 @@
  * there (and why not), the outcome in that protocol's form, and the actual
  * outcome cut to the fields the protocol carries.
  */
-import { MALFORMED, type Adapter, type Outcome } from './adapter-types';
+import { formOf, MALFORMED, reachesGateway, type Adapter, type Outcome } from './adapter-types';
 import type { Case } from './case-table';
 
 /** Why a case does not run on an adapter, or undefined when it does. */
 export function notApplicable(c: Case, a: Adapter): string | undefined {
-  if (c.onlyOver !== undefined && !c.onlyOver.includes(a.name)) return `a case about ${c.onlyOver.join(', ')} alone`;
+  if (c.onlyOver !== undefined && !c.onlyOver.includes(formOf(a))) return `a case about ${c.onlyOver.join(', ')} alone`;
   if (!a.kinds.includes(c.kind)) return a.kindsNot?.[c.kind] ?? `${a.name} has no ${c.kind} calls`;
-  if (c.needs === 'transformError' && a.server !== 'gateway') return 'configureErrorHandling is the gateway\'s';
+  if (c.needs === 'transformError' && !reachesGateway(a)) return 'configureErrorHandling is the gateway\'s';
   // server.grpc() validates generated services with protovalidate; an inline JSON service there has no schema.
-  if (c.needs === 'validation' && a.server !== 'gateway' && a.codec === 'json') return 'an inline service on server.grpc() carries no input schema';
+  if (c.needs === 'validation' && !reachesGateway(a) && a.codec === 'json') return 'an inline service on server.grpc() carries no input schema';
   if (a.namesOnlyKnownMethods === true && (c.method === 'Nope' || c.service !== undefined)) return 'a typed client only has the methods the service has';
   if (a.encodesItself === true && c.input === MALFORMED) return 'the client encodes every request itself';
   if (a.cannotCancel === true && c.cancelAfterMs !== undefined) return 'a datagram cannot be called back';
@@ -36,7 +36,7 @@ function cut(error: NonNullable<Outcome['error']>, c: Case, a: Adapter, code: st
 export function expected(c: Case, a: Adapter): Outcome {
   if (c.error === undefined) return { items: [...c.items] };
   const want = c.error;
-  return { items: [...c.items], error: cut({ grpc: want.grpc, http: want.http, message: want.message }, c, a, want.codeOn?.[a.name] ?? want.code) };
+  return { items: [...c.items], error: cut({ grpc: want.grpc, http: want.http, message: want.message }, c, a, want.codeOn?.[formOf(a)] ?? want.code) };
 }
 
 /** The outcome cut to the fields the adapter carries. */

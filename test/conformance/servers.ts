@@ -1,16 +1,21 @@
 /**
- * The two servers every conformance adapter reaches, each hosting the case
+ * The servers every conformance adapter reaches, each hosting the case
  * table's handlers twice: as the inline JSON service `Conformance` and as the
- * generated protobuf service `conformance.ConformanceProto` (fixtures/conformance.proto).
+ * generated protobuf service `conformance.ConformanceProto` (fixtures/conformance.proto):
+ * a gateway on its own port, a gateway hosted on an fw app's port, and a
+ * `server.grpc()` app.
  */
-import { ProtocolGateway, ServiceError, type Protocol } from 'fw';
+import { ProtocolGateway, server, ServiceError, type FwApplication, type Protocol } from 'fw';
 import { createGrpcApplication, GrpcError, GrpcStatus, RateLimiter, type GrpcApplication } from 'fw/grpc';
+import { HOST } from '../gateway/support/clients';
+import type { GatewayPorts } from './adapter-types';
 import { ConformanceProtoDescriptor } from './generated/conformance.fw';
 import { HANDLERS, ITEM_SCHEMA, PROTO_HANDLERS, SERVICE, TRANSFORMED } from './case-table';
 
 /** The gateway: both services, metrics on, a transformError for TEAPOT. */
 export function conformanceGateway(shutdownTimeout?: number): ProtocolGateway {
-  const gateway = new ProtocolGateway(shutdownTimeout === undefined ? {} : { shutdownTimeout });
+  // basePath as on its own port: mounted at the app's root, HTTP/JSON keeps `/api/…` and Connect its `/<Service>/<Method>`.
+  const gateway = new ProtocolGateway(shutdownTimeout === undefined ? { http: { basePath: '/api' } } : { shutdownTimeout, http: { basePath: '/api' } });
   const methods: Record<string, object> = {};
   for (const [name, m] of Object.entries(HANDLERS)) methods[name] = { handler: m.handler, streaming: m.streaming };
   methods.Named = { ...methods.Named, input: { type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] } };
@@ -34,6 +39,24 @@ export function conformanceGateway(shutdownTimeout?: number): ProtocolGateway {
     },
   });
   return gateway;
+}
+
+/**
+ * An fw app hosting `gateway` on its one port, the way docs/gateway.md shows:
+ * HTTP/JSON, Connect and gRPC-Web through `middleware()`, WebSocket, gRPC,
+ * TCP frames and UDP through the `get*Config()` objects; and one route of its own.
+ */
+export function hostingApp(gateway: ProtocolGateway): FwApplication {
+  const app = server.http();
+  app.get('/own-route', (_req, res) => res.json({ own: true }));
+  app.use(gateway.middleware());
+  return app.withOptions({ websocket: gateway.getWebSocketConfig(), grpc: gateway.getGRPCConfig(), udp: gateway.getUDPConfig(), tcp: gateway.getTCPConfig() });
+}
+
+/** Listens on any free port of 127.0.0.1; UDP is bound on the same port number (docs/gateway.md). */
+export async function listenHosted(app: FwApplication): Promise<GatewayPorts> {
+  await app.listen(0, HOST);
+  return { port: app.port, udpPort: app.port };
 }
 
 /** The `server.grpc()` app: both services, its own middleware and rate limiter for the refusals. */

@@ -255,6 +255,32 @@ describe('hosting: timeouts and refusals', () => {
     expect(() => app.withOptions({ tcp: { ...gateway.getTCPConfig(), noDelay: false } })).not.toThrow();
   });
 
+  it('routes each hosting key to the transports of the gateway whose object it is, through its adapter table', async () => {
+    const first = makeGateway();
+    const second = new ProtocolGateway({});
+    second.addService('Echo', { echo: async () => ({ from: 'second' }) });
+    const app = server.http().withOptions({ tcp: first.getTCPConfig(), udp: second.getUDPConfig() });
+    await app.listen(0, HOST);
+    try {
+      const tcp = await TcpFrameClient.connect(app.port);
+      try {
+        const frames = await tcp.call('t1', 'Echo', 'echo', { via: 'tcp' });
+        expect(frames[0]).toMatchObject({ type: FrameType.Response, payload: { id: 't1', data: { via: 'tcp' } } });
+      } finally {
+        tcp.close();
+      }
+      const udp = await udpCall(app.port, encodeFrame(FrameType.Request, { id: 'u1', service: 'Echo', method: 'echo', data: {} }));
+      expect(udp).toMatchObject({ type: FrameType.Response, payload: { id: 'u1', data: { from: 'second' } } });
+    } finally {
+      await app.close({ graceMs: 1000 });
+      await Promise.all([first.close(), second.close()]);
+    }
+    // An object that copies only the port listener's key has no gateway behind it: listen() says so before binding.
+    const portHost = Symbol.for('fw.portHost');
+    const handMade = server.http().withOptions({ tcp: { [portHost]: (first.getTCPConfig() as unknown as Record<symbol, unknown>)[portHost], handleConnection: () => undefined } as never });
+    await expect(handMade.listen(0, HOST)).rejects.toThrow(/tcp lacks the gateway's adapters/);
+  });
+
   it('reports a taken port as a listen error and stays closable', async () => {
     const gateway = makeGateway();
     const holder = net.createServer();
