@@ -10,7 +10,7 @@ import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/j
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { StreamingMode } from '../../rpc/descriptor';
-import type { ServiceRegistry } from '../registry';
+import type { ServiceRegistry } from '../../rpc/registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
 import { RawMessage } from '../pass-through';
 

@@ -15,7 +15,7 @@ import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServ
 import { deadlineIn, envelopeTimeout } from '../../rpc/deadline';
 import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
-import type { ResolvedMethod } from '../registry';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
 import { tracingFrom } from '../tracing';
 import { CallCancellation } from './call-cancellation';
 
