@@ -6,12 +6,12 @@
  * metadata view are only built when something reads them, so a plain unary
  * call pays for none of it.
  */
-import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from '../rpc/descriptor';
 import type { CallMetadata } from './call-metadata';
 import { GrpcCallMetadata } from './grpc-call-metadata';
 import { GrpcRequestContext } from './grpc-request-context';
+import type { OutgoingMetadata, ReadableMetadata } from './metadata-map';
 
 export type { CallMetadata } from './call-metadata';
 
@@ -22,7 +22,7 @@ export type { CallMetadata } from './call-metadata';
  * in-process test client implements it too.
  */
 export interface CallSource {
-  readonly metadata: Metadata;
+  readonly metadata: ReadableMetadata;
   /** True once the caller cancelled (grpc-js also sets it when a finished call's stream closes). */
   readonly cancelled: boolean;
   getPeer(): string;
@@ -31,7 +31,7 @@ export interface CallSource {
   /** Registers `listener` for the `cancelled` event. */
   once(event: 'cancelled', listener: () => void): unknown;
   /** Sends the response headers (grpc-js server calls; the test client records them). */
-  sendMetadata?(metadata: Metadata): void;
+  sendMetadata?(metadata: OutgoingMetadata): void;
 }
 
 /** Identity of the method a call targets. */
@@ -181,12 +181,12 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
 }
 
 class MetadataView implements CallMetadata {
-  readonly #metadata: Metadata;
-  constructor(metadata: Metadata) {
+  readonly #metadata: ReadableMetadata;
+  constructor(metadata: ReadableMetadata) {
     this.#metadata = metadata;
   }
   get(name: string): (string | Buffer)[] {
-    return this.#metadata.get(name.toLowerCase());
+    return this.#metadata.get(name.toLowerCase()) as (string | Buffer)[];
   }
   getMap(): Record<string, string | Buffer> {
     return this.#metadata.getMap() as Record<string, string | Buffer>;

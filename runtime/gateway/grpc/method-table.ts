@@ -8,7 +8,7 @@
  */
 import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import type { MethodDefinition } from '@grpc/grpc-js';
-import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import type { PackageDefinition } from '@grpc/proto-loader';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { ServiceRegistry } from '../../rpc/registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
@@ -120,6 +120,9 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
 /** Loads `protoFiles` (proto-loader, camelCase JSON-like objects) and maps them onto gateway services. */
 export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTable[]; packageDefinition: PackageDefinition | undefined } {
   if (config.protoFiles === undefined || config.protoFiles.length === 0) return { tables: [], packageDefinition: undefined };
+  // Only configureGRPC's proto files need proto-loader: loaded here, not with the transport.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadSync } = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
   const packageDefinition = loadSync(config.protoFiles, {
     keepCase: false,
     longs: String,

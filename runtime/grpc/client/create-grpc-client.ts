@@ -170,7 +170,11 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
 function metadataOf(options: GrpcCallOptions): Metadata {
   if (options.metadata === undefined) return new Metadata();
   try {
-    return recordToMetadata(options.metadata);
+    // Checked as the server checks metadata, then copied into grpc-js's own class for its channel.
+    const checked = recordToMetadata(options.metadata).toJSON();
+    const metadata = new Metadata();
+    for (const key of Object.keys(checked)) for (const value of checked[key] ?? []) metadata.add(key, value as string | Buffer);
+    return metadata;
   } catch (error) {
     throw new TypeError(`createGrpcClient: ${(error as Error).message}`);
   }
