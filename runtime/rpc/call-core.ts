@@ -21,16 +21,9 @@ import type { ServiceRegistry } from './registry';
 import type { RemoteServiceResolver } from './remote-resolver';
 import { remoteMethod, type ResolvedMethod } from './resolved-method';
 import type { ServiceError } from './service-error';
+import { TransportCall, type CoreCall } from './transport-call';
 
-/** The call object interceptors see; the extra fields stay internal to dispatch. */
-export interface CoreCall extends RpcCall {
-  readonly resolved: ResolvedMethod | undefined;
-  readonly credentials: CredentialSource;
-  /** Set when the transport could not decode the request: the call fails with it inside the interceptors. */
-  readonly refusal: unknown;
-  /** The call's deadline, when the caller sent one (the transport also enforces it on the wire). */
-  readonly deadline: CallDeadline | undefined;
-}
+export type { CoreCall } from './transport-call';
 
 function streamsOut(streaming: StreamingMode): boolean {
   return streaming === 'server' || streaming === 'bidirectional';
@@ -165,7 +158,7 @@ export class CallCore {
    */
   refuse(resolved: ResolvedMethod | undefined, service: string, method: string, error: unknown, context: RequestContext, credentials: CredentialSource): Promise<never> {
     if (this.#chain === undefined) return Promise.reject(error);
-    const call: CoreCall = { service: resolved?.service ?? service, method: resolved?.method ?? method, streaming: resolved?.streaming ?? 'none', request: undefined, context, resolved, credentials, refusal: error, deadline: undefined };
+    const call = new TransportCall(resolved?.service ?? service, resolved?.method ?? method, resolved?.streaming ?? 'none', undefined, context, resolved, credentials, error, undefined);
     // An interceptor may replace the error, never turn the call into a success: there is no request to answer.
     return this.#chain(call).then(() => Promise.reject(error));
   }
@@ -186,19 +179,30 @@ export class CallCore {
         return Promise.reject(error);
       }
     }
-    const call: CoreCall = {
-      service: resolved?.service ?? service,
-      method: resolved?.method ?? method,
-      streaming: resolved?.streaming ?? 'none',
-      request,
-      context,
-      resolved,
-      credentials,
-      refusal: undefined,
-      deadline,
-    };
+    const call = new TransportCall(resolved?.service ?? service, resolved?.method ?? method, resolved?.streaming ?? 'none', request, context, resolved, credentials, undefined, deadline);
     if (this.#chain === undefined) return this.#run(call);
     return this.#chain(call);
+  }
+
+  /**
+   * Runs a call whose object the adapter built itself (`server.grpc()`'s
+   * GrpcCall): the interceptors see that object, the handler gets its
+   * request and context. With no interceptor and a direct method, the
+   * handler is called straight away. Not counted in flight: such an adapter
+   * tracks its calls until their replies are sent.
+   */
+  run(call: CoreCall): Promise<unknown> {
+    if (this.#chain !== undefined) return this.#chain(call);
+    const resolved = call.resolved;
+    if (resolved !== undefined && resolved.direct && resolved.validateInput === undefined) {
+      try {
+        const result = Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(call.request, call.context));
+        return streamsOut(resolved.streaming) ? result.then(streamResult) : result;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#run(call);
   }
 
   async #run(call: CoreCall): Promise<unknown> {
@@ -246,7 +250,9 @@ export class CallCore {
     let running: Promise<unknown>;
     if (policy !== undefined && policy.middleware.length > 0) {
       const inner = compose(policy.middleware, (c: RpcCall) => invoke(c.request));
-      running = inner({ ...call, request });
+      // Service middleware sees the request as the handler will (a validated stream).
+      call.request = request;
+      running = inner(call);
     } else {
       running = invoke(request);
     }

@@ -6,14 +6,34 @@ import type { Middleware } from '../core/compose';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from './descriptor';
 
-/** One call after its transport decoded it. */
+/** The call's request metadata (spec 4.6's `call.metadata`). */
+export interface CallMetadata {
+  /** Every value of `name` (lowercase); empty when absent. */
+  get(name: string): (string | Buffer)[];
+  /** One value per key (the first), as a plain object. */
+  getMap(): Record<string, string | Buffer>;
+}
+
+/**
+ * One call after its transport decoded it: what every interceptor and
+ * middleware sees, on the gateway and on `server.grpc()` (whose `GrpcCall`
+ * adds the gRPC specifics).
+ */
 export interface RpcCall {
-  service: string;
-  method: string;
-  streaming: StreamingMode;
+  /** Service name (the gateway's registered name; `user.UserService` on `server.grpc()`). */
+  readonly service: string;
+  /** Method name (as registered on the gateway; PascalCase `GetUser` on `server.grpc()`). */
+  readonly method: string;
+  readonly streaming: StreamingMode;
   /** Decoded request, or an async iterable of requests for client/bidi streaming. */
   request: unknown;
-  context: RequestContext;
+  readonly context: RequestContext;
+  /** Request metadata: `get(name)` lists every value, `getMap()` the first of each. */
+  readonly metadata: CallMetadata;
+  /** Set by authentication middleware; handlers read it back (`context.authentication`). */
+  user: unknown;
+  /** The caller's `address:port`. */
+  getPeer(): string;
 }
 
 /**

@@ -3,8 +3,8 @@
  * client, the grpc-js fallback engine and loadProtoDefinition's module) and
  * the gateway's gRPC transport import @grpc/grpc-js and @grpc/proto-loader
  * for types only; the fallback engine and configureGRPC's proto files load
- * them with require() when chosen. The gateway's calls run through the call
- * core in runtime/rpc.
+ * them with require() when chosen. The gateway's and server.grpc()'s calls
+ * run through the call core in runtime/rpc.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,6 +46,15 @@ describe('gRPC runtime imports', () => {
 
   it('finds a value import where there is one (the fallback engine)', () => {
     expect(valueImports('runtime/grpc/grpc-js-engine.ts')).toEqual(['runtime/grpc/grpc-js-engine.ts -> @grpc/grpc-js']);
+  });
+
+  it("server.grpc()'s calls run through runtime/rpc's core and registry", () => {
+    const pipeline = fs.readFileSync(path.join(root, 'runtime/grpc/pipeline.ts'), 'utf8');
+    expect(pipeline).toContain("import { CallCore } from '../rpc/call-core'");
+    expect(pipeline).toContain("import { ServiceRegistry } from '../rpc/registry'");
+    expect(pipeline).toMatch(/this\.#core\.run\(call\)/);
+    // No second composer of middleware in the gRPC adapter.
+    expect(pipeline).not.toMatch(/\bcompose\(/);
   });
 
   it('the gateway builds its call path from runtime/rpc', () => {
