@@ -7,7 +7,7 @@
  * name wins, and both `user.UserService` and `UserService` find it.
  */
 import type { RequestContext } from '../core/request-context';
-import type { RpcHandler } from '../rpc/call-types';
+import type { RpcCall } from '../rpc/call-types';
 import { ServiceErrors } from '../rpc/error-catalogue';
 import type { ResolvedMethod } from '../rpc/resolved-method';
 import type { GrpcCall } from './call';
@@ -56,24 +56,26 @@ function asStream(result: unknown, path: string): unknown {
   throw Object.assign(ServiceErrors.notIterable(), { path });
 }
 
-/** The core's handler for `binding`: the form's invoker, called with the call the context belongs to. */
-function coreHandler(binding: MethodBinding): RpcHandler {
-  const callOf = (context: RequestContext): GrpcCall => (context as GrpcRequestContext).source as GrpcCall;
+/** The form's invoker as the core calls it, with the GrpcCall; a stream's result checked as a stream. */
+function callInvoker(binding: MethodBinding): (call: RpcCall) => unknown {
   if (binding.streaming === 'server' || binding.streaming === 'bidirectional') {
-    return (_request: never, context: RequestContext) => {
-      const result = binding.invoke(callOf(context));
+    return (call) => {
+      const result = binding.invoke(call as GrpcCall);
       return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).then((value) => asStream(value, binding.path)) : asStream(result, binding.path);
     };
   }
-  return (_request: never, context: RequestContext) => binding.invoke(callOf(context));
+  return (call) => binding.invoke(call as GrpcCall);
 }
 
 function resolvedMethod(binding: MethodBinding): ResolvedMethod {
+  const invokeCall = callInvoker(binding);
   return {
     service: binding.service,
     method: binding.method,
     streaming: binding.streaming,
-    handler: coreHandler(binding),
+    // The core calls `invokeCall` with the GrpcCall; `handler` is the same for callers holding only a context.
+    handler: (_request: never, context: RequestContext) => invokeCall((context as GrpcRequestContext).source as GrpcCall),
+    invokeCall,
     policy: undefined,
     authentication: undefined,
     limiter: undefined,

@@ -196,7 +196,8 @@ export class CallCore {
     const resolved = call.resolved;
     if (resolved !== undefined && resolved.direct && resolved.validateInput === undefined) {
       try {
-        const result = Promise.resolve((resolved.handler as (r: unknown, c: RequestContext) => unknown)(call.request, call.context));
+        const invoked = resolved.invokeCall === undefined ? (resolved.handler as (r: unknown, c: RequestContext) => unknown)(call.request, call.context) : resolved.invokeCall(call);
+        const result = Promise.resolve(invoked);
         return streamsOut(resolved.streaming) ? result.then(streamResult) : result;
       } catch (error) {
         return Promise.reject(error);
@@ -246,7 +247,7 @@ export class CallCore {
         m.validateInput(request);
       }
     }
-    const invoke = (req: unknown): Promise<unknown> => this.#invoke(m, req, call.context);
+    const invoke = (req: unknown): Promise<unknown> => this.#invoke(m, req, call);
     let running: Promise<unknown>;
     if (policy !== undefined && policy.middleware.length > 0) {
       const inner = compose(policy.middleware, (c: RpcCall) => invoke(c.request));
@@ -262,8 +263,8 @@ export class CallCore {
     return streamsOut(m.streaming) ? running.then((stream) => streamWithinDeadline(stream as AsyncIterable<unknown>, deadline)) : withinDeadline(running, deadline);
   }
 
-  async #invoke(m: ResolvedMethod, request: unknown, context: RequestContext): Promise<unknown> {
-    const result = await (m.handler as (r: unknown, c: RequestContext) => unknown)(request, context);
+  async #invoke(m: ResolvedMethod, request: unknown, call: RpcCall): Promise<unknown> {
+    const result = await (m.invokeCall === undefined ? (m.handler as (r: unknown, c: RequestContext) => unknown)(request, call.context) : m.invokeCall(call));
     if (streamsOut(m.streaming)) return streamResult(result);
     if (m.validateOutput !== undefined) m.validateOutput(result);
     return result;

@@ -5,7 +5,7 @@
  */
 import type { InvalidItemPolicy } from '../validation/stream-items';
 import type { ServiceAuthenticationConfig } from './access-policy';
-import type { CallInterceptor, RpcHandler, Validator } from './call-types';
+import type { CallInterceptor, RpcCall, RpcHandler, Validator } from './call-types';
 import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from './descriptor';
 import type { FixedWindowLimiter } from './fixed-window-limiter';
 
@@ -49,6 +49,12 @@ export interface ResolvedMethod {
    * message (the gateway's pass-through); the gRPC transport runs it for binary requests.
    */
   readonly passThrough: ResolvedMethod | undefined;
+  /**
+   * Set by adapters whose handlers take the call object itself
+   * (`server.grpc()`'s forms): called with the call instead of `handler`, so
+   * no RequestContext is built for handlers that never read one.
+   */
+  readonly invokeCall?: (call: RpcCall) => unknown;
 }
 
 /** A hosted service. */
