@@ -45,9 +45,10 @@ export interface HealthCheckResponse {
   status: string;
 }
 
+const REGISTRY = createFileRegistry(HEALTH_FILE, () => undefined);
+
 function messageOf(name: string): DescMessage {
-  const registry = createFileRegistry(HEALTH_FILE, () => undefined);
-  const message = registry.getMessage(`grpc.health.v1.${name}`);
+  const message = REGISTRY.getMessage(`grpc.health.v1.${name}`);
   if (message === undefined) throw new Error(`health.proto lacks ${name}`);
   return message;
 }
