@@ -1,39 +1,24 @@
 /**
- * grpc/health/v1/health.proto as a service descriptor: its file descriptor
- * built with @bufbuild/protobuf (so reflection describes it), and the two
- * messages' codecs from that file. No .proto file ships next to dist/, and
- * serving health loads neither proto-loader nor grpc-js.
+ * grpc/health/v1/health.proto as a service descriptor: its two one-field
+ * messages read and written with @bufbuild/protobuf's wire reader and
+ * writer, and the file's descriptor embedded (as fw-gen embeds a user's) so
+ * reflection describes it. No .proto file ships next to dist/, and serving
+ * health loads neither proto-loader nor grpc-js, nor the descriptor
+ * machinery (test/grpc/health-descriptor.test.ts checks both against
+ * protobuf-es built from the embedded file).
  */
-import { create, createFileRegistry, fromBinary, toBinary, type DescMessage } from '@bufbuild/protobuf';
-import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
+
+/** FileDescriptorProto of grpc/health/v1/health.proto (package grpc.health.v1: HealthCheckRequest, HealthCheckResponse with ServingStatus, Health with Check and server-streaming Watch). */
+const HEALTH_FILE = Buffer.from(
+  'ChtncnBjL2hlYWx0aC92MS9oZWFsdGgucHJvdG8SDmdycGMuaGVhbHRoLnYxIi4KEkhlYWx0aENoZWNrUmVxdWVzdBIYCgdzZXJ2aWNlGAEgASgJUgdzZXJ2aWNlIrEBChNIZWFsdGhDaGVja1Jlc3BvbnNlEkkKBnN0YXR1cxgBIAEoDjIxLmdycGMuaGVhbHRoLnYxLkhlYWx0aENoZWNrUmVzcG9uc2UuU2VydmluZ1N0YXR1c1IGc3RhdHVzIk8KDVNlcnZpbmdTdGF0dXMSCwoHVU5LTk9XThAAEgsKB1NFUlZJTkcQARIPCgtOT1RfU0VSVklORxACEhMKD1NFUlZJQ0VfVU5LTk9XThADMq4BCgZIZWFsdGgSUAoFQ2hlY2sSIi5ncnBjLmhlYWx0aC52MS5IZWFsdGhDaGVja1JlcXVlc3QaIy5ncnBjLmhlYWx0aC52MS5IZWFsdGhDaGVja1Jlc3BvbnNlElIKBVdhdGNoEiIuZ3JwYy5oZWFsdGgudjEuSGVhbHRoQ2hlY2tSZXF1ZXN0GiMuZ3JwYy5oZWFsdGgudjEuSGVhbHRoQ2hlY2tSZXNwb25zZTABYgZwcm90bzM=',
+  'base64',
+);
 
 /** Wire numbers of HealthCheckResponse.ServingStatus, by name. */
 const STATUS_NUMBERS: Readonly<Record<string, number>> = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 };
 const STATUS_NAMES = Object.keys(STATUS_NUMBERS);
-
-const HEALTH_FILE = create(FileDescriptorProtoSchema, {
-  name: 'grpc/health/v1/health.proto',
-  package: 'grpc.health.v1',
-  syntax: 'proto3',
-  messageType: [
-    { name: 'HealthCheckRequest', field: [{ name: 'service', jsonName: 'service', number: 1, label: FieldDescriptorProto_Label.OPTIONAL, type: FieldDescriptorProto_Type.STRING }] },
-    {
-      name: 'HealthCheckResponse',
-      field: [{ name: 'status', jsonName: 'status', number: 1, label: FieldDescriptorProto_Label.OPTIONAL, type: FieldDescriptorProto_Type.ENUM, typeName: '.grpc.health.v1.HealthCheckResponse.ServingStatus' }],
-      enumType: [{ name: 'ServingStatus', value: STATUS_NAMES.map((name) => ({ name, number: STATUS_NUMBERS[name] as number })) }],
-    },
-  ],
-  service: [
-    {
-      name: 'Health',
-      method: [
-        { name: 'Check', inputType: '.grpc.health.v1.HealthCheckRequest', outputType: '.grpc.health.v1.HealthCheckResponse' },
-        { name: 'Watch', inputType: '.grpc.health.v1.HealthCheckRequest', outputType: '.grpc.health.v1.HealthCheckResponse', serverStreaming: true },
-      ],
-    },
-  ],
-});
 
 /** A health request: the service asked about (`''` for the whole server). */
 export interface HealthCheckRequest {
@@ -45,27 +30,34 @@ export interface HealthCheckResponse {
   status: string;
 }
 
-const REGISTRY = createFileRegistry(HEALTH_FILE, () => undefined);
-
-function messageOf(name: string): DescMessage {
-  const message = REGISTRY.getMessage(`grpc.health.v1.${name}`);
-  if (message === undefined) throw new Error(`health.proto lacks ${name}`);
-  return message;
+/** Field 1 of a message (string or varint), unknown fields skipped. */
+function readField1<T>(bytes: Uint8Array, read: (reader: BinaryReader) => T, empty: T): T {
+  const reader = new BinaryReader(bytes);
+  let value = empty;
+  while (reader.pos < reader.len) {
+    const [field, wire] = reader.tag();
+    if (field === 1 && (wire === WireType.LengthDelimited || wire === WireType.Varint)) value = read(reader);
+    else reader.skip(wire);
+  }
+  return value;
 }
 
-const REQUEST = messageOf('HealthCheckRequest');
-const RESPONSE = messageOf('HealthCheckResponse');
-
 const requestCodec: MessageCodec<HealthCheckRequest> = {
-  encode: (message) => toBinary(REQUEST, create(REQUEST, { service: String(message.service ?? '') })),
-  decode: (bytes) => ({ service: String((fromBinary(REQUEST, bytes) as unknown as HealthCheckRequest).service) }),
+  encode: (message) => {
+    const service = String(message.service ?? '');
+    return service === '' ? new Uint8Array(0) : new BinaryWriter().tag(1, WireType.LengthDelimited).string(service).finish();
+  },
+  decode: (bytes) => ({ service: readField1(bytes, (r) => r.string(), '') }),
   fromJSON: (json) => ({ service: String((json as Partial<HealthCheckRequest> | null)?.service ?? '') }),
   toJSON: (message) => ({ service: message.service }),
 };
 
 const responseCodec: MessageCodec<HealthCheckResponse> = {
-  encode: (message) => toBinary(RESPONSE, create(RESPONSE, { status: STATUS_NUMBERS[message.status] ?? 0 })),
-  decode: (bytes) => ({ status: STATUS_NAMES[(fromBinary(RESPONSE, bytes) as unknown as { status: number }).status] ?? 'UNKNOWN' }),
+  encode: (message) => {
+    const status = STATUS_NUMBERS[message.status] ?? 0;
+    return status === 0 ? new Uint8Array(0) : new BinaryWriter().tag(1, WireType.Varint).int32(status).finish();
+  },
+  decode: (bytes) => ({ status: STATUS_NAMES[readField1(bytes, (r) => r.int32(), 0)] ?? 'UNKNOWN' }),
   fromJSON: (json) => ({ status: String((json as Partial<HealthCheckResponse> | null)?.status ?? 'UNKNOWN') }),
   toJSON: (message) => ({ status: message.status }),
 };
@@ -90,5 +82,5 @@ export const HEALTH_DESCRIPTOR: ServiceDescriptor = {
   name: 'Health',
   packageName: 'grpc.health.v1',
   methods: { check: method('Check', 'none'), watch: method('Watch', 'server') } as Record<string, MethodDescriptor>,
-  fileDescriptorProtos: [toBinary(FileDescriptorProtoSchema, HEALTH_FILE)],
+  fileDescriptorProtos: [HEALTH_FILE],
 };
