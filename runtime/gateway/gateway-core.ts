@@ -7,13 +7,13 @@
 import { CollectedCallMetadata, incomingFromHeaders, type IncomingMetadata } from '../core/call-metadata';
 import { CANCELLATION, type Cancellation } from '../core/cancellation';
 import type { ClientInfo, Protocol, RequestContext, TracingInfo } from '../core/request-context';
-import type { Dispatcher } from './dispatch';
+import type { CallCore } from '../rpc/call-core';
 import type { ServiceError } from './errors';
 import type { GatewayEvent } from './extension-points';
 
 /** The gateway as a transport sees it. */
 export interface GatewayCore {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: CallCore;
   /** True when someone listens to events; transports skip building them otherwise. */
   readonly observed: boolean;
   emit(event: GatewayEvent): void;

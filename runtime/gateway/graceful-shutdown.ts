@@ -7,7 +7,7 @@
  * connections (which aborts the handlers' signals) and still wait for the
  * handlers to settle, so nothing runs on after close() resolved.
  */
-import type { Dispatcher } from './dispatch';
+import type { CallCore } from '../rpc/call-core';
 import { ServiceErrors } from './errors';
 import type { StreamListener } from './stream-listener';
 import type { TransportAdapter } from './transport-adapter';
@@ -17,7 +17,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 /** Everything one drain stops: the transports built so far; `listener` only when the gateway owns its port. */
 export interface DrainTargets {
-  dispatcher: Dispatcher;
+  dispatcher: CallCore;
   listener: StreamListener | undefined;
   adapters: readonly TransportAdapter[];
 }

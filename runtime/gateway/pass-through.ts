@@ -44,15 +44,4 @@ export function passThroughSpec(handlers: object): PassThroughSpec | undefined {
   return (handlers as { [PASS_THROUGH]?: PassThroughSpec })[PASS_THROUGH];
 }
 
-const messageBlind = new WeakSet<object>();
-
-/** Marks a dispatch interceptor that never reads `call.request`: calls may still pass bytes through it. */
-export function markMessageBlind<T extends object>(interceptor: T): T {
-  messageBlind.add(interceptor);
-  return interceptor;
-}
-
-/** True when `interceptor` was marked as never reading `call.request`. */
-export function isMessageBlind(interceptor: object): boolean {
-  return messageBlind.has(interceptor);
-}
+export { isMessageBlind, markMessageBlind } from '../rpc/message-blind';

@@ -14,7 +14,7 @@ import type { TransportAdapter } from './transport-adapter';
 import { isServiceDescriptor } from '../rpc/descriptor';
 import { PORT_HOST, type HostedDrain, type HostedGrpcOptions, type HostedTcpOptions, type HostedUdpOptions, type HostedWebSocketOptions, type PortHostFactory } from '../http/gateway-hosting';
 import type { AuthenticationConfig } from './auth/types';
-import type { Dispatcher } from './dispatch';
+import type { CallCore } from '../rpc/call-core';
 import type { ServiceError } from './errors';
 import type { DispatchInterceptor, GatewayEvent, GatewayEventSink, RemoteServiceResolver } from './extension-points';
 import type { GatewayCore } from './gateway-core';
@@ -25,7 +25,7 @@ import type { GrpcTransport } from './grpc/transport';
 import type { HttpTransport, HttpGatewayConfig, HttpGatewayHandler } from './http/transport';
 import type { CreateGatewayOptions, ErrorHandlingConfig, GatewayAddress, GatewayOptions } from './options';
 import type { OutputBudget } from './output-budget';
-import type { ServiceRegistry } from './registry';
+import type { ServiceRegistry } from '../rpc/registry';
 import type { StreamListener } from './stream-listener';
 import type { AdapterSet } from './adapter-table';
 import type { TcpTransport } from './tcp/transport';
@@ -71,7 +71,7 @@ type DiscoveryFactory = (
 export class ProtocolGateway {
   readonly #options: GatewayOptions;
   readonly #registry: ServiceRegistry;
-  readonly #dispatcher: Dispatcher;
+  readonly #dispatcher: CallCore;
   readonly #interceptors: DispatchInterceptor[] = [];
   readonly #sinks: GatewayEventSink[] = [];
   #httpConfig: HttpGatewayConfig;
@@ -97,8 +97,8 @@ export class ProtocolGateway {
     this.#options = options;
     // `import 'fw'` loads only this class; its machinery loads with the first gateway.
     /* eslint-disable @typescript-eslint/no-require-imports */
-    this.#registry = new (require('./registry') as typeof import('./registry')).ServiceRegistry();
-    this.#dispatcher = new (require('./dispatch') as typeof import('./dispatch')).Dispatcher(this.#registry);
+    this.#registry = new (require('../rpc/registry') as typeof import('../rpc/registry')).ServiceRegistry();
+    this.#dispatcher = new (require('../rpc/call-core') as typeof import('../rpc/call-core')).CallCore(this.#registry);
     /* eslint-enable @typescript-eslint/no-require-imports */
     this.#httpConfig = { ...(options.http ?? {}) };
     if (this.#httpConfig.enableCORS === true) assertSafeCors(this.#httpConfig.cors, 'ProtocolGateway http.cors');
@@ -219,13 +219,15 @@ export class ProtocolGateway {
   addService(definition: ServiceInput & { name: string }): this;
   addService(descriptor: ServiceDescriptor, handlers: object, options?: DescriptorServiceOptions): this;
   addService(first: string | ServiceDescriptor | (ServiceInput & { name: string }), second?: ServiceInput | object, options?: DescriptorServiceOptions): this {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const forms = require('./registry') as typeof import('./registry');
     if (isServiceDescriptor(first)) {
       const defaults = { ignoreUnknownFields: this.#options.ignoreUnknownFields, validateResponses: this.#options.validateResponses };
-      this.#registry.addDescriptor(first, second as Record<string, unknown>, options, defaults);
+      this.#registry.add(forms.descriptorService(first, second as Record<string, unknown>, options, defaults), [first.typeName]);
     } else if (typeof first === 'string') {
-      this.#registry.addInline(first, second as ServiceInput);
+      this.#registry.add(forms.inlineService(first, second as ServiceInput));
     } else if (first !== null && typeof first === 'object' && typeof (first as { name?: unknown }).name === 'string') {
-      this.#registry.addInline((first as { name: string }).name, first);
+      this.#registry.add(forms.inlineService((first as { name: string }).name, first));
     } else {
       throw new TypeError('addService(name, definition) or addService(descriptor, handlers)');
     }

@@ -1,16 +1,15 @@
 /**
- * The one registry of services the gateway hosts. `addService` takes the three
- * inline forms of spec 4.10 or a generated ServiceDescriptor with handlers;
- * each becomes a table of ResolvedMethods that every transport dispatches to.
- * Method lookup accepts the registered name, its camelCase and its PascalCase
- * spelling, so `getUser` and `GetUser` reach the same handler.
+ * The gateway's service forms: `addService` takes the three inline forms of
+ * the gateway API or a generated ServiceDescriptor with handlers; each
+ * becomes a RegisteredService of ResolvedMethods that the call core's
+ * registry (rpc/registry.ts) stores and every transport dispatches to.
  */
 import type { MethodDescriptor, ServiceDescriptor, StreamingMode } from '../rpc/descriptor';
 import { isServiceDescriptor } from '../rpc/descriptor';
 import { inferStreaming } from '../rpc/streaming-kind';
-import type { DispatchInterceptor } from './extension-points';
+import { isDirect, type RegisteredService, type ResolvedMethod, type ServicePolicy } from '../rpc/resolved-method';
 import { limiterFor, type FixedWindowLimiter } from './rate-limit';
-import type { DescriptorServiceOptions, GatewayHandler, ServiceAuthenticationConfig, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
+import type { DescriptorServiceOptions, GatewayHandler, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
 import type { GateOptions, MethodGates } from '../rpc/message-gate';
 import { passThroughSpec } from './pass-through';
@@ -18,6 +17,8 @@ import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-
 import { deliverInvalid, isInvalidMessageError } from '../validation/violations';
 
 export type { InvalidItemPolicy };
+export { ServiceRegistry } from '../rpc/registry';
+export { isDirect, type RegisteredService, type ResolvedMethod, type ServicePolicy } from '../rpc/resolved-method';
 
 /** Gateway-wide defaults of generated services' validation. */
 export interface ValidationDefaults extends GateOptions {
@@ -33,75 +34,6 @@ function gatesOf(descriptor: ServiceDescriptor, md: MethodDescriptor, options: G
 }
 
 const STREAMING: readonly StreamingMode[] = ['none', 'server', 'client', 'bidirectional'];
-
-/** A service's call-wide settings, shared by its methods. */
-export interface ServicePolicy {
-  readonly name: string;
-  readonly middleware: readonly DispatchInterceptor[];
-  readonly authentication: ServiceAuthenticationConfig | undefined;
-  readonly limiter: FixedWindowLimiter | undefined;
-}
-
-/** Everything dispatch needs to run one method, computed once at registration. */
-export interface ResolvedMethod {
-  readonly service: string;
-  /** Name as registered (camelCase for descriptors). */
-  readonly method: string;
-  readonly streaming: StreamingMode;
-  readonly handler: GatewayHandler;
-  readonly policy: ServicePolicy | undefined;
-  readonly authentication: boolean | undefined;
-  readonly limiter: FixedWindowLimiter | undefined;
-  readonly validateInput: Validator | undefined;
-  readonly validateOutput: Validator | undefined;
-  /** Wire JSON → handler request (identity for inline services, codec.fromJSON for descriptors). */
-  readonly fromJSON: ((json: unknown) => unknown) | undefined;
-  /** Handler result → wire JSON (identity / codec.toJSON). */
-  readonly toJSON: ((value: unknown) => unknown) | undefined;
-  /** Set for generated services: binary codecs for gRPC. */
-  readonly descriptor: MethodDescriptor | undefined;
-  /** Protobuf bytes → handler request (generated services; the gate keeps the bytes for validation). */
-  readonly fromBinary: ((bytes: Uint8Array) => unknown) | undefined;
-  /** A path/query parameter's string as its field's JSON wants it (generated services). */
-  readonly paramValue: ((path: string, raw: string) => unknown) | undefined;
-  /** Client/bidi streams: `fail` ends the call on an invalid item, `deliver` hands it over with its violations. */
-  readonly invalidItems: InvalidItemPolicy;
-  /** No limits, auth, output validation or middleware: dispatch may check the input and call the handler straight away. */
-  readonly direct: boolean;
-  /**
-   * The same method forwarding protobuf bytes (RawMessage in and out), for
-   * a forwarded service when nothing registered with it needs the decoded
-   * message (pass-through.ts); the gRPC transport runs it for binary requests.
-   */
-  readonly passThrough: ResolvedMethod | undefined;
-}
-
-/** Whether a method needs nothing around its handler. */
-export function isDirect(m: Omit<ResolvedMethod, 'direct' | 'passThrough'>): boolean {
-  const p = m.policy;
-  return (
-    p?.limiter === undefined &&
-    m.limiter === undefined &&
-    p?.authentication === undefined &&
-    m.authentication !== true &&
-    m.validateOutput === undefined &&
-    (p === undefined || p.middleware.length === 0)
-  );
-}
-
-/** A hosted service. */
-export interface RegisteredService {
-  readonly name: string;
-  readonly descriptor: ServiceDescriptor | undefined;
-  /** Canonical methods in registration order (no aliases). */
-  readonly methods: readonly ResolvedMethod[];
-}
-
-function flipFirst(name: string): string {
-  const first = name.charAt(0);
-  const flipped = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
-  return flipped + name.slice(1);
-}
 
 function toMethods(input: Record<string, unknown>, service: string): Record<string, ServiceMethod> {
   const out: Record<string, ServiceMethod> = {};
@@ -126,150 +58,88 @@ function checkRateLimit(config: ServiceMethod['rateLimit'], where: string): Fixe
   }
 }
 
-/** Services by name and methods by service, then method name (aliases included). */
-export class ServiceRegistry {
-  readonly #services = new Map<string, RegisteredService>();
-  /** service → method name → method, aliases included. Two lookups: no key string is built and hashed per call. */
-  readonly #methods = new Map<string, Map<string, ResolvedMethod>>();
-  #version = 0;
+/** An inline service (the gateway API's three forms) as the registry stores it. */
+export function inlineService(name: string, input: ServiceInput): RegisteredService {
+  if (typeof name !== 'string' || name === '') throw new TypeError('addService needs a service name');
+  if (input === null || typeof input !== 'object') throw new TypeError(`addService(${name}): definition must be an object`);
+  const asDef = input as Partial<ServiceDefinition>;
+  const isDefinition = asDef.methods !== null && typeof asDef.methods === 'object' && typeof (asDef.methods as { handler?: unknown }).handler !== 'function';
+  const methods = toMethods((isDefinition ? asDef.methods : input) as Record<string, unknown>, name);
+  const policy: ServicePolicy = {
+    name,
+    middleware: isDefinition ? (asDef.middleware ?? []) : [],
+    authentication: isDefinition ? asDef.authentication : undefined,
+    limiter: isDefinition ? checkRateLimit(asDef.rateLimit, `addService(${name}).rateLimit`) : undefined,
+  };
+  const resolved = Object.entries(methods).map(([method, def]) => inlineMethod(name, method, def, policy));
+  return { name, descriptor: undefined, methods: resolved };
+}
 
-  /** Bumped on every registration, so transports can rebuild derived tables lazily. */
-  get version(): number {
-    return this.#version;
-  }
-
-  services(): RegisteredService[] {
-    return [...this.#services.values()];
-  }
-
-  service(name: string): RegisteredService | undefined {
-    return this.#services.get(name);
-  }
-
-  /** True when `name` (the registered name or a descriptor's full type name) is hosted here. */
-  hosts(name: string): boolean {
-    return this.#methods.has(name);
-  }
-
-  resolve(service: string, method: string): ResolvedMethod | undefined {
-    return this.#methods.get(service)?.get(method);
-  }
-
-  /** Registers an inline service (spec 4.10's three forms). */
-  addInline(name: string, input: ServiceInput): RegisteredService {
-    if (typeof name !== 'string' || name === '') throw new TypeError('addService needs a service name');
-    if (input === null || typeof input !== 'object') throw new TypeError(`addService(${name}): definition must be an object`);
-    const asDef = input as Partial<ServiceDefinition>;
-    const isDefinition = asDef.methods !== null && typeof asDef.methods === 'object' && typeof (asDef.methods as { handler?: unknown }).handler !== 'function';
-    const methods = toMethods((isDefinition ? asDef.methods : input) as Record<string, unknown>, name);
-    const policy: ServicePolicy = {
-      name,
-      middleware: isDefinition ? (asDef.middleware ?? []) : [],
-      authentication: isDefinition ? asDef.authentication : undefined,
-      limiter: isDefinition ? checkRateLimit(asDef.rateLimit, `addService(${name}).rateLimit`) : undefined,
-    };
-    const resolved = Object.entries(methods).map(([method, def]) => this.#inlineMethod(name, method, def, policy));
-    return this.#store({ name, descriptor: undefined, methods: resolved });
-  }
-
-  /** Registers a generated service: descriptor + camelCase handlers, decoded strictly and validated with protovalidate. */
-  addDescriptor(descriptor: ServiceDescriptor, handlers: Record<string, unknown>, options: DescriptorServiceOptions = {}, defaults: ValidationDefaults = {}): RegisteredService {
-    if (!isServiceDescriptor(descriptor)) throw new TypeError('addService: not a ServiceDescriptor');
-    if (handlers === null || typeof handlers !== 'object') throw new TypeError(`addService(${descriptor.name}): handlers must be an object`);
-    const name = options.name ?? descriptor.name;
-    const policy: ServicePolicy = {
-      name,
-      middleware: options.middleware ?? [],
-      authentication: options.authentication,
-      limiter: checkRateLimit(options.rateLimit, `addService(${name}).rateLimit`),
-    };
-    const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields };
-    const validateResponses = options.validateResponses ?? defaults.validateResponses ?? false;
-    const passThrough = passThroughSpec(handlers);
-    const resolved: ResolvedMethod[] = [];
-    for (const md of Object.values(descriptor.methods)) {
-      const impl = (handlers as Record<string, unknown>)[md.localName] ?? (handlers as Record<string, unknown>)[md.name];
-      const extra = options.methods?.[md.localName] ?? options.methods?.[md.name] ?? {};
-      const handler: GatewayHandler =
-        typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
-      const gates = gatesOf(descriptor, md, gateOptions);
-      const raw = passThrough?.handlers[md.localName];
-      const invalidItems = checkInvalidItems(extra.invalidItems, `${name}.${md.localName}`);
-      const streamsIn = md.streaming === 'client' || md.streaming === 'bidirectional';
-      resolved.push(withDirect({
-        service: name,
-        method: md.localName,
-        streaming: md.streaming,
-        handler,
-        policy,
-        authentication: extra.authentication,
-        limiter: checkRateLimit(extra.rateLimit, `${name}.${md.localName}.rateLimit`),
-        validateInput: requestValidator(gates, md, extra.input),
-        validateOutput: responseValidator(gates, md, extra.output, validateResponses),
-        fromJSON: requestReader(gates, md, streamsIn && invalidItems === 'deliver'),
-        toJSON: (value) => md.responseCodec.toJSON(value),
-        descriptor: md,
-        fromBinary: gates === undefined ? (bytes) => md.requestCodec.decode(bytes) : (bytes) => gates.request.fromBinary(bytes),
-        paramValue: gates === undefined ? undefined : (path, value) => gates.request.paramValue(path, value),
-        invalidItems,
-      }, raw === undefined ? undefined : { handler: raw as GatewayHandler, skipRules: passThrough?.instanceValidates === true, schema: extra.input !== undefined }));
-    }
-    const registered = this.#store({ name, descriptor, methods: resolved });
-    if (descriptor.typeName !== name) this.#alias(descriptor.typeName, registered);
-    return registered;
-  }
-
-  #inlineMethod(service: string, method: string, def: ServiceMethod, policy: ServicePolicy): ResolvedMethod {
-    const streaming = def.streaming ?? inferStreaming(def.handler);
-    if (!STREAMING.includes(streaming)) throw new TypeError(`${service}.${method}: streaming must be one of ${STREAMING.join(', ')}`);
-    return withDirect({
-      service,
-      method,
-      streaming,
-      handler: def.handler,
+/** A generated service (descriptor + camelCase handlers, decoded strictly and validated with protovalidate) as the registry stores it. */
+export function descriptorService(descriptor: ServiceDescriptor, handlers: Record<string, unknown>, options: DescriptorServiceOptions = {}, defaults: ValidationDefaults = {}): RegisteredService {
+  if (!isServiceDescriptor(descriptor)) throw new TypeError('addService: not a ServiceDescriptor');
+  if (handlers === null || typeof handlers !== 'object') throw new TypeError(`addService(${descriptor.name}): handlers must be an object`);
+  const name = options.name ?? descriptor.name;
+  const policy: ServicePolicy = {
+    name,
+    middleware: options.middleware ?? [],
+    authentication: options.authentication,
+    limiter: checkRateLimit(options.rateLimit, `addService(${name}).rateLimit`),
+  };
+  const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields };
+  const validateResponses = options.validateResponses ?? defaults.validateResponses ?? false;
+  const passThrough = passThroughSpec(handlers);
+  const resolved: ResolvedMethod[] = [];
+  for (const md of Object.values(descriptor.methods)) {
+    const impl = (handlers as Record<string, unknown>)[md.localName] ?? (handlers as Record<string, unknown>)[md.name];
+    const extra = options.methods?.[md.localName] ?? options.methods?.[md.name] ?? {};
+    const handler: GatewayHandler =
+      typeof impl === 'function' ? (impl.bind(handlers) as GatewayHandler) : unimplemented(descriptor.typeName, md.name);
+    const gates = gatesOf(descriptor, md, gateOptions);
+    const raw = passThrough?.handlers[md.localName];
+    const invalidItems = checkInvalidItems(extra.invalidItems, `${name}.${md.localName}`);
+    const streamsIn = md.streaming === 'client' || md.streaming === 'bidirectional';
+    resolved.push(withDirect({
+      service: name,
+      method: md.localName,
+      streaming: md.streaming,
+      handler,
       policy,
-      authentication: def.authentication,
-      limiter: checkRateLimit(def.rateLimit, `${service}.${method}.rateLimit`),
-      validateInput: def.input === undefined ? undefined : compileValidator(def.input, 'input'),
-      validateOutput: def.output === undefined ? undefined : compileValidator(def.output, 'output'),
-      fromJSON: undefined,
-      toJSON: undefined,
-      descriptor: undefined,
-      fromBinary: undefined,
-      paramValue: undefined,
-      invalidItems: 'fail',
-    });
+      authentication: extra.authentication,
+      limiter: checkRateLimit(extra.rateLimit, `${name}.${md.localName}.rateLimit`),
+      validateInput: requestValidator(gates, md, extra.input),
+      validateOutput: responseValidator(gates, md, extra.output, validateResponses),
+      fromJSON: requestReader(gates, md, streamsIn && invalidItems === 'deliver'),
+      toJSON: (value) => md.responseCodec.toJSON(value),
+      descriptor: md,
+      fromBinary: gates === undefined ? (bytes) => md.requestCodec.decode(bytes) : (bytes) => gates.request.fromBinary(bytes),
+      paramValue: gates === undefined ? undefined : (path, value) => gates.request.paramValue(path, value),
+      invalidItems,
+    }, raw === undefined ? undefined : { handler: raw as GatewayHandler, skipRules: passThrough?.instanceValidates === true, schema: extra.input !== undefined }));
   }
+  return { name, descriptor, methods: resolved };
+}
 
-  #store(service: RegisteredService): RegisteredService {
-    const previous = this.#services.get(service.name);
-    if (previous !== undefined) {
-      for (const [key, byName] of this.#methods) {
-        for (const [name, m] of byName) if (m.service === service.name) byName.delete(name);
-        if (byName.size === 0) this.#methods.delete(key);
-      }
-    }
-    this.#services.set(service.name, service);
-    this.#alias(service.name, service);
-    this.#version++;
-    return service;
-  }
-
-  #alias(serviceName: string, service: RegisteredService): void {
-    let byName = this.#methods.get(serviceName);
-    if (byName === undefined) {
-      byName = new Map<string, ResolvedMethod>();
-      this.#methods.set(serviceName, byName);
-    }
-    for (const m of service.methods) {
-      const names = new Set([m.method, flipFirst(m.method)]);
-      if (m.descriptor !== undefined) names.add(m.descriptor.name);
-      for (const n of names) {
-        // An exact registration wins over a case alias of another method.
-        if (n === m.method || !byName.has(n)) byName.set(n, m);
-      }
-    }
-  }
+function inlineMethod(service: string, method: string, def: ServiceMethod, policy: ServicePolicy): ResolvedMethod {
+  const streaming = def.streaming ?? inferStreaming(def.handler);
+  if (!STREAMING.includes(streaming)) throw new TypeError(`${service}.${method}: streaming must be one of ${STREAMING.join(', ')}`);
+  return withDirect({
+    service,
+    method,
+    streaming,
+    handler: def.handler,
+    policy,
+    authentication: def.authentication,
+    limiter: checkRateLimit(def.rateLimit, `${service}.${method}.rateLimit`),
+    validateInput: def.input === undefined ? undefined : compileValidator(def.input, 'input'),
+    validateOutput: def.output === undefined ? undefined : compileValidator(def.output, 'output'),
+    fromJSON: undefined,
+    toJSON: undefined,
+    descriptor: undefined,
+    fromBinary: undefined,
+    paramValue: undefined,
+    invalidItems: 'fail',
+  });
 }
 
 /** protovalidate rules, then an extra JSON Schema given at registration (checked on the canonical JSON). */

@@ -3,8 +3,9 @@
  * handlers see. Services registered from generated descriptors are turned into
  * the same model by the registry.
  */
-import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from '../rpc/descriptor';
+import type { ServiceAuthenticationConfig } from '../rpc/access-policy';
+import type { RpcHandler } from '../rpc/call-types';
 import type { DispatchInterceptor } from './extension-points';
 
 /**
@@ -24,18 +25,10 @@ export interface RateLimitConfig {
   window: number;
 }
 
-/** Service-level authentication (spec 5.5). */
-export interface ServiceAuthenticationConfig {
-  /** When true (the default once this object is given) a call without valid credentials fails with 401. */
-  required?: boolean;
-  /** Provider names accepted for this service (`jwt`, `apikey`, `oauth`); default: the protocol's rule. */
-  methods?: string[];
-  /** Called after authentication; false → 403 PERMISSION_DENIED. */
-  authorize?: (user: Record<string, unknown>, method: string, request: unknown) => boolean | Promise<boolean>;
-}
+export type { ServiceAuthenticationConfig } from '../rpc/access-policy';
 
 /** A gateway handler: value or promise for unary/client streaming, async iterable for server/bidi streaming. */
-export type GatewayHandler = (request: never, context: RequestContext) => unknown;
+export type GatewayHandler = RpcHandler;
 
 /** One method of a ServiceDefinition (spec 2.3 `ServiceMethod`). */
 export interface ServiceMethod {

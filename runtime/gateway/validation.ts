@@ -7,6 +7,7 @@ import type Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
 import { catalogueError, type ServiceError } from './errors';
 import type { ValidationSchema } from './types';
+import type { Validator } from '../rpc/call-types';
 
 /** One failed rule: where, and what was expected. */
 export interface ValidationIssue {
@@ -15,7 +16,7 @@ export interface ValidationIssue {
 }
 
 /** Throws a ServiceError (400 VALIDATION_ERROR, or 500 for outputs) when `value` breaks the schema. */
-export type Validator = (value: unknown) => void;
+export type { Validator } from '../rpc/call-types';
 
 let shared: Ajv2020 | undefined;
 

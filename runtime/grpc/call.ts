@@ -6,12 +6,14 @@
  * metadata view are only built when something reads them, so a plain unary
  * call pays for none of it.
  */
-import type { Metadata } from '@grpc/grpc-js';
 import type { RequestContext } from '../core/request-context';
 import type { StreamingMode } from '../rpc/descriptor';
+import type { ResolvedMethod } from '../rpc/resolved-method';
+import type { CoreCall } from '../rpc/transport-call';
 import type { CallMetadata } from './call-metadata';
 import { GrpcCallMetadata } from './grpc-call-metadata';
 import { GrpcRequestContext } from './grpc-request-context';
+import type { OutgoingMetadata, ReadableMetadata } from './metadata-map';
 
 export type { CallMetadata } from './call-metadata';
 
@@ -22,7 +24,7 @@ export type { CallMetadata } from './call-metadata';
  * in-process test client implements it too.
  */
 export interface CallSource {
-  readonly metadata: Metadata;
+  readonly metadata: ReadableMetadata;
   /** True once the caller cancelled (grpc-js also sets it when a finished call's stream closes). */
   readonly cancelled: boolean;
   getPeer(): string;
@@ -31,7 +33,7 @@ export interface CallSource {
   /** Registers `listener` for the `cancelled` event. */
   once(event: 'cancelled', listener: () => void): unknown;
   /** Sends the response headers (grpc-js server calls; the test client records them). */
-  sendMetadata?(metadata: Metadata): void;
+  sendMetadata?(metadata: OutgoingMetadata): void;
 }
 
 /** Identity of the method a call targets. */
@@ -43,6 +45,8 @@ export interface CallTarget {
   /** `/user.UserService/GetUser` */
   readonly path: string;
   readonly streaming: StreamingMode;
+  /** The method as the call core runs it (set once the service is hosted). */
+  readonly resolved?: ResolvedMethod;
 }
 
 /**
@@ -55,7 +59,7 @@ export interface CallTarget {
  *   return next();
  * });
  */
-export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
+export class GrpcCall<Req = unknown> implements AsyncIterable<Req>, CoreCall {
   /** PascalCase method name (`GetUser`), as spec 5.2's public-method lists use it. */
   readonly method: string;
   /** Fully-qualified service name (`user.UserService`). */
@@ -67,6 +71,12 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   request: Req;
   /** Set by authentication middleware; handlers read it back. */
   user: unknown;
+  /** The method as the call core runs it. */
+  readonly resolved: ResolvedMethod | undefined;
+  /** Nothing refused before the core: the engine answers undecodable requests itself. */
+  readonly refusal: undefined = undefined;
+  /** The engine enforces the deadline on the wire and through `signal`. */
+  readonly deadline: undefined = undefined;
   readonly #source: CallSource;
   readonly #requests: AsyncIterable<Req> | undefined;
   #metadata: CallMetadata | undefined;
@@ -83,6 +93,7 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
     this.streaming = target.streaming;
     this.request = request;
     this.user = undefined;
+    this.resolved = target.resolved;
     this.#source = source;
     this.#requests = requests;
     this.#metadata = undefined;
@@ -96,6 +107,11 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
   get metadata(): CallMetadata {
     if (this.#metadata === undefined) this.#metadata = new MetadataView(this.#source.metadata);
     return this.#metadata;
+  }
+
+  /** Where credentials are read from: the request metadata. */
+  get credentials(): unknown {
+    return this.#source.metadata;
   }
 
   /** Response headers, trailers, compression and request metadata as bytes (what handlers see as `context.call`). */
@@ -181,12 +197,12 @@ export class GrpcCall<Req = unknown> implements AsyncIterable<Req> {
 }
 
 class MetadataView implements CallMetadata {
-  readonly #metadata: Metadata;
-  constructor(metadata: Metadata) {
+  readonly #metadata: ReadableMetadata;
+  constructor(metadata: ReadableMetadata) {
     this.#metadata = metadata;
   }
   get(name: string): (string | Buffer)[] {
-    return this.#metadata.get(name.toLowerCase());
+    return this.#metadata.get(name.toLowerCase()) as (string | Buffer)[];
   }
   getMap(): Record<string, string | Buffer> {
     return this.#metadata.getMap() as Record<string, string | Buffer>;

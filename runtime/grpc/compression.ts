@@ -23,7 +23,8 @@
  * If a future grpc-js renames these, creating an application throws instead
  * of silently sending uncompressed data.
  */
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
+import { MetadataMap } from './metadata-map';
 import { gzipSync } from 'node:zlib';
 import type { ResponseCompression } from '../core/call-metadata';
 import type { CompressionSettings } from './options';
@@ -169,7 +170,8 @@ export function installFraming(): void {
     const state = (this.stream as Tagged)[STATE];
     if (state === undefined || state.advertised !== undefined) return sendMetadata.call(this, metadata);
     if (!decideAdvertised(state, this.handler.serialize)) return sendMetadata.call(this, metadata);
-    const headers = metadata === undefined ? new Metadata() : metadata.clone();
+    // grpc-js only clones, sets and reads `toHttp2Headers()` of the metadata it sends: fw's map serves.
+    const headers = metadata === undefined ? (new MetadataMap() as unknown as Metadata) : metadata.clone();
     headers.set('grpc-encoding', 'gzip');
     return sendMetadata.call(this, headers);
   };

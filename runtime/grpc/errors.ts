@@ -4,11 +4,12 @@
  * status: a `GrpcError` passes unchanged; every other error becomes INTERNAL
  * with a generic message so internals never leak to callers (spec 7.1).
  */
-import { Metadata, type ServiceError as GrpcJsServiceError, type StatusObject } from '@grpc/grpc-js';
+import type { ServiceError as GrpcJsServiceError } from '@grpc/grpc-js';
 import { InvalidMetadataError, metadataEntries, type MetadataRecord, type MetadataValue } from '../core/call-metadata';
 import { GrpcStatus, grpcStatusName } from '../core/status';
 import { GENERIC_INTERNAL_MESSAGE, grpcStatusOf } from '../rpc/error-catalogue';
 import { ServiceError } from '../rpc/service-error';
+import { isReadableMetadata, MetadataMap, type ReadableMetadata } from './metadata-map';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../validation/status-details';
 import { isInvalidMessageError } from '../validation/violations';
 
@@ -66,21 +67,28 @@ export class GrpcError extends Error {
   static fromServiceError(error: Partial<GrpcJsServiceError>): GrpcError {
     const code = typeof error.code === 'number' ? (Number(error.code) as GrpcStatus) : GrpcStatus.UNKNOWN;
     const message = typeof error.details === 'string' ? error.details : (error.message ?? 'Unknown error');
-    return new GrpcError(code, message, error.metadata instanceof Metadata ? metadataToRecord(error.metadata) : {});
+    return new GrpcError(code, message, isReadableMetadata(error.metadata) ? metadataToRecord(error.metadata) : {});
   }
 }
 
 export { GENERIC_INTERNAL_MESSAGE } from '../rpc/error-catalogue';
 
+/** A status as the engines send it (grpc-js's StatusObject shape). */
+export interface FwStatusObject {
+  code: number;
+  details: string;
+  metadata: MetadataMap;
+}
+
 /** Receives errors that were turned into a generic INTERNAL, so they are not lost. */
 export type UnexpectedErrorListener = (error: unknown, method: string) => void;
 
 /**
- * grpc-js's status object for a thrown value, reporting unclassified errors to
+ * The status object (grpc-js's shape) for a thrown value, reporting unclassified errors to
  * `onUnexpected`. `trailers` (set by the handler) go out with any status;
  * metadata that cannot be sent turns the status into INTERNAL, reported too.
  */
-export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: Metadata) => Metadata): Partial<StatusObject> {
+export function toStatusObject(error: unknown, method: string, onUnexpected: UnexpectedErrorListener, trailers?: (extra: MetadataMap) => MetadataMap): FwStatusObject {
   // A ServiceError the server raised as INTERNAL_ERROR (a handler breaking its contract) is a bug to log too.
   const classified = error instanceof GrpcError || isInvalidMessageError(error) || (error instanceof ServiceError && error.code !== 'INTERNAL_ERROR');
   if (!classified) onUnexpected(error, method);
@@ -90,13 +98,13 @@ export function toStatusObject(error: unknown, method: string, onUnexpected: Une
     return { code: grpcError.code as number, details: grpcError.details, metadata: trailers === undefined ? metadata : trailers(metadata) };
   } catch (invalid) {
     onUnexpected(invalid, method);
-    return { code: GrpcStatus.INTERNAL as number, details: GENERIC_INTERNAL_MESSAGE, metadata: new Metadata() };
+    return { code: GrpcStatus.INTERNAL as number, details: GENERIC_INTERNAL_MESSAGE, metadata: new MetadataMap() };
   }
 }
 
-/** Plain record → grpc-js Metadata (keys lowercased); throws InvalidMetadataError on values gRPC cannot carry. */
-export function recordToMetadata(record: Readonly<Record<string, unknown>> | undefined): Metadata {
-  const metadata = new Metadata();
+/** Plain record → metadata (keys lowercased); throws InvalidMetadataError on values gRPC cannot carry. */
+export function recordToMetadata(record: Readonly<Record<string, unknown>> | undefined): MetadataMap {
+  const metadata = new MetadataMap();
   for (const [key, value] of metadataEntries(record)) {
     try {
       metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
@@ -107,17 +115,17 @@ export function recordToMetadata(record: Readonly<Record<string, unknown>> | und
   return metadata;
 }
 
-/** Collected, already-validated values → grpc-js Metadata. */
-export function valuesToMetadata(values: ReadonlyMap<string, readonly MetadataValue[]>): Metadata {
-  const metadata = new Metadata();
+/** Collected, already-validated values → metadata. */
+export function valuesToMetadata(values: ReadonlyMap<string, readonly MetadataValue[]>): MetadataMap {
+  const metadata = new MetadataMap();
   for (const [key, list] of values) for (const value of list) metadata.add(key, typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   return metadata;
 }
 
-/** grpc-js Metadata → plain record: one value stays single, several become an array; `-bin` values are Buffers. */
-export function metadataToRecord(metadata: Metadata): MetadataRecord {
+/** Metadata (fw's or grpc-js's) → plain record: one value stays single, several become an array; `-bin` values are Buffers. */
+export function metadataToRecord(metadata: ReadableMetadata): MetadataRecord {
   const out: Record<string, MetadataValue | MetadataValue[]> = {};
-  const map = metadata.toJSON() as Record<string, MetadataValue[]>;
+  const map = metadata.toJSON();
   for (const key of Object.keys(map)) {
     const values = map[key] ?? [];
     out[key] = values.length === 1 ? (values[0] as MetadataValue) : values;

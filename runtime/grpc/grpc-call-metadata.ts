@@ -1,10 +1,9 @@
 /**
- * `context.call` of a gRPC call: request metadata as grpc-js parsed it
- * (`-bin` values are Buffers), response headers sent once through grpc-js's
- * `sendMetadata`, trailers handed to grpc-js with the status, and the
+ * `context.call` of a gRPC call: request metadata as the engine parsed it
+ * (`-bin` values are Buffers), response headers sent once through the
+ * engine's `sendMetadata`, trailers handed to the engine with the status, and the
  * per-call compression choice passed to the framing hooks.
  */
-import type { Metadata } from '@grpc/grpc-js';
 import {
   addMetadata,
   type CallMetadataControls,
@@ -15,11 +14,12 @@ import {
 } from '../core/call-metadata';
 import { chooseCompression, requestWasCompressed } from './compression';
 import { valuesToMetadata as toMetadata } from './errors';
+import type { MetadataMap, OutgoingMetadata, ReadableMetadata } from './metadata-map';
 
-/** The grpc-js side of a call that can send response headers. */
+/** The engine's side of a call that can send response headers. */
 export interface HeaderSink {
-  readonly metadata: Metadata;
-  sendMetadata?(metadata: Metadata): void;
+  readonly metadata: ReadableMetadata;
+  sendMetadata?(metadata: OutgoingMetadata): void;
 }
 
 export class GrpcCallMetadata implements CallMetadataControls {
@@ -67,8 +67,8 @@ export class GrpcCallMetadata implements CallMetadataControls {
     if (algorithm !== 'gzip' && algorithm !== 'identity') throw new TypeError(`setCompression: expected 'gzip' or 'identity', got ${String(algorithm)}`);
     chooseCompression(this.#source, algorithm);
   }
-  /** The trailers set so far, merged with `extra` (an error's metadata), as grpc-js Metadata. */
-  trailers(extra?: Metadata): Metadata {
+  /** The trailers set so far, merged with `extra` (an error's metadata). */
+  trailers(extra?: MetadataMap): MetadataMap {
     const trailers = toMetadata(this.#trailers);
     if (extra !== undefined) trailers.merge(extra);
     return trailers;
@@ -76,14 +76,14 @@ export class GrpcCallMetadata implements CallMetadataControls {
 }
 
 class GrpcIncomingMetadata implements IncomingMetadata {
-  readonly #metadata: Metadata;
-  constructor(metadata: Metadata) {
+  readonly #metadata: ReadableMetadata;
+  constructor(metadata: ReadableMetadata) {
     this.#metadata = metadata;
   }
   get(name: string): MetadataValue[] {
     return this.#metadata.get(name.toLowerCase());
   }
   toRecord(): Record<string, MetadataValue[]> {
-    return this.#metadata.toJSON() as Record<string, MetadataValue[]>;
+    return this.#metadata.toJSON();
   }
 }

@@ -83,6 +83,10 @@ export class GrpcRequestContext implements RequestContext {
   get call(): CallMetadataControls {
     return this.#call.controls;
   }
+  /** The call this context describes. */
+  get source(): ContextSource {
+    return this.#call;
+  }
 }
 
 function clientInfo(call: ContextSource): ClientInfo {

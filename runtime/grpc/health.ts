@@ -9,12 +9,12 @@
  */
 import { EventEmitter, once } from 'node:events';
 import { GrpcStatus } from '../core/status';
-import type { GrpcCall } from './call';
+import type { MethodDescriptor } from '../rpc/descriptor';
 import { GrpcError } from './errors';
-import type { ServiceBinding } from './method-binding';
-import { fromJSON } from '@grpc/proto-loader';
-import { loadPackageDefinition } from '@grpc/grpc-js';
-import { bindProto, type Message } from './service-forms';
+import { HEALTH_DESCRIPTOR, type HealthCheckRequest } from './health-descriptor';
+import type { Invoker, ServiceBinding } from './method-binding';
+import { reflectionEntry } from './reflection-entry';
+import { descriptorMethodBinding } from './service-forms';
 
 /** What `setServingStatus` accepts (spec 3: SERVING / NOT_SERVING). */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -73,40 +73,21 @@ export class HealthState {
   }
 }
 
-// grpc/health/v1/health.proto in protobufjs JSON form: no .proto file to ship next to dist/.
-const HEALTH_PROTO = {
-  nested: { grpc: { nested: { health: { nested: { v1: { nested: {
-    HealthCheckRequest: { fields: { service: { type: 'string', id: 1 } } },
-    HealthCheckResponse: {
-      fields: { status: { type: 'ServingStatus', id: 1 } },
-      nested: { ServingStatus: { values: { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } } },
-    },
-    Health: {
-      methods: {
-        Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
-        Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
-      },
-    },
-  } } } } } } },
-};
-
-/** The health service binding over `state`. */
+/** The health service binding over `state`; it bypasses middleware so probes need no credentials. */
 export function bindHealth(state: HealthState, watchIntervalMs: () => number): ServiceBinding {
-  const packageDefinition = fromJSON(HEALTH_PROTO as unknown as Parameters<typeof fromJSON>[0], { enums: String, defaults: true });
-  const proto = loadPackageDefinition(packageDefinition);
-  const binding = bindProto({
-    definition: proto,
-    implementation: {
-      Check: (call: GrpcCall<Message>) => {
-        const service = String(call.request.service ?? '');
-        const status = state.get(service);
-        if (status === undefined) throw new GrpcError(GrpcStatus.NOT_FOUND, `Unknown service ${service}`);
-        return { status };
-      },
-      Watch: (call: GrpcCall<Message>) => watch(state, String(call.request.service ?? ''), watchIntervalMs(), call.signal),
-    },
-  });
-  return { ...binding, packageDefinition, methods: binding.methods.map((m) => ({ ...m, skipMiddleware: true })) };
+  const methods = HEALTH_DESCRIPTOR.methods;
+  const check: Invoker = (call) => {
+    const service = (call.request as HealthCheckRequest).service;
+    const status = state.get(service);
+    if (status === undefined) throw new GrpcError(GrpcStatus.NOT_FOUND, `Unknown service ${service}`);
+    return { status };
+  };
+  const watching: Invoker = (call) => watch(state, (call.request as HealthCheckRequest).service, watchIntervalMs(), call.signal);
+  return {
+    name: HEALTH_SERVICE_NAME,
+    methods: [descriptorMethodBinding(HEALTH_DESCRIPTOR, methods.check as MethodDescriptor, check), descriptorMethodBinding(HEALTH_DESCRIPTOR, methods.watch as MethodDescriptor, watching)].map((m) => ({ ...m, skipMiddleware: true })),
+    packageDefinition: reflectionEntry(HEALTH_DESCRIPTOR),
+  };
 }
 
 async function* watch(state: HealthState, service: string, intervalMs: number, signal: AbortSignal): AsyncGenerator<{ status: string }> {

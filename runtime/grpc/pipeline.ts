@@ -1,10 +1,14 @@
 /**
- * The middleware chain of one application (spec 4.6: `app.use(async (call,
- * next) => …)`, onion order, through core/compose). Composed once per method
- * and cached; with no middleware a call goes straight to its handler, so the
- * common case allocates no closures.
+ * The gRPC adapter's side of one application's calls: its middleware (spec
+ * 4.6: `app.use(async (call, next) => …)`) installed as the interceptors of
+ * the app's call core (rpc/call-core.ts), the registry the core resolves in,
+ * and the count of calls whose replies are not yet sent (close() waits for
+ * them). With no middleware a call goes straight to its handler.
  */
-import { compose, type Middleware } from '../core/compose';
+import type { Middleware } from '../core/compose';
+import type { CallInterceptor } from '../rpc/call-types';
+import { CallCore } from '../rpc/call-core';
+import { ServiceRegistry } from '../rpc/registry';
 import type { GrpcCall } from './call';
 import type { UnexpectedErrorListener } from './errors';
 import type { MethodBinding } from './method-binding';
@@ -21,10 +25,12 @@ import type { MethodBinding } from './method-binding';
  */
 export type GrpcMiddleware = Middleware<GrpcCall, unknown>;
 
-/** An app's middleware list and the per-method chains composed from it. */
+/** An app's middleware, its call core and its calls in flight. */
 export class CallPipeline {
   readonly #middleware: GrpcMiddleware[] = [];
-  #composed = new Map<MethodBinding, (call: GrpcCall) => Promise<unknown>>();
+  /** The app's services, as the core resolves them. */
+  readonly registry = new ServiceRegistry();
+  readonly #core = new CallCore(this.registry);
   /** Where errors that became a generic INTERNAL are reported. */
   onUnexpected: UnexpectedErrorListener;
   /** Calls whose handler has started and not yet settled (close() waits for them). */
@@ -38,7 +44,8 @@ export class CallPipeline {
   use(middleware: GrpcMiddleware): void {
     if (typeof middleware !== 'function') throw new TypeError('app.use() expects a function (call, next) => result');
     this.#middleware.push(middleware);
-    this.#composed = new Map();
+    // A GrpcCall is the RpcCall the core hands its interceptors, with gRPC's extras: middleware typed on it sees the object it gets.
+    this.#core.setInterceptors(this.#middleware as unknown as CallInterceptor[]);
   }
 
   /** A call's handler is about to run. */
@@ -59,14 +66,9 @@ export class CallPipeline {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Runs `call` through the middleware into its handler; may throw synchronously. */
+  /** Runs `call` through the core: middleware, then its handler (health checks skip the middleware); may throw synchronously. */
   run(binding: MethodBinding, call: GrpcCall): unknown {
-    if (binding.skipMiddleware || this.#middleware.length === 0) return binding.invoke(call);
-    let run = this.#composed.get(binding);
-    if (run === undefined) {
-      run = compose(this.#middleware, binding.invoke);
-      this.#composed.set(binding, run);
-    }
-    return run(call);
+    if (binding.skipMiddleware || call.resolved === undefined) return binding.invoke(call);
+    return this.#core.run(call);
   }
 }

@@ -3,7 +3,7 @@
  * one way server.grpc() serves its services, also used by the gateway for the
  * health service it shares with server.grpc().
  */
-import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { MethodDefinitionLike } from './h2/server';
 import { compressingSerializer } from './compression';
 import type { ServiceBinding } from './method-binding';
 import type { CompressionSettings } from './options';
@@ -13,8 +13,8 @@ import { createHandler } from './server-handlers';
 
 /** Registers every method of `service` on `server`, run through `pipeline`. */
 export function addToServer(server: ServerEngine, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
-  const definition: Record<string, unknown> = {};
-  const implementation: UntypedServiceImplementation = {};
+  const definition: Record<string, MethodDefinitionLike & { requestSerialize: (value: unknown) => Buffer; responseDeserialize: (bytes: Buffer) => unknown }> = {};
+  const implementation: Record<string, unknown> = {};
   for (const method of service.methods) {
     definition[method.method] = {
       path: method.path,
@@ -28,5 +28,5 @@ export function addToServer(server: ServerEngine, service: ServiceBinding, pipel
     };
     implementation[method.method] = createHandler(method, pipeline);
   }
-  server.addService(definition as ServiceDefinition, implementation);
+  server.addService(definition, implementation);
 }

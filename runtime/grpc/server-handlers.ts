@@ -5,28 +5,48 @@
  * writing each item with back-pressure. Cancellation (client or deadline)
  * ends the handler's iterator so its `finally` blocks run.
  */
-import type {
-  handleBidiStreamingCall,
-  handleClientStreamingCall,
-  handleServerStreamingCall,
-  handleUnaryCall,
-  Metadata,
-  ServerDuplexStream,
-  ServerReadableStream,
-  ServerWritableStream,
-  UntypedHandleCall,
-} from '@grpc/grpc-js';
 import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
-import { GrpcCall } from './call';
-import { GrpcError, toStatusObject } from './errors';
+import { GrpcCall, type CallSource } from './call';
+import { GrpcError, toStatusObject, type FwStatusObject } from './errors';
+import type { OutgoingMetadata } from './metadata-map';
 import { ServiceErrors } from '../rpc/error-catalogue';
 import type { MethodBinding } from './method-binding';
 import type { CallPipeline } from './pipeline';
 
 
-/** The grpc-js handler serving `binding` through `pipeline`. */
-export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandleCall {
+/** A unary or server-streaming call as grpc-js's server (and fw's node:http2 engine) hand it over. */
+interface SingleRequestCall extends CallSource {
+  readonly request: unknown;
+}
+
+/** The response side of a streaming call (grpc-js's writable server streams). */
+interface ResponseStream extends CallSource {
+  write(value: unknown): boolean;
+  end(trailers?: OutgoingMetadata): unknown;
+  emit(event: 'error', status: FwStatusObject): boolean;
+  once(event: string, listener: () => void): unknown;
+  removeListener(event: string, listener: () => void): unknown;
+}
+
+/** The request side of a client-streaming or bidi call. */
+interface RequestStream extends CallSource {
+  iterator(options: { destroyOnReturn: boolean }): AsyncIterator<unknown>;
+  readonly readableEnded: boolean;
+  destroy(error?: Error): unknown;
+}
+
+type Callback = (error: FwStatusObject | null, value?: unknown, trailer?: OutgoingMetadata) => void;
+
+/** A handler in grpc-js's server shape, by call kind. */
+export type UntypedHandler =
+  | ((call: SingleRequestCall, callback: Callback) => void)
+  | ((call: SingleRequestCall & ResponseStream) => void)
+  | ((call: RequestStream, callback: Callback) => void)
+  | ((call: RequestStream & ResponseStream) => void);
+
+/** The grpc-js-shaped handler serving `binding` through `pipeline`. */
+export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandler {
   switch (binding.streaming) {
     case 'none': return unary(binding, pipeline);
     case 'server': return serverStreaming(binding, pipeline);
@@ -35,7 +55,7 @@ export function createHandler(binding: MethodBinding, pipeline: CallPipeline): U
   }
 }
 
-function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<unknown, unknown> {
+function unary(binding: MethodBinding, pipeline: CallPipeline): (call: SingleRequestCall, callback: Callback) => void {
   return (grpcCall, callback) => {
     if (grpcCall.request instanceof RejectedPayload) {
       callback(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
@@ -47,7 +67,7 @@ function unary(binding: MethodBinding, pipeline: CallPipeline): handleUnaryCall<
   };
 }
 
-function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handleClientStreamingCall<unknown, unknown> {
+function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: RequestStream, callback: Callback) => void {
   return (grpcCall, callback) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
@@ -56,7 +76,7 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
   };
 }
 
-function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handleServerStreamingCall<unknown, unknown> {
+function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: SingleRequestCall & ResponseStream) => void {
   return (grpcCall) => {
     if (grpcCall.request instanceof RejectedPayload) {
       grpcCall.emit('error', toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
@@ -68,7 +88,7 @@ function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): handle
   };
 }
 
-function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBidiStreamingCall<unknown, unknown> {
+function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: RequestStream & ResponseStream) => void {
   return (grpcCall) => {
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
@@ -77,7 +97,6 @@ function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): handleBi
   };
 }
 
-type Callback = (error: Partial<{ code: number; details: string; metadata: Metadata }> | null, value?: unknown, trailer?: Metadata) => void;
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
   pipeline.enter();
@@ -129,7 +148,7 @@ async function streamOut(
   binding: MethodBinding,
   pipeline: CallPipeline,
   call: GrpcCall,
-  stream: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
+  stream: ResponseStream,
 ): Promise<void> {
   let iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
   const stop = (): void => {
@@ -169,7 +188,7 @@ async function streamOut(
 }
 
 /** Resolves when the stream can take more, or when the call ends. */
-function drained(stream: NodeJS.EventEmitter): Promise<void> {
+function drained(stream: ResponseStream): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       stream.removeListener('drain', done);
@@ -187,7 +206,7 @@ function drained(stream: NodeJS.EventEmitter): Promise<void> {
  * The request stream as an AsyncIterable. Breaking out of `for await` must not
  * destroy a duplex (that would kill the response side too).
  */
-function incoming(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): AsyncIterable<unknown> {
+function incoming(stream: RequestStream): AsyncIterable<unknown> {
   return { [Symbol.asyncIterator]: () => refuseRejected(stream.iterator({ destroyOnReturn: false })) };
 }
 
@@ -208,7 +227,7 @@ function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> 
  * iteration throw CANCELLED instead. grpc-js also reports 'cancelled' when a
  * finished call's stream closes; those are ignored.
  */
-function endReadsOnCancel(stream: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, call: GrpcCall): void {
+function endReadsOnCancel(stream: RequestStream, call: GrpcCall): void {
   stream.once('cancelled', () => {
     if (!call.finished && !stream.readableEnded) stream.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
   });

@@ -15,7 +15,7 @@ import { GrpcError } from './errors';
 import { inferStreaming, isStreamingMode } from '../rpc/streaming-kind';
 import { decodeJson, decodeJsonOrThrow, encodeJson } from './json-codec';
 import { asBuffer, type Invoker, type MethodBinding, type ServiceBinding } from './method-binding';
-import { resolveProtoService, type ProtoServiceSource } from './proto-definition';
+import type { ProtoServiceSource } from './proto-definition';
 import { reflectionEntry } from './reflection-entry';
 import { requestChecks, type DescriptorOptions } from './request-checks';
 
@@ -105,6 +105,9 @@ export const JSON_CONTENT_TYPE = 'application/grpc+json';
 
 /** Form 2 → binding. Methods without an implementation answer UNIMPLEMENTED. */
 export function bindProto(registration: ProtoServiceRegistration): ServiceBinding {
+  // Only this form reads grpc-js's definition objects: the module that does is loaded with its first use.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { resolveProtoService } = require('./proto-definition') as typeof import('./proto-definition');
   const service = resolveProtoService(registration.definition);
   const implementation = registration.implementation ?? {};
   const methods: MethodBinding[] = [];

@@ -10,14 +10,13 @@
  * short name); pass `{app}` to pick one explicitly.
  */
 import { EventEmitter } from 'node:events';
-import type { Metadata } from '@grpc/grpc-js';
-import { grpcJs } from '../grpc/grpc-js-peer';
 import type { MetadataRecord } from '../core/call-metadata';
 import type { PartialMessage } from '../core/partial-message';
 import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
 import type { GrpcApplication } from '../grpc/application';
 import { GrpcCall, type CallSource } from '../grpc/call';
 import { GrpcError, GENERIC_INTERNAL_MESSAGE, metadataToRecord, recordToMetadata } from '../grpc/errors';
+import { isReadableMetadata, MetadataMap, type OutgoingMetadata, type ReadableMetadata } from '../grpc/metadata-map';
 import { GrpcStatus } from '../core/status';
 import type { MethodBinding } from '../grpc/method-binding';
 import type { CallPipeline } from '../grpc/pipeline';
@@ -89,7 +88,7 @@ export function createGrpcTestClient(service: string | ServiceDescriptor, option
 }
 
 class InProcessSource implements CallSource {
-  readonly metadata: Metadata;
+  readonly metadata: MetadataMap;
   readonly #peer: string;
   readonly #deadline: number;
   readonly #events = new EventEmitter();
@@ -97,13 +96,14 @@ class InProcessSource implements CallSource {
   /** Why the call ended early: CANCELLED or DEADLINE_EXCEEDED. */
   reason: GrpcError | undefined = undefined;
   /** The response headers the handler sent, if any. */
-  headers: Metadata | undefined = undefined;
+  headers: ReadableMetadata | undefined = undefined;
 
-  sendMetadata(metadata: Metadata): void {
-    this.headers ??= metadata;
+  sendMetadata(metadata: OutgoingMetadata): void {
+    // fw's own call controls send a MetadataMap, which is readable too.
+    if (isReadableMetadata(metadata)) this.headers ??= metadata;
   }
 
-  constructor(metadata: Metadata, peer: string, deadline: number) {
+  constructor(metadata: MetadataMap, peer: string, deadline: number) {
     this.metadata = metadata;
     this.#peer = peer;
     this.#deadline = deadline;
@@ -175,7 +175,7 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
     } catch (invalid) {
       pipeline.onUnexpected(invalid, binding.path);
       translated = new GrpcError(GrpcStatus.INTERNAL, GENERIC_INTERNAL_MESSAGE);
-      metadata = metadataToRecord(deliver(call, source, options, new (grpcJs('createGrpcTestClient()').Metadata)()));
+      metadata = metadataToRecord(deliver(call, source, options, new MetadataMap()));
     }
     return new GrpcError(translated.code, translated.message, metadata);
   };
@@ -238,10 +238,10 @@ function caller(binding: MethodBinding, pipeline: CallPipeline, defaults: GrpcTe
  * `extra` metadata) to the caller's callbacks, as the network client does;
  * returns the trailers.
  */
-function deliver(call: GrpcCall, source: InProcessSource, options: GrpcTestCallOptions, extra: Metadata | undefined): Metadata {
+function deliver(call: GrpcCall, source: InProcessSource, options: GrpcTestCallOptions, extra: MetadataMap | undefined): MetadataMap {
   const controls = call.controlsInUse;
   controls?.sendHeader();
-  const trailers = controls === undefined ? (extra ?? new (grpcJs('createGrpcTestClient()').Metadata)()) : controls.trailers(extra);
+  const trailers = controls === undefined ? (extra ?? new MetadataMap()) : controls.trailers(extra);
   if (source.headers !== undefined) options.onHeader?.(metadataToRecord(source.headers));
   options.onTrailer?.(metadataToRecord(trailers));
   return trailers;

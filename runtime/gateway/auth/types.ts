@@ -10,7 +10,8 @@ import type { Protocol, RequestContext } from '../../core/request-context';
  * http → the IncomingMessage; grpc → grpc-js Metadata; websocket/udp/tcp → the
  * decoded message envelope.
  */
-export type CredentialSource = unknown;
+import type { CredentialSource } from '../../rpc/access-policy';
+export type { CredentialSource };
 
 /** Per-protocol token extraction overrides. */
 export type TokenExtractors = Partial<Record<Protocol, (source: CredentialSource) => string | undefined>>;

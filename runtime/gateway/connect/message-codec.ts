@@ -11,7 +11,7 @@
 import { Buffer } from 'node:buffer';
 import sjson from 'secure-json-parse';
 import { catalogueError, ServiceError } from '../errors';
-import type { ResolvedMethod } from '../registry';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
 import type { MessageCodecName } from './protocol';
 
 const JSON_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const;

@@ -3,7 +3,7 @@
  * flattened into headers (first value of each key) and kept whole in
  * `metadata.grpc`.
  */
-import type { Metadata } from '@grpc/grpc-js';
+import type { ReadableMetadata } from '../../grpc/metadata-map';
 import type { Cancellation } from '../../core/cancellation';
 import type { RequestContext, TracingInfo } from '../../core/request-context';
 import { MapIncomingMetadata, type MetadataValue } from '../../core/call-metadata';
@@ -30,7 +30,7 @@ export function parsePeer(peer: string): { readonly address: string; readonly po
  */
 export function grpcContext(
   peer: string,
-  metadata: Metadata,
+  metadata: ReadableMetadata,
   path: string,
   tracing: TracingInfo,
   signal: AbortSignal | (() => AbortSignal),
@@ -52,7 +52,7 @@ export function grpcContext(
     deadline === undefined ? { path, grpc: metadata } : { path, grpc: metadata, deadline },
     tracing,
     signal,
-    () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON() as Record<string, MetadataValue[]>))),
+    () => new MapIncomingMetadata(new Map(Object.entries(metadata.toJSON()))),
     compressed,
     cancellation,
   );

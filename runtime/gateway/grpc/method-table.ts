@@ -11,7 +11,7 @@ import type { MethodDefinition } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { protoLoader } from '../../grpc/grpc-js-peer';
 import type { StreamingMode } from '../../rpc/descriptor';
-import type { ServiceRegistry } from '../registry';
+import type { ServiceRegistry } from '../../rpc/registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
 import { RawMessage } from '../pass-through';
 

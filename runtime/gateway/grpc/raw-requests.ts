@@ -6,7 +6,7 @@
  * deserializer would have.
  */
 import { RawMessage } from '../pass-through';
-import type { ResolvedMethod } from '../registry';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
 import { Undecodable } from './message-format';
 
 /** `value` as the method dispatched takes it: kept as bytes when `passing`, else decoded (an Undecodable when it cannot be). */

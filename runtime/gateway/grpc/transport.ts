@@ -7,7 +7,7 @@
  * gateway's string code in the `x-error-code` trailer, the trace id in the
  * trace-id response header (monitoring's `correlationHeader`, default `x-trace-id`).
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import { ReflectionService } from '../../grpc/reflection-service';
 import { RejectedPayload } from '../../core/json-depth';
@@ -16,11 +16,13 @@ import type { FieldViolation } from '../../validation/violations';
 import { catalogueError, decodeFailure, grpcStatusOf, type ServiceError, ServiceErrors, toServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import { nextConnectionId } from '../gateway-core';
-import type { ResolvedMethod, ServiceRegistry } from '../registry';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
+import type { ServiceRegistry } from '../../rpc/registry';
 import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
 import { chooseCompression, requestWasCompressed } from '../../grpc/compression';
-import { valuesToMetadata as toMetadata } from '../../grpc/errors';
+import { valuesToMetadata as toMetadata, type FwStatusObject } from '../../grpc/errors';
+import { MetadataMap, type ReadableMetadata } from '../../grpc/metadata-map';
 import type { RequestContext } from '../../core/request-context';
 import { CancelWatch } from './cancel-watch';
 import { grpcContext } from './context';
@@ -52,7 +54,16 @@ export interface GrpcGatewayOptions extends Http2LimitOptions {
 
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
 
-function firstString(md: grpc.Metadata, key: string): string | undefined {
+/**
+ * `metadata` where grpc-js's call types want their Metadata class: both
+ * engines take fw's map (grpc-js's server only clones, sets and reads
+ * `toHttp2Headers()` of what it is handed).
+ */
+function wire(metadata: MetadataMap): grpc.Metadata {
+  return metadata as unknown as grpc.Metadata;
+}
+
+function firstString(md: ReadableMetadata, key: string): string | undefined {
   const v = md.get(key)[0];
   return typeof v === 'string' ? v : undefined;
 }
@@ -197,12 +208,12 @@ export class GrpcTransport implements TransportAdapter {
      * or the status (`sendHeaders()`), so headers, message and status of a
      * unary call leave in one write.
      */
-    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: grpc.Metadata; context: RequestContext } => {
+    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: MetadataMap; context: RequestContext } => {
       const md = call.metadata;
       // The configured correlation header (monitoring's correlationHeader, default x-trace-id), as on every transport.
       const traceHeader = this.#core.traceHeader;
       const tracing = tracingFrom(firstString(md, traceHeader), firstString(md, 'traceparent'));
-      const reply = new grpc.Metadata();
+      const reply = new MetadataMap();
       reply.set(traceHeader, tracing.traceId);
       // Replies to gRPC+JSON requests are JSON (message-format.ts).
       if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
@@ -231,7 +242,7 @@ export class GrpcTransport implements TransportAdapter {
       return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
     };
     /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
-    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => grpc.Metadata, resolved: ResolvedMethod | undefined, passing: boolean): AsyncIterable<unknown> =>
+    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => MetadataMap, resolved: ResolvedMethod | undefined, passing: boolean): AsyncIterable<unknown> =>
       mapStream(call as never, (raw) => {
         const item = requestFor(resolved, passing, raw);
         if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
@@ -245,7 +256,8 @@ export class GrpcTransport implements TransportAdapter {
           const c = call as grpc.ServerUnaryCall<unknown, unknown>;
           const cb = callback as grpc.sendUnaryData<unknown>;
           if (c.request instanceof RejectedPayload) {
-            cb(this.#status(invalidArgument(c.request)));
+            const status = this.#status(invalidArgument(c.request));
+            cb({ code: status.code, details: status.details, metadata: wire(status.metadata) });
             return;
           }
           const watch = new CancelWatch(c);
@@ -263,9 +275,9 @@ export class GrpcTransport implements TransportAdapter {
           const cb = callback as grpc.sendUnaryData<unknown>;
           const watch = new CancelWatch(c);
           const state = { json: false };
-          let replyHeaders: grpc.Metadata | undefined;
+          let replyHeaders: MetadataMap | undefined;
           const { resolved, passing } = methodFor();
-          const requests = requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined);
+          const requests = requestStream(c, state, () => replyHeaders as MetadataMap, resolved, passing !== undefined);
           const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false, watch);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
@@ -286,14 +298,14 @@ export class GrpcTransport implements TransportAdapter {
           const raw = clientStreams ? undefined : requestFor(resolved, passing !== undefined, (c as unknown as grpc.ServerWritableStream<unknown, unknown>).request);
           // A bidi reply follows the format of the latest request message (JSON once one came as JSON).
           const state = { json: cameAsJson(raw) };
-          let replyHeaders: grpc.Metadata | undefined;
-          const request = clientStreams ? requestStream(c, state, () => replyHeaders as grpc.Metadata, resolved, passing !== undefined) : raw instanceof Undecodable ? raw : toGateway(raw);
+          let replyHeaders: MetadataMap | undefined;
+          const request = clientStreams ? requestStream(c, state, () => replyHeaders as MetadataMap, resolved, passing !== undefined) : raw instanceof Undecodable ? raw : toGateway(raw);
           const method = clientStreams || raw instanceof RawMessage ? (passing ?? resolved) : resolved;
           const { promise, reply, context } = run(c, method, request, controller.signal, state.json);
           replyHeaders = reply;
           let headersSent = false;
           const sendHeaders = (): void => {
-            if (!headersSent) c.sendMetadata(withHandlerHeaders(reply, context, c));
+            if (!headersSent) c.sendMetadata(wire(withHandlerHeaders(reply, context, c)));
             headersSent = true;
           };
           // A drain past its timeout ends the stream with UNAVAILABLE before the connection is cut.
@@ -331,10 +343,10 @@ export class GrpcTransport implements TransportAdapter {
     }
   }
 
-  #status(error: unknown): Partial<grpc.StatusObject> {
+  #status(error: unknown): FwStatusObject {
     const se: ServiceError = toServiceError(error);
     const custom = this.#core.renderError(se, 'grpc') as { code?: number; message?: string } | undefined;
-    const trailer = new grpc.Metadata();
+    const trailer = new MetadataMap();
     trailer.set('x-error-code', se.code);
     if (se.details !== undefined) {
       try {
@@ -375,18 +387,18 @@ export class GrpcTransport implements TransportAdapter {
 
 /** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer with the handler's trailers. */
 function answer(
-  done: { call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>; reply: grpc.Metadata; watch: { finish(): void }; context: RequestContext },
+  done: { call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>; reply: MetadataMap; watch: { finish(): void }; context: RequestContext },
   cb: grpc.sendUnaryData<unknown>,
-  error: Partial<grpc.StatusObject> | null,
+  error: FwStatusObject | null,
   value?: unknown,
 ): void {
   done.watch.finish();
-  done.call.sendMetadata(withHandlerHeaders(done.reply, done.context, done.call));
+  done.call.sendMetadata(wire(withHandlerHeaders(done.reply, done.context, done.call)));
   const trailers = handlerTrailers(done.context);
-  if (error === null) cb(null, value, trailers);
+  if (error === null) cb(null, value, wire(trailers));
   else {
-    error.metadata?.merge(trailers);
-    cb(error);
+    error.metadata.merge(trailers);
+    cb({ code: error.code, details: error.details, metadata: wire(error.metadata) });
   }
 }
 
@@ -395,7 +407,7 @@ function answer(
  * `context.call`; also hands the handler's compression choice to the framing
  * hooks, which decide `grpc-encoding` as these headers go out.
  */
-function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext, source: AnyCall): grpc.Metadata {
+function withHandlerHeaders(reply: MetadataMap, context: RequestContext, source: AnyCall): MetadataMap {
   const call = context.call;
   if (!(call instanceof CollectedCallMetadata)) return reply;
   if (call.compression !== undefined) chooseCompression(source, call.compression);
@@ -406,9 +418,9 @@ function withHandlerHeaders(reply: grpc.Metadata, context: RequestContext, sourc
 }
 
 /** The trailers the handler set through `context.call` (already validated when set). */
-function handlerTrailers(context: RequestContext): grpc.Metadata {
+function handlerTrailers(context: RequestContext): MetadataMap {
   const call = context.call;
-  return call instanceof CollectedCallMetadata && call.trailers !== undefined ? toMetadata(call.trailers) : new grpc.Metadata();
+  return call instanceof CollectedCallMetadata && call.trailers !== undefined ? toMetadata(call.trailers) : new MetadataMap();
 }
 
 

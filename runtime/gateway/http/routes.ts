@@ -8,7 +8,7 @@
  * backtracking regex. Routes with a custom verb are tried before those
  * without; otherwise definition order wins.
  */
-import type { ServiceRegistry } from '../registry';
+import type { ServiceRegistry } from '../../rpc/registry';
 import { isLiteralTemplate, matchPathTemplate, parsePathTemplate, type PathTemplate } from './path-template';
 
 /** What a request path resolved to. */

@@ -16,6 +16,7 @@ import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServ
 import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
 import { envelopeTracing } from '../tracing';
 import { CallCancellation } from './call-cancellation';
 import { EnvelopeCall } from './envelope-call';

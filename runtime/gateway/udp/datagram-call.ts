@@ -11,7 +11,7 @@ import type { TracingInfo } from '../../core/request-context';
 import { decodeFailure, ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import type { GatewayCore } from '../gateway-core';
-import type { ResolvedMethod } from '../registry';
+import type { ResolvedMethod } from '../../rpc/resolved-method';
 import type { EnvelopeRequest } from '../session/call-session';
 import { envelopeHeadError } from '../session/envelope-checks';
 import { envelopeTracing } from '../tracing';

@@ -170,9 +170,14 @@ function methodCaller(channel: Client, binding: MethodBinding): Caller {
 
 /** Request metadata; invalid metadata (a string on a `-bin` key, a bad key) throws a TypeError before anything is sent. */
 function metadataOf(options: GrpcCallOptions): Metadata {
-  if (options.metadata === undefined) return new (grpcJs('createGrpcClient()').Metadata)();
+  const GrpcJsMetadata = grpcJs('createGrpcClient()').Metadata;
+  if (options.metadata === undefined) return new GrpcJsMetadata();
   try {
-    return recordToMetadata(options.metadata);
+    // Checked as the server checks metadata, then copied into grpc-js's own class for its channel.
+    const checked = recordToMetadata(options.metadata).toJSON();
+    const metadata = new GrpcJsMetadata();
+    for (const key of Object.keys(checked)) for (const value of checked[key] ?? []) metadata.add(key, value as string | Buffer);
+    return metadata;
   } catch (error) {
     throw new TypeError(`createGrpcClient: ${(error as Error).message}`);
   }

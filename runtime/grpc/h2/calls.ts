@@ -12,7 +12,6 @@ import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Session } from 'node:http2';
-import { Metadata } from '@grpc/grpc-js';
 import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../core/envelope-reader';
 import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
@@ -20,16 +19,17 @@ import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream,
 import { GrpcError } from '../errors';
 import type { PendingRequest } from '../pending-requests';
 import { requestMetadata } from './wire';
+import { isOutgoingMetadata, type MetadataMap, type OutgoingMetadata } from '../metadata-map';
 
 /** A status as grpc-js handlers report one (callback error or `emit('error')`). */
 interface StatusLike {
   code?: number;
   details?: string;
   message?: string;
-  metadata?: Metadata;
+  metadata?: OutgoingMetadata;
 }
 
-type Callback = (error: StatusLike | null, value?: unknown, trailers?: Metadata) => void;
+type Callback = (error: StatusLike | null, value?: unknown, trailers?: OutgoingMetadata) => void;
 
 const READER_ERRORS: EnvelopeErrors = {
   tooLarge: (size, limit) => new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${limit})`),
@@ -95,11 +95,11 @@ function fail(call: Responder, error: unknown): void {
 }
 
 function reportStatus(call: Responder, status: StatusLike): void {
-  sendStatus(call, typeof status.code === 'number' ? status.code : GrpcStatus.UNKNOWN, status.details ?? status.message ?? 'Unknown error', status.metadata instanceof Metadata ? status.metadata : undefined);
+  sendStatus(call, typeof status.code === 'number' ? status.code : GrpcStatus.UNKNOWN, status.details ?? status.message ?? 'Unknown error', isOutgoingMetadata(status.metadata) ? status.metadata : undefined);
 }
 
 /** grpc-js's unary / client-streaming callback. */
-function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, value: unknown, trailers: Metadata | undefined): void {
+function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, value: unknown, trailers: OutgoingMetadata | undefined): void {
   if (call.done) return;
   if (pastDeadline(call)) {
     // The handler's own deadline timer (its signal) can fire before the server's: the caller still gets DEADLINE_EXCEEDED.
@@ -268,7 +268,7 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
     deadlineTimer: NodeJS.Timeout | undefined = undefined;
     [STATE]?: StreamCompression;
     /** Built on first read of `metadata` / `getPeer()`. */
-    metadataRead: Metadata | undefined = undefined;
+    metadataRead: MetadataMap | undefined = undefined;
     peerRead: string | undefined = undefined;
 
     /** The connection, for its count of open streams. */
@@ -289,7 +289,7 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
       this.deadline = deadline;
       if (compression !== undefined) this[STATE] = compression;
     }
-    get metadata(): Metadata {
+    get metadata(): MetadataMap {
       return (this.metadataRead ??= requestMetadata(this.headers));
     }
     getPeer(): string {
@@ -301,7 +301,7 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
     getPath(): string {
       return this.served.path;
     }
-    sendMetadata(metadata: Metadata): void {
+    sendMetadata(metadata: OutgoingMetadata): void {
       sendHeaders(this, metadata);
     }
   }
@@ -333,7 +333,7 @@ export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleReq
 
 /** A streaming call (grpc-js's ServerWritableStream, ServerReadableStream, ServerDuplexStream). */
 export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest {
-  #statusTrailers: Metadata | undefined = undefined;
+  #statusTrailers: OutgoingMetadata | undefined = undefined;
 
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super({ objectMode: true });
@@ -371,7 +371,7 @@ export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest 
 
   /** `end(trailers)` as grpc-js takes it: the Metadata goes out with the OK status. */
   override end(...args: unknown[]): this {
-    if (args[0] instanceof Metadata) {
+    if (isOutgoingMetadata(args[0])) {
       this.#statusTrailers = args[0];
       return super.end();
     }

@@ -6,9 +6,9 @@
  * object per call; both call classes (calls.ts) carry these fields.
  */
 import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import type { Metadata } from '@grpc/grpc-js';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
+import type { OutgoingMetadata } from '../metadata-map';
 import type { CompressionSettings } from '../options';
 import type { PendingRequests } from '../pending-requests';
 import { addMetadataHeaders, statusHeaders } from './wire';
@@ -73,7 +73,7 @@ function writable(stream: ServerHttp2Stream): boolean {
 }
 
 /** Sends the response headers (once): content type, accepted encodings, gzip when chosen, then `metadata`. */
-export function sendHeaders(call: Responder, metadata: Metadata | undefined): void {
+export function sendHeaders(call: Responder, metadata: OutgoingMetadata | undefined): void {
   if (call.headersSent) return;
   call.headersSent = true;
   const stream = call.stream;
@@ -111,7 +111,7 @@ export function frameMessage(call: Responder, value: unknown): Buffer | undefine
 }
 
 /** Ends a unary call: the one message and its status in one write. */
-export function sendLast(call: Responder, frame: Buffer, trailers: Metadata | undefined): void {
+export function sendLast(call: Responder, frame: Buffer, trailers: OutgoingMetadata | undefined): void {
   if (call.done) return;
   call.done = true;
   stopDeadline(call);
@@ -125,7 +125,7 @@ export function sendLast(call: Responder, frame: Buffer, trailers: Metadata | un
  * call for the client (gRPC clients reset on their side; grpcio reads an
  * early RST_STREAM NO_ERROR as a failed call).
  */
-export function sendStatus(call: Responder, code: number, details: string, metadata: Metadata | undefined): void {
+export function sendStatus(call: Responder, code: number, details: string, metadata: OutgoingMetadata | undefined): void {
   if (call.done) return;
   call.done = true;
   stopDeadline(call);

@@ -4,23 +4,21 @@
  * trailers, `grpc-message` percent-encoding, and the refusals of a request
  * before any handler runs.
  */
-import { Metadata } from '@grpc/grpc-js';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus } from '../../core/status';
 import { GrpcError } from '../errors';
+import { MetadataMap, type OutgoingMetadata } from '../metadata-map';
 
 /** Headers the protocol owns; they never reach a handler's metadata (as grpc-js strips them too). */
 const RESERVED = ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type'];
 
 /** The request metadata of `headers` (`-bin` values base64-decoded to Buffers). */
-export function requestMetadata(headers: IncomingHttpHeaders): Metadata {
-  const metadata = Metadata.fromHttp2Headers(headers);
-  for (const key of RESERVED) metadata.remove(key);
-  return metadata;
+export function requestMetadata(headers: IncomingHttpHeaders): MetadataMap {
+  return MetadataMap.fromHttp2Headers(headers, RESERVED);
 }
 
 /** Adds `metadata` to `headers` (`-bin` values base64, repeated keys as arrays). */
-export function addMetadataHeaders(headers: OutgoingHttpHeaders, metadata: Metadata | undefined): void {
+export function addMetadataHeaders(headers: OutgoingHttpHeaders, metadata: OutgoingMetadata | undefined): void {
   if (metadata === undefined) return;
   const out = metadata.toHttp2Headers();
   for (const key of Object.keys(out)) headers[key] = out[key];
@@ -48,7 +46,7 @@ export function percentEncode(message: string): string {
 }
 
 /** The status trailers: grpc-status, grpc-message when there is one, then the trailing metadata. */
-export function statusHeaders(code: number, details: string, metadata: Metadata | undefined): OutgoingHttpHeaders {
+export function statusHeaders(code: number, details: string, metadata: OutgoingMetadata | undefined): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { 'grpc-status': String(code) };
   if (details !== '') headers['grpc-message'] = percentEncode(details);
   addMetadataHeaders(headers, metadata);

@@ -5,6 +5,7 @@ import { compose } from '../../../runtime/core/compose';
 import type { Protocol, RequestContext } from '../../../runtime/core/request-context';
 import type { DispatchCall, DispatchInterceptor } from '../../../runtime/gateway/extension-points';
 import type { StreamingMode } from '../../../runtime/rpc/descriptor';
+import { TransportCall } from '../../../runtime/rpc/transport-call';
 
 let nextClient = 0;
 
@@ -23,7 +24,7 @@ export function makeContext(protocol: Protocol, extra: Partial<RequestContext> =
 }
 
 export function makeCall(protocol: Protocol, service: string, method: string, streaming: StreamingMode = 'none', context?: RequestContext): DispatchCall {
-  return { service, method, streaming, request: {}, context: context ?? makeContext(protocol) };
+  return new TransportCall(service, method, streaming, {}, context ?? makeContext(protocol), undefined, undefined, undefined, undefined);
 }
 
 export function run(interceptor: DispatchInterceptor, call: DispatchCall, handler: (call: DispatchCall) => unknown): Promise<unknown> {

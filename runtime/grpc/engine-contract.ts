@@ -1,0 +1,25 @@
+/**
+ * What `server.grpc()` and the gateway need of the gRPC server under them,
+ * whichever engine it is (server-engine.ts chooses one).
+ */
+import type { Duplex } from 'node:stream';
+import type { MethodDefinitionLike } from './h2/server';
+import type { GrpcServerOptions, GrpcTlsOptions } from './options';
+
+/** Engine options: the `grpc` options of either server, plus the gateway's one size limit for both directions. */
+export type ServerEngineOptions = GrpcServerOptions & { maxMessageSize?: number };
+
+/** What `server.grpc()` and the gateway need of the server under them. */
+export interface ServerEngine {
+  /** Registers a service in grpc-js's shape (definition + implementation by method name). */
+  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void;
+  /** Binds `host:port` (0 = any); resolves the bound port. */
+  listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number>;
+  /** Serves an h2c connection accepted elsewhere (the gateway's multiplexed port). */
+  inject(socket: Duplex): void;
+  /** GOAWAY on every connection; resolves once running calls finish. */
+  shutdown(): Promise<void>;
+  /** Cancels whatever still runs and closes every connection (idempotent). */
+  forceShutdown(): void;
+}
+
