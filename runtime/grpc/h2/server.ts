@@ -9,7 +9,7 @@
  */
 import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
-import { Metadata } from '@grpc/grpc-js';
+import { MetadataMap } from '../metadata-map';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { ServiceErrors } from '../../rpc/error-catalogue';
@@ -155,7 +155,7 @@ export class H2GrpcServer {
     if (h2?.listening === true) h2.close();
     if (this.#openStreams.size > 0) {
       const drained = ServiceErrors.streamDrained();
-      const trailers = new Metadata();
+      const trailers = new MetadataMap();
       trailers.set('x-error-code', drained.code);
       for (const call of [...this.#openStreams]) {
         sendStatus(call, GrpcStatus.UNAVAILABLE, drained.message, trailers);
