@@ -3,6 +3,7 @@
  * whichever engine it is (server-engine.ts chooses one).
  */
 import type { Duplex } from 'node:stream';
+import type { UnaryPortMethod } from './grpc-call-port';
 import type { MethodDefinitionLike } from './h2/server';
 import type { GrpcServerOptions, GrpcTlsOptions } from './options';
 
@@ -13,6 +14,8 @@ export type ServerEngineOptions = GrpcServerOptions & { maxMessageSize?: number 
 export interface ServerEngine {
   /** Registers a service in grpc-js's shape (definition + implementation by method name). */
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void;
+  /** Registers unary methods served through fw's call port (grpc-call-port.ts). */
+  addUnary(methods: readonly UnaryPortMethod[]): void;
   /** Binds `host:port` (0 = any); resolves the bound port. */
   listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number>;
   /** Serves an h2c connection accepted elsewhere (the gateway's multiplexed port). */

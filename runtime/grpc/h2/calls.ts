@@ -16,7 +16,8 @@ import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../
 import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
-import { GrpcError } from '../errors';
+import { GrpcError, type FwStatusObject } from '../errors';
+import type { GrpcUnaryPort } from '../grpc-call-port';
 import type { PendingRequest } from '../pending-requests';
 import { requestMetadata } from './wire';
 import { isOutgoingMetadata, type MetadataMap, type OutgoingMetadata } from '../metadata-map';
@@ -308,8 +309,11 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
   return CallHeadBase;
 }
 
-/** A unary call (grpc-js's ServerUnaryCall). */
-export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest {
+/**
+ * A unary call: fw's call port itself (reply / fail) for methods served
+ * through it, or grpc-js's ServerUnaryCall for a grpc-js-shaped handler.
+ */
+export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest, GrpcUnaryPort {
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super();
     this.init(stream, served, limits, headers, deadline, compression, session);
@@ -319,10 +323,20 @@ export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleReq
   begin(request: unknown): void {
     this.request = request;
     try {
-      (this.served.handler as unknown as (call: H2UnaryCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
+      const serve = this.served.serve;
+      if (serve !== undefined) serve(this);
+      else (this.served.handler as unknown as (call: H2UnaryCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
     } catch (error) {
       fail(this, error);
     }
+  }
+
+  reply(value: unknown, trailers: OutgoingMetadata | undefined): void {
+    answer(this, null, value, trailers);
+  }
+
+  fail(status: FwStatusObject): void {
+    answer(this, status, undefined, undefined);
   }
 
   cancel(): void {
