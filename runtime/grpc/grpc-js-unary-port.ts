@@ -5,6 +5,7 @@
  * only with that engine.
  */
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { compressionStateOf, STATE, type StreamCompression } from './compression';
 import type { FwStatusObject } from './errors';
 import type { GrpcUnaryPort, UnaryPortMethod } from './grpc-call-port';
 import type { OutgoingMetadata, ReadableMetadata } from './metadata-map';
@@ -18,6 +19,10 @@ class GrpcJsUnaryPort implements GrpcUnaryPort {
   constructor(call: ServerUnaryCall<unknown, unknown>, callback: Reply) {
     this.#call = call;
     this.#callback = callback;
+  }
+  /** The compression hooks find the call's state through the port as they would on grpc-js's call. */
+  get [STATE](): StreamCompression | undefined {
+    return compressionStateOf(this.#call);
   }
   get request(): unknown {
     return this.#call.request;
