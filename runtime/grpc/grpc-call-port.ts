@@ -14,6 +14,8 @@ import type { OutgoingMetadata } from './metadata-map';
 export interface GrpcUnaryPort extends CallSource {
   /** The decoded request message (a RejectedPayload when the engine refused it). */
   readonly request: unknown;
+  /** Sends the response headers now (once); otherwise they leave with the reply or the status. */
+  sendMetadata(metadata: OutgoingMetadata): void;
   /** Sends the reply message and the OK status, with `trailers` beside it (ends the call). */
   reply(value: unknown, trailers: OutgoingMetadata | undefined): void;
   /** Ends the call with `status` (its metadata goes out as trailers). */
