@@ -12,7 +12,7 @@ export type ServerEngineOptions = GrpcServerOptions & { maxMessageSize?: number 
 
 /** What `server.grpc()` and the gateway need of the server under them. */
 export interface ServerEngine {
-  /** Registers a service in grpc-js's shape (definition + implementation by method name). */
+  /** Registers streaming methods in grpc-js's shape (definition + implementation by method name); unary ones go through addUnary. */
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void;
   /** Registers unary methods served through fw's call port (grpc-call-port.ts). */
   addUnary(methods: readonly UnaryPortMethod[]): void;

@@ -100,13 +100,15 @@ export class H2GrpcServer {
     this.#sessions = new SessionTracker(sessionPolicy(options));
   }
 
-  /** Registers a service given as grpc-js does (definition + implementation keyed by method name). */
+  /** Registers streaming methods given as grpc-js does (definition + implementation keyed by method name). */
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
     for (const name of Object.keys(definition)) {
       const method = definition[name] as MethodDefinitionLike;
       const handler = implementation[name] ?? (method.originalName === undefined ? undefined : implementation[method.originalName]);
       // A method without an implementation stays unknown: UNIMPLEMENTED, as grpc-js answers.
       if (typeof handler !== 'function') continue;
+      // A unary call is fw's call port, served by a function that takes it (addUnary), never a grpc-js callback handler.
+      if (!method.requestStream && !method.responseStream) throw new TypeError(`${method.path}: unary methods are registered with addUnary`);
       this.#register({
         path: method.path,
         kind: kindOf(method),
