@@ -78,7 +78,7 @@ function streamOf(source: unknown): object | undefined {
  * Throws when the headers already went out without announcing gzip.
  */
 export function chooseCompression(source: unknown, algorithm: ResponseCompression): void {
-  const state = stateOf(source);
+  const state = compressionStateOf(source);
   if (state === undefined) return;
   if (algorithm === 'gzip' && state.advertised === false) throw new Error("setCompression('gzip'): the response headers were already sent without grpc-encoding: gzip");
   state.choice = algorithm;
@@ -86,10 +86,11 @@ export function chooseCompression(source: unknown, algorithm: ResponseCompressio
 
 /** True once a compressed message arrived on the call behind `source`. */
 export function requestWasCompressed(source: unknown): boolean {
-  return stateOf(source)?.requestCompressed === true;
+  return compressionStateOf(source)?.requestCompressed === true;
 }
 
-function stateOf(source: unknown): StreamCompression | undefined {
+/** The compression state of the call behind `source` (fw's engine tags its call; grpc-js's is found on its HTTP/2 stream). */
+export function compressionStateOf(source: unknown): StreamCompression | undefined {
   const own = (source as Tagged)[STATE];
   if (own !== undefined) return own;
   const stream = streamOf(source);

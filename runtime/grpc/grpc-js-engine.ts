@@ -13,6 +13,8 @@ import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
 import type { ForeignStreamHandler, MethodDefinitionLike } from './h2/server';
 import { toChannelOptions, CHANNEL_OPTION_KEYS, type GrpcTlsOptions } from './options';
 import type { ServerEngine, ServerEngineOptions } from './engine-contract';
+import type { UnaryPortMethod } from './grpc-call-port';
+import { grpcJsUnaryHandler } from './grpc-js-unary-port';
 
 function serverCredentials(tls: GrpcTlsOptions | undefined): grpc.ServerCredentials {
   if (tls === undefined) return grpc.ServerCredentials.createInsecure();
@@ -40,6 +42,24 @@ export class GrpcJsEngine implements ServerEngine {
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
     // fw's handlers take grpc-js's call objects as they are; the metadata they send back is fw's map, which grpc-js only clones and reads as HTTP/2 headers.
     this.#server.addService(definition as unknown as grpc.ServiceDefinition, implementation as grpc.UntypedServiceImplementation);
+  }
+  addUnary(methods: readonly UnaryPortMethod[]): void {
+    const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const method of methods) {
+      definition[method.name] = {
+        path: method.path,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: method.requestSerialize,
+        requestDeserialize: method.requestDeserialize,
+        responseSerialize: method.responseSerialize,
+        responseDeserialize: method.responseDeserialize,
+        originalName: method.name,
+      };
+      implementation[method.name] = grpcJsUnaryHandler(method) as grpc.UntypedHandleCall;
+    }
+    this.#server.addService(definition, implementation);
   }
   async listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number> {
     const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

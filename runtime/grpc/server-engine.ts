@@ -8,6 +8,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { ServerEngine, ServerEngineOptions } from './engine-contract';
+import type { UnaryPortMethod } from './grpc-call-port';
 import { H2GrpcServer, type ForeignStreamHandler, type MethodDefinitionLike } from './h2/server';
 import { serverEngine, type GrpcTlsOptions } from './options';
 
@@ -24,6 +25,9 @@ class H2Engine implements ServerEngine {
   }
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
     this.#server.addService(definition, implementation);
+  }
+  addUnary(methods: readonly UnaryPortMethod[]): void {
+    this.#server.addUnary(methods);
   }
   listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number> {
     return this.#server.listen(host, port, tls);

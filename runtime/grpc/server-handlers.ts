@@ -1,14 +1,17 @@
 /**
- * grpc-js handler functions for a MethodBinding, one per call kind. They wrap
- * the grpc-js call in a GrpcCall, run the pipeline, and carry the result back:
- * a unary/client-streaming result through the callback, a streaming result by
- * writing each item with back-pressure. Cancellation (client or deadline)
- * ends the handler's iterator so its `finally` blocks run.
+ * How a MethodBinding is served, one function per call kind. Each wraps the
+ * engine's call in a GrpcCall, runs the pipeline, and carries the result
+ * back: a unary result through the call's port (grpc-call-port.ts, which
+ * fw's node:http2 engine implements itself), a client-streaming result
+ * through grpc-js's callback, a streaming result by writing each item with
+ * back-pressure. Cancellation (client or deadline) ends the handler's
+ * iterator so its `finally` blocks run.
  */
 import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
 import { GrpcCall, type CallSource } from './call';
 import { GrpcError, toStatusObject, type FwStatusObject } from './errors';
+import type { GrpcUnaryPort, ServeUnary } from './grpc-call-port';
 import type { OutgoingMetadata } from './metadata-map';
 import { ServiceErrors } from '../rpc/error-catalogue';
 import type { MethodBinding } from './method-binding';
@@ -38,32 +41,34 @@ interface RequestStream extends CallSource {
 
 type Callback = (error: FwStatusObject | null, value?: unknown, trailer?: OutgoingMetadata) => void;
 
-/** A handler in grpc-js's server shape, by call kind. */
+/** Where a unary or client-streaming result goes: the call's port, or grpc-js's callback behind an adapter. */
+type ReplySink = Pick<GrpcUnaryPort, 'reply' | 'fail'>;
+
+/** A streaming handler in grpc-js's server shape, by call kind. */
 export type UntypedHandler =
-  | ((call: SingleRequestCall, callback: Callback) => void)
   | ((call: SingleRequestCall & ResponseStream) => void)
   | ((call: RequestStream, callback: Callback) => void)
   | ((call: RequestStream & ResponseStream) => void);
 
-/** The grpc-js-shaped handler serving `binding` through `pipeline`. */
+/** The grpc-js-shaped handler serving a streaming `binding` through `pipeline` (unary methods are served through their port: serveUnary). */
 export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandler {
   switch (binding.streaming) {
-    case 'none': return unary(binding, pipeline);
     case 'server': return serverStreaming(binding, pipeline);
     case 'client': return clientStreaming(binding, pipeline);
     default: return bidiStreaming(binding, pipeline);
   }
 }
 
-function unary(binding: MethodBinding, pipeline: CallPipeline): (call: SingleRequestCall, callback: Callback) => void {
-  return (grpcCall, callback) => {
-    if (grpcCall.request instanceof RejectedPayload) {
-      callback(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+/** Serves a unary `binding` through `pipeline`, replying through the call's port (no callback, no closure per call). */
+export function serveUnary(binding: MethodBinding, pipeline: CallPipeline): ServeUnary {
+  return (port) => {
+    if (port.request instanceof RejectedPayload) {
+      port.fail(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, port.request.message), binding.path, pipeline.onUnexpected));
       return;
     }
-    const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    const call = new GrpcCall(binding, port, port.request, undefined);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
-    respond(binding, pipeline, call, callback);
+    respond(binding, pipeline, call, port);
   };
 }
 
@@ -72,7 +77,7 @@ function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): (call:
     const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
     endReadsOnCancel(grpcCall, call);
-    respond(binding, pipeline, call, callback);
+    respond(binding, pipeline, call, { reply: (value, trailers) => callback(null, value, trailers), fail: (status) => callback(status) });
   };
 }
 
@@ -98,50 +103,50 @@ function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: R
 }
 
 
-function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback): void {
+function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, sink: ReplySink): void {
   pipeline.enter();
   let result: unknown;
   try {
     result = pipeline.run(binding, call);
   } catch (error) {
-    fail(binding, pipeline, call, callback, error);
+    fail(binding, pipeline, call, sink, error);
     pipeline.leave();
     return;
   }
   if (isThenable(result)) {
     result.then(
       (value) => {
-        succeed(call, callback, value);
+        succeed(call, sink, value);
         pipeline.leave();
       },
       (error: unknown) => {
-        fail(binding, pipeline, call, callback, error);
+        fail(binding, pipeline, call, sink, error);
         pipeline.leave();
       },
     );
     return;
   }
-  succeed(call, callback, result);
+  succeed(call, sink, result);
   pipeline.leave();
 }
 
-function succeed(call: GrpcCall, callback: Callback, value: unknown): void {
+function succeed(call: GrpcCall, sink: ReplySink, value: unknown): void {
   call.finish();
   const controls = call.controlsInUse;
   if (controls === undefined) {
-    callback(null, value);
+    sink.reply(value, undefined);
     return;
   }
   controls.sendHeader();
-  callback(null, value, controls.trailers());
+  sink.reply(value, controls.trailers());
 }
 
-function fail(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, callback: Callback, error: unknown): void {
+function fail(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, sink: ReplySink, error: unknown): void {
   call.finish();
   const controls = call.controlsInUse;
   // Headers the handler set go out as headers; with none the status leaves as a Trailers-Only response.
   if (controls?.hasHeaders === true) controls.sendHeader();
-  callback(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
+  sink.fail(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
 }
 
 async function streamOut(

@@ -34,10 +34,12 @@ function finish(request: Msg, context: RequestContext): Msg {
 
 const unexpected: unknown[] = [];
 let address: string;
+/** The same service on the grpc-js fallback engine: per-call compression must reach grpc-js's stream too. */
+let grpcJsAddress: string;
 let app: ReturnType<typeof newApp>;
 
-beforeAll(async () => {
-  app = newApp()
+function metaApp(): ReturnType<typeof newApp> {
+  return newApp()
     .onUnexpectedError((error) => unexpected.push(error))
     .addService({
       name: 'Meta',
@@ -81,13 +83,18 @@ beforeAll(async () => {
         } },
       },
     });
+}
+
+beforeAll(async () => {
+  app = metaApp();
   address = await listen(app);
+  grpcJsAddress = await listen(metaApp().withOptions({ grpc: { engine: 'grpc-js' } }));
 });
 afterAll(stopAll);
 beforeEach(() => unexpected.splice(0));
 
-const client = () =>
-  createGrpcClient({ address, service: { name: 'Meta', methods: { Unary: 'none', Server: 'server', Client: 'client', Bidi: 'bidirectional', LateHeader: 'none' } } });
+const client = (at = address) =>
+  createGrpcClient({ address: at, service: { name: 'Meta', methods: { Unary: 'none', Server: 'server', Client: 'client', Bidi: 'bidirectional', LateHeader: 'none' } } });
 
 const sent: MetadataRecord = { 'x-in': 'hello', 'x-in-bin': new Uint8Array([0xab, 0x00, 0xff]) };
 
@@ -193,12 +200,15 @@ describe('invalid metadata', () => {
   });
 });
 
-describe('compression per call, on the wire', () => {
+describe.each([
+  ['node:http2', () => address],
+  ['grpc-js', () => grpcJsAddress],
+])('compression per call, on the wire (%s engine)', (_engine, addressOf) => {
   const acceptGzip = { 'grpc-accept-encoding': 'identity,gzip' };
   const request = (value: unknown): Buffer => frame(Buffer.from(JSON.stringify(value)));
 
   it("setCompression('gzip') compresses every message of the call when the caller accepts gzip", async () => {
-    const result = await rawCall(address, '/Meta/Padding', [request({ size: 10, compress: 'gzip' })], { headers: acceptGzip });
+    const result = await rawCall(addressOf(), '/Meta/Padding', [request({ size: 10, compress: 'gzip' })], { headers: acceptGzip });
     expect(result.status).toBe(0);
     expect(result.headers['grpc-encoding']).toBe('gzip');
     const [only] = frames(result.body);
@@ -207,22 +217,22 @@ describe('compression per call, on the wire', () => {
   });
 
   it('stays uncompressed when the caller does not accept gzip, or the handler says identity', async () => {
-    const refused = await rawCall(address, '/Meta/Padding', [request({ size: 10, compress: 'gzip' })], { headers: { 'grpc-accept-encoding': 'identity' } });
+    const refused = await rawCall(addressOf(), '/Meta/Padding', [request({ size: 10, compress: 'gzip' })], { headers: { 'grpc-accept-encoding': 'identity' } });
     expect(frames(refused.body)[0]?.compressed).toBe(false);
-    const identity = await rawCall(address, '/Meta/Padding', [request({ size: 5000, compress: 'identity' })], { headers: acceptGzip });
+    const identity = await rawCall(addressOf(), '/Meta/Padding', [request({ size: 5000, compress: 'identity' })], { headers: acceptGzip });
     expect(identity.headers['grpc-encoding']).not.toBe('gzip');
     expect(frames(identity.body)[0]?.compressed).toBe(false);
   });
 
   it("tells the handler whether the request arrived compressed", async () => {
-    const compressed = await rawCall(address, '/Meta/Unary', [frame(gzipSync(Buffer.from('{"text":"z"}')), true)], { headers: { 'grpc-encoding': 'gzip' } });
+    const compressed = await rawCall(addressOf(), '/Meta/Unary', [frame(gzipSync(Buffer.from('{"text":"z"}')), true)], { headers: { 'grpc-encoding': 'gzip' } });
     expect(compressed.status).toBe(0);
-    const plain = await rawCall(address, '/Meta/Unary', [request({ text: 'z' })]);
+    const plain = await rawCall(addressOf(), '/Meta/Unary', [request({ text: 'z' })]);
     expect(plain.status).toBe(0);
-    const c = client();
+    const c = client(addressOf());
     const trailers: MetadataRecord[] = [];
     await c.unary!({ text: 'z' }, { onTrailer: (t) => trailers.push(t) });
-    const gzipClient = createGrpcClient({ address, compression: 'gzip', service: { name: 'Meta', methods: { Unary: 'none' } } });
+    const gzipClient = createGrpcClient({ address: addressOf(), compression: 'gzip', service: { name: 'Meta', methods: { Unary: 'none' } } });
     await gzipClient.unary!({ text: 'z' }, { onTrailer: (t) => trailers.push(t) });
     expect(trailers.map((t) => t['x-compressed'])).toEqual(['false', 'true']);
     c.close();

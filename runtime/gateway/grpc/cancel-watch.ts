@@ -7,12 +7,12 @@
  * after completed calls too; `finish()` (run once the answer is handed over)
  * turns that into a no-op.
  */
-import type { EventEmitter } from 'node:events';
 import type { Cancellation } from '../../core/cancellation';
 import { addListener, removeListener, runListeners, type ListenerSlot } from '../../core/listener-slot';
 
 /** What the watch reads of a call (grpc-js's server calls and fw's node:http2 ones alike). */
-type CancellableCall = Pick<EventEmitter, 'once'> & { readonly cancelled: boolean };
+/** A served call that reports its cancellation (fw's call port, or a grpc-js call). */
+type CancellableCall = { once(event: 'cancelled', listener: () => void): unknown; readonly cancelled: boolean };
 
 export class CancelWatch implements Cancellation {
   readonly #call: CancellableCall;

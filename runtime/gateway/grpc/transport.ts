@@ -22,6 +22,7 @@ import { tracingFrom } from '../tracing';
 import { CollectedCallMetadata } from '../../core/call-metadata';
 import { chooseCompression, requestWasCompressed } from '../../grpc/compression';
 import { valuesToMetadata as toMetadata, type FwStatusObject } from '../../grpc/errors';
+import type { GrpcUnaryPort, ServeUnary, UnaryPortMethod } from '../../grpc/grpc-call-port';
 import { MetadataMap, type ReadableMetadata } from '../../grpc/metadata-map';
 import type { RequestContext } from '../../core/request-context';
 import { CancelWatch } from './cancel-watch';
@@ -52,7 +53,7 @@ export interface GrpcGatewayOptions extends Http2LimitOptions {
   healthWatchIntervalMs?: number;
 }
 
-type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+type AnyCall = GrpcUnaryPort | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
 
 /**
  * `metadata` where grpc-js's call types want their Metadata class: both
@@ -131,13 +132,20 @@ export class GrpcTransport implements TransportAdapter {
       if (fresh.length === 0) continue;
       const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
       const impl: grpc.UntypedServiceImplementation = {};
+      const unary: UnaryPortMethod[] = [];
       for (const route of fresh) {
         const key = route.definition.path;
-        definition[key] = route.definition;
-        impl[key] = this.#handlerFor(route) as grpc.UntypedHandleCall;
         this.#registered.add(key);
+        const d = route.definition;
+        if (route.streaming === 'none') {
+          unary.push({ path: key, name: key, requestSerialize: d.requestSerialize, requestDeserialize: d.requestDeserialize, responseSerialize: d.responseSerialize, responseDeserialize: d.responseDeserialize, serve: this.#serveFor(route) });
+          continue;
+        }
+        definition[key] = d;
+        impl[key] = this.#handlerFor(route) as grpc.UntypedHandleCall;
       }
-      server.addService(definition as grpc.ServiceDefinition, impl);
+      if (unary.length > 0) server.addUnary(unary);
+      if (unary.length < fresh.length) server.addService(definition as grpc.ServiceDefinition, impl);
     }
     for (const service of this.#registry.services()) {
       this.#health.set(service.name, 'SERVING');
@@ -200,75 +208,33 @@ export class GrpcTransport implements TransportAdapter {
     this.server.inject(socket);
   }
 
+  /**
+   * Serves a unary route through fw's call port (grpc-call-port.ts): the
+   * engine's call object is the port itself on the default engine, so one
+   * unary call crosses no grpc-js-shaped adapter.
+   */
+  #serveFor(route: GrpcRoute): ServeUnary {
+    const { run, methodFor, toGateway, fromGateway } = this.#routeSteps(route);
+    return (port) => {
+      if (port.request instanceof RejectedPayload) {
+        port.fail(this.#status(invalidArgument(port.request)));
+        return;
+      }
+      const watch = new CancelWatch(port);
+      const { resolved, passing } = methodFor();
+      const raw = requestFor(resolved, passing !== undefined, port.request);
+      const json = cameAsJson(raw);
+      const method = raw instanceof RawMessage ? passing : resolved;
+      const { promise, reply, context } = run(port, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json, watch);
+      const done = { call: port, reply, watch, context };
+      promise.then((result) => answer(done, port, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, port, this.#status(error))).catch((error: unknown) => answer(done, port, this.#status(error)));
+    };
+  }
+
+  /** A streaming route's handler in grpc-js's shape (both engines take it). */
   #handlerFor(route: GrpcRoute): (...args: unknown[]) => void {
-    const config = this.#config;
-    /**
-     * Starts one dispatch. Response headers (with the trace id and whatever
-     * the handler set through `context.call`) go out with the first message
-     * or the status (`sendHeaders()`), so headers, message and status of a
-     * unary call leave in one write.
-     */
-    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: MetadataMap; context: RequestContext } => {
-      const md = call.metadata;
-      // The configured correlation header (monitoring's correlationHeader, default x-trace-id), as on every transport.
-      const traceHeader = this.#core.traceHeader;
-      const tracing = tracingFrom(firstString(md, traceHeader), firstString(md, 'traceparent'));
-      const reply = new MetadataMap();
-      reply.set(traceHeader, tracing.traceId);
-      // Replies to gRPC+JSON requests are JSON (message-format.ts).
-      if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
-      const deadline = deadlineOf(call);
-      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadline, cancellation);
-      if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
-      if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
-      const callDeadline = deadline === undefined ? undefined : { at: deadline, ms: Math.max(1, deadline - Date.now()) };
-      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md, callDeadline), reply, context };
-    };
-    /** The method to run: its byte-forwarding twin when binary requests may pass through (raw-requests.ts), else itself. */
-    const methodFor = (): { resolved: ResolvedMethod | undefined; passing: ResolvedMethod | undefined } => {
-      const resolved = this.#core.dispatcher.resolve(route.service, route.method);
-      return { resolved, passing: this.#core.dispatcher.passThrough(resolved) };
-    };
-    const toGateway = (v: unknown): unknown => {
-      const t = route.mapped ? config().transformRequest : undefined;
-      return t === undefined ? v : t(v, route.method);
-    };
-    /** The reply message: the configured transform, then JSON text when the request came as gRPC+JSON. */
-    const fromGateway = (v: unknown, json: boolean, resolved: ResolvedMethod | undefined): unknown => {
-      const t = route.mapped ? config().transformResponse : undefined;
-      const value = t === undefined ? v : t(v, route.method);
-      if (!json || resolved?.toJSON === undefined) return value;
-      if (value instanceof RawMessage) return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(decodedReply(resolved, value)) ?? {})));
-      return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
-    };
-    /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
-    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => MetadataMap, resolved: ResolvedMethod | undefined, passing: boolean): AsyncIterable<unknown> =>
-      mapStream(call as never, (raw) => {
-        const item = requestFor(resolved, passing, raw);
-        if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
-        state.json = cameAsJson(item);
-        if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
-        return toGateway(item);
-      });
+    const { run, methodFor, fromGateway, requestStream, toGateway } = this.#routeSteps(route);
     switch (route.streaming) {
-      case 'none':
-        return (call, callback) => {
-          const c = call as grpc.ServerUnaryCall<unknown, unknown>;
-          const cb = callback as grpc.sendUnaryData<unknown>;
-          if (c.request instanceof RejectedPayload) {
-            const status = this.#status(invalidArgument(c.request));
-            cb({ code: status.code, details: status.details, metadata: wire(status.metadata) });
-            return;
-          }
-          const watch = new CancelWatch(c);
-          const { resolved, passing } = methodFor();
-          const raw = requestFor(resolved, passing !== undefined, c.request);
-          const json = cameAsJson(raw);
-          const method = raw instanceof RawMessage ? passing : resolved;
-          const { promise, reply, context } = run(c, method, raw instanceof Undecodable ? raw : toGateway(raw), () => watch.signal, json, watch);
-          const done = { call: c, reply, watch, context };
-          promise.then((result) => answer(done, cb, null, fromGateway(result, json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
-        };
       case 'client':
         return (call, callback) => {
           const c = call as grpc.ServerReadableStream<unknown, unknown>;
@@ -281,7 +247,8 @@ export class GrpcTransport implements TransportAdapter {
           const { promise, reply, context } = run(c, passing ?? resolved, requests, () => watch.signal, false, watch);
           replyHeaders = reply;
           const done = { call: c, reply, watch, context };
-          promise.then((result) => answer(done, cb, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, cb, this.#status(error))).catch((error: unknown) => answer(done, cb, this.#status(error)));
+          const sink: ReplySink = { reply: (value, trailers) => cb(null, value, trailers === undefined ? undefined : wire(trailers as MetadataMap)), fail: (status) => cb({ code: status.code, details: status.details, metadata: wire(status.metadata) }) };
+          promise.then((result) => answer(done, sink, null, fromGateway(result, state.json, resolved)), (error: unknown) => answer(done, sink, this.#status(error))).catch((error: unknown) => answer(done, sink, this.#status(error)));
         };
       default: {
         const clientStreams = route.streaming === 'bidirectional';
@@ -343,6 +310,60 @@ export class GrpcTransport implements TransportAdapter {
     }
   }
 
+  /** What every route's handler does: start the dispatch, pick the method, map requests and replies. */
+  #routeSteps(route: GrpcRoute) {
+    const config = this.#config;
+    /**
+     * Starts one dispatch. Response headers (with the trace id and whatever
+     * the handler set through `context.call`) go out with the first message
+     * or the status (`sendHeaders()`), so headers, message and status of a
+     * unary call leave in one write.
+     */
+    const run = (call: AnyCall, resolved: ResolvedMethod | undefined, request: unknown, signal: AbortSignal | (() => AbortSignal), json: boolean, cancellation?: CancelWatch): { promise: Promise<unknown>; reply: MetadataMap; context: RequestContext } => {
+      const md = call.metadata;
+      // The configured correlation header (monitoring's correlationHeader, default x-trace-id), as on every transport.
+      const traceHeader = this.#core.traceHeader;
+      const tracing = tracingFrom(firstString(md, traceHeader), firstString(md, 'traceparent'));
+      const reply = new MetadataMap();
+      reply.set(traceHeader, tracing.traceId);
+      // Replies to gRPC+JSON requests are JSON (message-format.ts).
+      if (json) reply.set('content-type', GRPC_JSON_CONTENT_TYPE);
+      const deadline = deadlineOf(call);
+      const context = grpcContext(call.getPeer(), md, route.definition.path, tracing, signal, () => requestWasCompressed(call), deadline, cancellation);
+      if (request instanceof Undecodable) return { promise: this.#core.dispatcher.refuse(resolved, route.service, route.method, decodeFailure(request.error), context, md), reply, context };
+      if (this.#core.observed) this.#core.emit({ type: 'message', protocol: 'grpc', direction: 'in', bytes: 0 });
+      const callDeadline = deadline === undefined ? undefined : { at: deadline, ms: Math.max(1, deadline - Date.now()) };
+      return { promise: this.#core.dispatcher.call(resolved, route.service, route.method, request, context, md, callDeadline), reply, context };
+    };
+    /** The method to run: its byte-forwarding twin when binary requests may pass through (raw-requests.ts), else itself. */
+    const methodFor = (): { resolved: ResolvedMethod | undefined; passing: ResolvedMethod | undefined } => {
+      const resolved = this.#core.dispatcher.resolve(route.service, route.method);
+      return { resolved, passing: this.#core.dispatcher.passThrough(resolved) };
+    };
+    const toGateway = (v: unknown): unknown => {
+      const t = route.mapped ? config().transformRequest : undefined;
+      return t === undefined ? v : t(v, route.method);
+    };
+    /** The reply message: the configured transform, then JSON text when the request came as gRPC+JSON. */
+    const fromGateway = (v: unknown, json: boolean, resolved: ResolvedMethod | undefined): unknown => {
+      const t = route.mapped ? config().transformResponse : undefined;
+      const value = t === undefined ? v : t(v, route.method);
+      if (!json || resolved?.toJSON === undefined) return value;
+      if (value instanceof RawMessage) return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(decodedReply(resolved, value)) ?? {})));
+      return new JsonReply(Buffer.from(JSON.stringify(resolved.toJSON(value) ?? {})));
+    };
+    /** The request stream for the handler: undecodable items end it; `state.json` follows the items' format. */
+    const requestStream = (call: AnyCall, state: { json: boolean }, reply: () => MetadataMap, resolved: ResolvedMethod | undefined, passing: boolean): AsyncIterable<unknown> =>
+      mapStream(call as never, (raw) => {
+        const item = requestFor(resolved, passing, raw);
+        if (item instanceof Undecodable) throw decodeFailure(item.error, 'Stream message');
+        state.json = cameAsJson(item);
+        if (state.json) reply().set('content-type', GRPC_JSON_CONTENT_TYPE);
+        return toGateway(item);
+      });
+    return { run, methodFor, toGateway, fromGateway, requestStream };
+  }
+
   #status(error: unknown): FwStatusObject {
     const se: ServiceError = toServiceError(error);
     const custom = this.#core.renderError(se, 'grpc') as { code?: number; message?: string } | undefined;
@@ -385,20 +406,23 @@ export class GrpcTransport implements TransportAdapter {
   }
 }
 
-/** Hands a unary answer to grpc-js: marks the call finished, sends its response headers, then the answer with the handler's trailers. */
+/** Where a unary or client-streaming answer goes: the call's port, or grpc-js's callback. */
+type ReplySink = Pick<GrpcUnaryPort, 'reply' | 'fail'>;
+
+/** Hands a unary answer over: marks the call finished, sends its response headers, then the answer with the handler's trailers. */
 function answer(
-  done: { call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>; reply: MetadataMap; watch: { finish(): void }; context: RequestContext },
-  cb: grpc.sendUnaryData<unknown>,
+  done: { call: GrpcUnaryPort | grpc.ServerReadableStream<unknown, unknown>; reply: MetadataMap; watch: { finish(): void }; context: RequestContext },
+  sink: ReplySink,
   error: FwStatusObject | null,
   value?: unknown,
 ): void {
   done.watch.finish();
   done.call.sendMetadata(wire(withHandlerHeaders(done.reply, done.context, done.call)));
   const trailers = handlerTrailers(done.context);
-  if (error === null) cb(null, value, wire(trailers));
+  if (error === null) sink.reply(value, trailers);
   else {
     error.metadata.merge(trailers);
-    cb({ code: error.code, details: error.details, metadata: wire(error.metadata) });
+    sink.fail(error);
   }
 }
 

@@ -1,14 +1,14 @@
 /**
- * The call objects fw's node:http2 gRPC server hands to handlers, shaped as
- * grpc-js's server calls (`request`, `metadata`, `cancelled`, `getPeer()`,
- * `getDeadline()`, `sendMetadata()`, the `cancelled` event; the streaming
- * ones are object-mode duplexes with `write`/`end(trailers)`/`emit('error',
- * status)`), so fw's handler layer, the gateway and @grpc/reflection run on
- * either engine. A unary call is a small EventEmitter: metadata and the peer
- * are only built when read, and the stream's listeners are shared functions
- * that find the call on the stream, not closures made per call.
+ * The call objects fw's node:http2 gRPC server hands to handlers. A unary
+ * call is fw's call port (grpc-call-port.ts): a plain object with the
+ * request, metadata, peer, deadline, cancellation and `reply`/`fail`,
+ * handed to the method's serve function. The streaming ones are still
+ * shaped as grpc-js's server calls (object-mode duplexes with
+ * `write`/`end(trailers)`/`emit('error', status)`), so fw's streaming
+ * handlers, the gateway and reflection run on either engine. Metadata and
+ * the peer are only built when read, and the stream's listeners are shared
+ * functions that find the call on the stream, not closures made per call.
  */
-import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Session } from 'node:http2';
@@ -16,7 +16,9 @@ import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../
 import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
-import { GrpcError } from '../errors';
+import { GrpcError, type FwStatusObject } from '../errors';
+import type { GrpcUnaryPort, ServeUnary } from '../grpc-call-port';
+import { addListener, runListeners, type ListenerSlot } from '../../core/listener-slot';
 import type { PendingRequest } from '../pending-requests';
 import { requestMetadata } from './wire';
 import { isOutgoingMetadata, type MetadataMap, type OutgoingMetadata } from '../metadata-map';
@@ -244,14 +246,17 @@ function attach(call: CallHead, stream: CallStream, single: boolean): void {
 
 // TypeScript accepts a class as a mixin base only with an `any[]` constructor.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type EmitterClass = abstract new (...args: any[]) => EventEmitter;
+type BaseClass = abstract new (...args: any[]) => object;
+
+/** The unary call's base: it is fw's call port, no event emitter. */
+class PlainBase {}
 
 /**
- * The fields and grpc-js call surface both call classes share (one is an
- * EventEmitter, the other a Duplex, so they share it as a mixin).
+ * The fields and call surface both call classes share (one is a plain
+ * object, the other a Duplex, so they share it as a mixin).
  */
 // eslint-disable-next-line @typescript-eslint/explicit-function-return-type
-function withCallHead<Base extends EmitterClass>(base: Base) {
+function withCallHead<Base extends BaseClass>(base: Base) {
   abstract class CallHeadBase extends base implements CallHead {
     stream!: CallStream;
     served!: ServedMethod;
@@ -308,8 +313,15 @@ function withCallHead<Base extends EmitterClass>(base: Base) {
   return CallHeadBase;
 }
 
-/** A unary call (grpc-js's ServerUnaryCall). */
-export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleRequest {
+/**
+ * A unary call, which is fw's call port itself (grpc-call-port.ts): the
+ * method's serve function gets this object and replies through it. No
+ * event emitter and no callback per call; the one event, cancellation,
+ * keeps its listeners in a slot.
+ */
+export class H2UnaryCall extends withCallHead(PlainBase) implements SingleRequest, GrpcUnaryPort {
+  #onCancel: ListenerSlot = undefined;
+
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super();
     this.init(stream, served, limits, headers, deadline, compression, session);
@@ -319,15 +331,30 @@ export class H2UnaryCall extends withCallHead(EventEmitter) implements SingleReq
   begin(request: unknown): void {
     this.request = request;
     try {
-      (this.served.handler as unknown as (call: H2UnaryCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
+      (this.served.serve as ServeUnary)(this);
     } catch (error) {
       fail(this, error);
     }
   }
 
+  once(_event: 'cancelled', listener: () => void): this {
+    this.#onCancel = addListener(this.#onCancel, listener);
+    return this;
+  }
+
+  reply(value: unknown, trailers: OutgoingMetadata | undefined): void {
+    answer(this, null, value, trailers);
+  }
+
+  fail(status: FwStatusObject): void {
+    answer(this, status, undefined, undefined);
+  }
+
   cancel(): void {
     this.cancelled = true;
-    this.emit('cancelled', 'cancelled');
+    const listeners = this.#onCancel;
+    this.#onCancel = undefined;
+    runListeners(listeners);
   }
 }
 

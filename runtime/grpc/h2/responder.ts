@@ -9,6 +9,7 @@ import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
 import type { OutgoingMetadata } from '../metadata-map';
+import type { ServeUnary } from '../grpc-call-port';
 import type { CompressionSettings } from '../options';
 import type { PendingRequests } from '../pending-requests';
 import { addMetadataHeaders, statusHeaders } from './wire';
@@ -24,7 +25,10 @@ export interface ServedMethod {
   readonly serialize: (value: unknown) => Buffer;
   /** App-wide response compression for this method, if on. */
   readonly compression: CompressionSettings | undefined;
-  readonly handler: (...args: never[]) => void;
+  /** A handler in grpc-js's shape (streaming kinds, and unary handlers registered through addService). */
+  readonly handler: ((...args: never[]) => void) | undefined;
+  /** A unary method served through fw's call port: the call object is the port itself. */
+  readonly serve: ServeUnary | undefined;
 }
 
 /** Message size limits of one server, and its watch over requests that never complete. */

@@ -17,6 +17,7 @@ import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
+import type { UnaryPortMethod } from '../grpc-call-port';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
 import { CALL, refuseStream, sendStatus, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
@@ -99,23 +100,45 @@ export class H2GrpcServer {
     this.#sessions = new SessionTracker(sessionPolicy(options));
   }
 
-  /** Registers a service given as grpc-js does (definition + implementation keyed by method name). */
+  /** Registers streaming methods given as grpc-js does (definition + implementation keyed by method name). */
   addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
     for (const name of Object.keys(definition)) {
       const method = definition[name] as MethodDefinitionLike;
       const handler = implementation[name] ?? (method.originalName === undefined ? undefined : implementation[method.originalName]);
       // A method without an implementation stays unknown: UNIMPLEMENTED, as grpc-js answers.
       if (typeof handler !== 'function') continue;
-      if (this.#methods.has(method.path)) throw new Error(`Method handler for ${method.path} already provided.`);
-      this.#methods.set(method.path, {
+      // A unary call is fw's call port, served by a function that takes it (addUnary), never a grpc-js callback handler.
+      if (!method.requestStream && !method.responseStream) throw new TypeError(`${method.path}: unary methods are registered with addUnary`);
+      this.#register({
         path: method.path,
         kind: kindOf(method),
         deserialize: method.requestDeserialize,
         serialize: method.responseSerialize,
         compression: compressionSettingsOf(method.responseSerialize),
         handler: handler as ServedMethod['handler'],
+        serve: undefined,
       });
     }
+  }
+
+  /** Registers unary methods served through fw's call port: each call object is handed to `serve` as it is. */
+  addUnary(methods: readonly UnaryPortMethod[]): void {
+    for (const method of methods) {
+      this.#register({
+        path: method.path,
+        kind: 'unary',
+        deserialize: method.requestDeserialize,
+        serialize: method.responseSerialize,
+        compression: compressionSettingsOf(method.responseSerialize),
+        handler: undefined,
+        serve: method.serve,
+      });
+    }
+  }
+
+  #register(served: ServedMethod): void {
+    if (this.#methods.has(served.path)) throw new Error(`Method handler for ${served.path} already provided.`);
+    this.#methods.set(served.path, served);
   }
 
   /** Binds `host:port` (0 = any free port); resolves the bound port. */

@@ -1,0 +1,38 @@
+/**
+ * fw's own shape of a served gRPC unary call, whichever engine carries it:
+ * what fw's handler layer (server-handlers.ts) needs of the call — its
+ * source (metadata, peer, deadline, cancellation), the request, and one
+ * reply sink. fw's node:http2 engine implements it on its call object
+ * itself (no callback, no grpc-js emulation); the grpc-js fallback engine
+ * reaches it through one thin adapter over grpc-js's call and callback.
+ */
+import type { CallSource } from './call';
+import type { FwStatusObject } from './errors';
+import type { OutgoingMetadata } from './metadata-map';
+
+/** One unary call as an engine hands it to fw's handler layer. */
+export interface GrpcUnaryPort extends CallSource {
+  /** The decoded request message (a RejectedPayload when the engine refused it). */
+  readonly request: unknown;
+  /** Sends the response headers now (once); otherwise they leave with the reply or the status. */
+  sendMetadata(metadata: OutgoingMetadata): void;
+  /** Sends the reply message and the OK status, with `trailers` beside it (ends the call). */
+  reply(value: unknown, trailers: OutgoingMetadata | undefined): void;
+  /** Ends the call with `status` (its metadata goes out as trailers). */
+  fail(status: FwStatusObject): void;
+}
+
+/** Serves one unary call through its port. */
+export type ServeUnary = (port: GrpcUnaryPort) => void;
+
+/** The method descriptions an engine needs beside the serve function. */
+export interface UnaryPortMethod {
+  readonly path: string;
+  /** PascalCase name, the implementation key grpc-js's Server looks up. */
+  readonly name: string;
+  readonly requestDeserialize: (bytes: Buffer) => unknown;
+  readonly requestSerialize: (value: unknown) => Buffer;
+  readonly responseSerialize: (value: unknown) => Buffer;
+  readonly responseDeserialize: (bytes: Buffer) => unknown;
+  readonly serve: ServeUnary;
+}
