@@ -4,9 +4,8 @@
  * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), and shut
  * down gracefully.
  */
-import type { Server } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { ReflectionService } from './reflection-service';
+import { ReflectionService, type ReflectionHost } from './reflection-service';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import { isServiceDescriptor, type ServiceDescriptor } from '../rpc/descriptor';
 import type { UnexpectedErrorListener } from './errors';
@@ -141,8 +140,8 @@ class GrpcApplicationImpl implements GrpcApplication {
     const compression = toCompressionSettings(grpcOptions);
     const engine = createServerEngine(grpcOptions);
     for (const entry of this.#services.values()) addToServer(engine, entry.service, this.#pipeline, compression);
-    // @grpc/reflection calls only addService on the server it is given.
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine as unknown as Server);
+    // Reflection registers one bidi method per version, in the definition shape the engine's addService takes.
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine as unknown as ReflectionHost);
     this.#server = engine;
     this.#health.restart();
     try {

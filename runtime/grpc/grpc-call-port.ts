@@ -36,3 +36,45 @@ export interface UnaryPortMethod {
   readonly responseDeserialize: (bytes: Buffer) => unknown;
   readonly serve: ServeUnary;
 }
+
+/**
+ * The request side of a client-streaming or bidi call: the request messages
+ * as an AsyncIterable. It ends with CANCELLED when the client cancels (a
+ * handler waiting for the next message would otherwise wait forever), and a
+ * message the engine refused ends it with INVALID_ARGUMENT. Leaving the loop
+ * early never ends the reply side.
+ */
+export interface GrpcRequestStreamPort {
+  readonly requests: AsyncIterable<unknown>;
+}
+
+/** The reply side of a server-streaming or bidi call, with the call's source. */
+export interface GrpcReplyStreamPort extends CallSource {
+  /** Sends the response headers now (once); otherwise they leave with the first message or the status. */
+  sendMetadata(metadata: OutgoingMetadata): void;
+  /** Sends one reply message; false when the transport is full: wait for `drained()` before the next. */
+  write(message: unknown): boolean;
+  /** Resolves when the call can take more messages, or when it ended. */
+  drained(): Promise<void>;
+  /** Ends the call with the OK status, `trailers` beside it. */
+  finish(trailers: OutgoingMetadata | undefined): void;
+  /** Ends the call with `status` (its metadata goes out as trailers). */
+  fail(status: FwStatusObject): void;
+}
+
+/** A client-streaming call: a request stream, one reply. */
+export interface GrpcClientStreamPort extends CallSource, GrpcRequestStreamPort, Pick<GrpcUnaryPort, 'reply' | 'fail'> {}
+
+/** A server-streaming call: one request (a RejectedPayload when the engine refused it), a reply stream. */
+export interface GrpcServerStreamPort extends GrpcReplyStreamPort {
+  readonly request: unknown;
+}
+
+/** A bidi call: a request stream and a reply stream. */
+export interface GrpcBidiStreamPort extends GrpcReplyStreamPort, GrpcRequestStreamPort {}
+
+/** The serve functions of a streaming method, one per call kind. */
+export type ServeStream =
+  | { readonly kind: 'server'; readonly serve: (port: GrpcServerStreamPort) => void }
+  | { readonly kind: 'client'; readonly serve: (port: GrpcClientStreamPort) => void }
+  | { readonly kind: 'bidirectional'; readonly serve: (port: GrpcBidiStreamPort) => void };

@@ -18,6 +18,9 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, type DescriptorProto, type EnumDescriptorProto, type FieldDescriptorProto, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { GrpcStatus } from '../core/status';
+import { toStatusObject } from './errors';
+import type { GrpcBidiStreamPort } from './grpc-call-port';
+import { grpcJsStreamHandler, type GrpcJsStreamHandler } from './grpc-js-stream-port';
 import { decodeReflectionRequest, encodeReflectionResponse, type ReflectionAnswer, type ReflectionRequest } from './reflection-messages';
 
 /** What reflection reads from a package definition: entries that may list serialized FileDescriptorProtos. */
@@ -41,17 +44,9 @@ interface ReflectionMethod {
   responseDeserialize(bytes: Buffer): Buffer;
 }
 
-/** The bidirectional call the handler serves: grpc-js's ServerDuplexStream, as far as it is used. */
-interface ReflectionCall {
-  on(event: 'data', listener: (request: ReflectionRequest) => void): unknown;
-  on(event: 'end', listener: () => void): unknown;
-  write(response: Uint8Array): unknown;
-  end(): unknown;
-}
-
 /** A server reflection is added to: fw's engine, grpc-js's Server, or a capturing stand-in. */
 export interface ReflectionHost {
-  addService(definition: Record<string, ReflectionMethod>, implementation: Record<string, (call: ReflectionCall) => void>): void;
+  addService(definition: Record<string, ReflectionMethod>, implementation: Record<string, GrpcJsStreamHandler>): void;
 }
 
 interface IndexedFile {
@@ -145,7 +140,7 @@ export class ReflectionService {
   /** Adds grpc.reflection.v1 and v1alpha to `server`. */
   addToServer(server: ReflectionHost): void {
     for (const version of VERSIONS) {
-      server.addService({ ServerReflectionInfo: methodOf(version) }, { ServerReflectionInfo: (call) => this.#serve(call) });
+      server.addService({ ServerReflectionInfo: methodOf(version) }, { ServerReflectionInfo: grpcJsStreamHandler({ kind: 'bidirectional', serve: (port) => void this.#serve(port) }) });
     }
   }
 
@@ -154,9 +149,18 @@ export class ReflectionService {
     return encodeReflectionResponse(request, this.#answer(request));
   }
 
-  #serve(call: ReflectionCall): void {
-    call.on('end', () => call.end());
-    call.on('data', (request) => call.write(this.answer(request)));
+  /** One answer per request, in order, until the client ends its side; then OK. */
+  async #serve(port: GrpcBidiStreamPort): Promise<void> {
+    try {
+      for await (const request of port.requests) {
+        if (!port.write(this.answer(request as ReflectionRequest))) await port.drained();
+      }
+    } catch (error) {
+      // A cancelled call has nobody to tell; anything else (a refused request) ends with its status.
+      if (!port.cancelled) port.fail(toStatusObject(error, 'ServerReflectionInfo', () => undefined));
+      return;
+    }
+    if (!port.cancelled) port.finish(undefined);
   }
 
   #answer(request: ReflectionRequest): ReflectionAnswer {

@@ -1,6 +1,7 @@
 /**
  * Puts a service binding on a server engine: unary methods through fw's call
- * port, streaming methods as grpc-js handler shapes. The one way
+ * port, streaming methods through fw's streaming ports, handed to the engine
+ * in grpc-js's handler shape by one adapter (grpc-js-stream-port.ts). The one way
  * server.grpc() serves its services, also used by the gateway for the health
  * service it shares with server.grpc().
  */
@@ -11,7 +12,8 @@ import type { CompressionSettings } from './options';
 import type { CallPipeline } from './pipeline';
 import type { ServerEngine } from './server-engine';
 import type { UnaryPortMethod } from './grpc-call-port';
-import { createHandler, serveUnary } from './server-handlers';
+import { grpcJsStreamHandler } from './grpc-js-stream-port';
+import { serveStream, serveUnary } from './server-handlers';
 
 /** Registers every method of `service` on `server`, run through `pipeline`. */
 export function addToServer(server: ServerEngine, service: ServiceBinding, pipeline: CallPipeline, compression: CompressionSettings | undefined): void {
@@ -42,7 +44,7 @@ export function addToServer(server: ServerEngine, service: ServiceBinding, pipel
       responseDeserialize: method.responseDeserialize,
       originalName: method.method,
     };
-    implementation[method.method] = createHandler(method, pipeline);
+    implementation[method.method] = grpcJsStreamHandler(serveStream(method, pipeline));
   }
   if (unary.length > 0) server.addUnary(unary);
   if (service.methods.length > unary.length) server.addService(definition, implementation);

@@ -1,61 +1,31 @@
 /**
- * How a MethodBinding is served, one function per call kind. Each wraps the
- * engine's call in a GrpcCall, runs the pipeline, and carries the result
- * back: a unary result through the call's port (grpc-call-port.ts, which
- * fw's node:http2 engine implements itself), a client-streaming result
- * through grpc-js's callback, a streaming result by writing each item with
- * back-pressure. Cancellation (client or deadline) ends the handler's
+ * How a MethodBinding is served, one function per call kind, against fw's
+ * call ports (grpc-call-port.ts). Each wraps the port in a GrpcCall, runs the
+ * pipeline, and carries the result back: a unary or client-streaming result
+ * through the port's `reply`/`fail`, a streaming result by writing each item
+ * with back-pressure (`write` / `drained`). The request stream of a
+ * client-streaming or bidi call is the port's `requests`. Cancellation (client or deadline) ends the handler's
  * iterator so its `finally` blocks run.
  */
 import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
-import { GrpcCall, type CallSource } from './call';
-import { GrpcError, toStatusObject, type FwStatusObject } from './errors';
-import type { GrpcUnaryPort, ServeUnary } from './grpc-call-port';
-import type { OutgoingMetadata } from './metadata-map';
+import { GrpcCall } from './call';
+import { GrpcError, toStatusObject } from './errors';
+import type { GrpcBidiStreamPort, GrpcClientStreamPort, GrpcReplyStreamPort, GrpcServerStreamPort, GrpcUnaryPort, ServeStream, ServeUnary } from './grpc-call-port';
 import { ServiceErrors } from '../rpc/error-catalogue';
 import type { MethodBinding } from './method-binding';
 import type { CallPipeline } from './pipeline';
 
 
-/** A unary or server-streaming call as grpc-js's server (and fw's node:http2 engine) hand it over. */
-interface SingleRequestCall extends CallSource {
-  readonly request: unknown;
-}
-
-/** The response side of a streaming call (grpc-js's writable server streams). */
-interface ResponseStream extends CallSource {
-  write(value: unknown): boolean;
-  end(trailers?: OutgoingMetadata): unknown;
-  emit(event: 'error', status: FwStatusObject): boolean;
-  once(event: string, listener: () => void): unknown;
-  removeListener(event: string, listener: () => void): unknown;
-}
-
-/** The request side of a client-streaming or bidi call. */
-interface RequestStream extends CallSource {
-  iterator(options: { destroyOnReturn: boolean }): AsyncIterator<unknown>;
-  readonly readableEnded: boolean;
-  destroy(error?: Error): unknown;
-}
-
-type Callback = (error: FwStatusObject | null, value?: unknown, trailer?: OutgoingMetadata) => void;
-
-/** Where a unary or client-streaming result goes: the call's port, or grpc-js's callback behind an adapter. */
+/** Where a unary or client-streaming result goes: the call's port. */
 type ReplySink = Pick<GrpcUnaryPort, 'reply' | 'fail'>;
 
-/** A streaming handler in grpc-js's server shape, by call kind. */
-export type UntypedHandler =
-  | ((call: SingleRequestCall & ResponseStream) => void)
-  | ((call: RequestStream, callback: Callback) => void)
-  | ((call: RequestStream & ResponseStream) => void);
-
-/** The grpc-js-shaped handler serving a streaming `binding` through `pipeline` (unary methods are served through their port: serveUnary). */
-export function createHandler(binding: MethodBinding, pipeline: CallPipeline): UntypedHandler {
+/** The serve function of a streaming `binding` through `pipeline`, by call kind (unary methods: serveUnary). */
+export function serveStream(binding: MethodBinding, pipeline: CallPipeline): ServeStream {
   switch (binding.streaming) {
-    case 'server': return serverStreaming(binding, pipeline);
-    case 'client': return clientStreaming(binding, pipeline);
-    default: return bidiStreaming(binding, pipeline);
+    case 'server': return { kind: 'server', serve: serveServerStream(binding, pipeline) };
+    case 'client': return { kind: 'client', serve: serveClientStream(binding, pipeline) };
+    default: return { kind: 'bidirectional', serve: serveBidiStream(binding, pipeline) };
   }
 }
 
@@ -72,36 +42,33 @@ export function serveUnary(binding: MethodBinding, pipeline: CallPipeline): Serv
   };
 }
 
-function clientStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: RequestStream, callback: Callback) => void {
-  return (grpcCall, callback) => {
-    const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+function serveClientStream(binding: MethodBinding, pipeline: CallPipeline): (port: GrpcClientStreamPort) => void {
+  return (port) => {
+    const call = new GrpcCall(binding, port, undefined, port.requests);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
-    endReadsOnCancel(grpcCall, call);
-    respond(binding, pipeline, call, { reply: (value, trailers) => callback(null, value, trailers), fail: (status) => callback(status) });
+    respond(binding, pipeline, call, port);
   };
 }
 
-function serverStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: SingleRequestCall & ResponseStream) => void {
-  return (grpcCall) => {
-    if (grpcCall.request instanceof RejectedPayload) {
-      grpcCall.emit('error', toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, grpcCall.request.message), binding.path, pipeline.onUnexpected));
+function serveServerStream(binding: MethodBinding, pipeline: CallPipeline): (port: GrpcServerStreamPort) => void {
+  return (port) => {
+    if (port.request instanceof RejectedPayload) {
+      port.fail(toStatusObject(new GrpcError(GrpcStatus.INVALID_ARGUMENT, port.request.message), binding.path, pipeline.onUnexpected));
       return;
     }
-    const call = new GrpcCall(binding, grpcCall, grpcCall.request, undefined);
+    const call = new GrpcCall(binding, port, port.request, undefined);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
-    void streamOut(binding, pipeline, call, grpcCall);
+    void streamOut(binding, pipeline, call, port);
   };
 }
 
-function bidiStreaming(binding: MethodBinding, pipeline: CallPipeline): (call: RequestStream & ResponseStream) => void {
-  return (grpcCall) => {
-    const call = new GrpcCall(binding, grpcCall, undefined, incoming(grpcCall));
+function serveBidiStream(binding: MethodBinding, pipeline: CallPipeline): (port: GrpcBidiStreamPort) => void {
+  return (port) => {
+    const call = new GrpcCall(binding, port, undefined, port.requests);
     if (binding.contentType !== undefined) call.useContentType(binding.contentType);
-    endReadsOnCancel(grpcCall, call);
-    void streamOut(binding, pipeline, call, grpcCall);
+    void streamOut(binding, pipeline, call, port);
   };
 }
-
 
 function respond(binding: MethodBinding, pipeline: CallPipeline, call: GrpcCall, sink: ReplySink): void {
   pipeline.enter();
@@ -153,14 +120,15 @@ async function streamOut(
   binding: MethodBinding,
   pipeline: CallPipeline,
   call: GrpcCall,
-  stream: ResponseStream,
+  port: GrpcReplyStreamPort,
 ): Promise<void> {
   let iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
+  let settled = false;
   const stop = (): void => {
     // Ends a generator at its next `yield` (running its finally); handlers blocked elsewhere see call.signal.
-    void Promise.resolve(iterator?.return?.()).catch(() => undefined);
+    if (!settled) void Promise.resolve(iterator?.return?.()).catch(() => undefined);
   };
-  stream.once('cancelled', stop);
+  port.once('cancelled', stop);
   pipeline.enter();
   try {
     const produced = await pipeline.run(binding, call);
@@ -170,72 +138,27 @@ async function streamOut(
       const next = await iterator.next();
       if (next.done === true || call.cancelled) break;
       call.controlsInUse?.sendHeader();
-      if (!stream.write(next.value)) await drained(stream);
+      if (!port.write(next.value)) await port.drained();
     }
     if (call.cancelled) return;
     const controls = call.controlsInUse;
-    if (controls === undefined) stream.end();
+    if (controls === undefined) port.finish(undefined);
     else {
       controls.sendHeader();
-      stream.end(controls.trailers());
+      port.finish(controls.trailers());
     }
   } catch (error) {
     if (call.cancelled) return;
     const controls = call.controlsInUse;
     if (controls?.hasHeaders === true) controls.sendHeader();
-    stream.emit('error', toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
+    port.fail(toStatusObject(error, binding.path, pipeline.onUnexpected, controls === undefined ? undefined : (extra) => controls.trailers(extra)));
   } finally {
-    stream.removeListener('cancelled', stop);
     if (call.cancelled) stop();
+    // A 'cancelled' reported after the call ended (grpc-js does so when the stream closes) has nothing to stop.
+    settled = true;
     call.finish();
     pipeline.leave();
   }
-}
-
-/** Resolves when the stream can take more, or when the call ends. */
-function drained(stream: ResponseStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.removeListener('drain', done);
-      stream.removeListener('cancelled', done);
-      stream.removeListener('close', done);
-      resolve();
-    };
-    stream.once('drain', done);
-    stream.once('cancelled', done);
-    stream.once('close', done);
-  });
-}
-
-/**
- * The request stream as an AsyncIterable. Breaking out of `for await` must not
- * destroy a duplex (that would kill the response side too).
- */
-function incoming(stream: RequestStream): AsyncIterable<unknown> {
-  return { [Symbol.asyncIterator]: () => refuseRejected(stream.iterator({ destroyOnReturn: false })) };
-}
-
-/** A request stream whose refused messages (RejectedPayload) end the iteration with INVALID_ARGUMENT. */
-function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> {
-  return {
-    next: async () => {
-      const next = await source.next();
-      if (next.done !== true && next.value instanceof RejectedPayload) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, next.value.message);
-      return next;
-    },
-    return: async (value?: unknown) => (source.return === undefined ? { done: true, value } : source.return(value)),
-  };
-}
-
-/**
- * A handler reading requests of a cancelled call would wait forever: make the
- * iteration throw CANCELLED instead. grpc-js also reports 'cancelled' when a
- * finished call's stream closes; those are ignored.
- */
-function endReadsOnCancel(stream: RequestStream, call: GrpcCall): void {
-  stream.once('cancelled', () => {
-    if (!call.finished && !stream.readableEnded) stream.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
-  });
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

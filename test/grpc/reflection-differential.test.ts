@@ -15,7 +15,9 @@
  * `.google.protobuf.MethodOptions`, which no client asks for): checked on
  * fw alone.
  */
+import { once } from 'node:events';
 import path from 'node:path';
+import { Duplex } from 'node:stream';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { loadSync } from '@grpc/proto-loader';
@@ -26,7 +28,7 @@ import { reflectionEntry } from '../../runtime/grpc/reflection-entry';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 
 type Method = { path: string; requestDeserialize(b: Buffer): unknown; responseSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown };
-type Handler = (call: { on(e: string, l: (v?: unknown) => void): void; write(v: unknown): void; end(): void }) => void;
+type Handler = (call: never) => void;
 
 /** Captures what a reflection service adds: method path → [definition, handler]. */
 function capture(service: { addToServer(server: never): void }): Map<string, [Method, Handler]> {
@@ -40,18 +42,23 @@ function capture(service: { addToServer(server: never): void }): Map<string, [Me
   return methods;
 }
 
-/** One request through a captured method; the response bytes. */
-function ask(methods: Map<string, [Method, Handler]>, methodPath: string, request: Buffer): Buffer {
+/** One request through a captured method, on an object-mode duplex standing in for the call; the response bytes. */
+async function ask(methods: Map<string, [Method, Handler]>, methodPath: string, request: Buffer): Promise<Buffer> {
   const [method, handler] = methods.get(methodPath) as [Method, Handler];
-  const listeners = new Map<string, (v?: unknown) => void>();
   let written: Buffer | undefined;
-  handler({
-    on: (event, listener) => void listeners.set(event, listener),
-    write: (value) => void (written = method.responseSerialize(value)),
-    end: () => undefined,
+  const call = new Duplex({
+    objectMode: true,
+    read: () => undefined,
+    write: (value: unknown, _encoding, done) => {
+      written = method.responseSerialize(value);
+      done();
+    },
   });
-  listeners.get('data')?.(method.requestDeserialize(request));
-  listeners.get('end')?.();
+  const finished = once(call, 'finish');
+  handler(call as never);
+  call.push(method.requestDeserialize(request));
+  call.push(null);
+  await finished;
   return written as Buffer;
 }
 
@@ -143,14 +150,14 @@ describe.each(Object.entries(sources))('reflection over the %s', (_name, load) =
     ['none'],
   ];
 
-  it.each(['grpc.reflection.v1', 'grpc.reflection.v1alpha'])('%s answers as @grpc/reflection does', (version) => {
+  it.each(['grpc.reflection.v1', 'grpc.reflection.v1alpha'])('%s answers as @grpc/reflection does', async (version) => {
     const methodPath = `/${version}.ServerReflection/ServerReflectionInfo`;
     const decode = (theirs.get(methodPath) as [Method, Handler])[0].responseDeserialize.bind(null);
     expect(questions.length).toBeGreaterThan(20);
     for (const [index, question] of questions.entries()) {
       const request = requestBytes(index % 3 === 0 ? 'localhost:50051' : '', question);
-      const a = comparable(decode, ask(ours, methodPath, request));
-      const b = comparable(decode, ask(theirs, methodPath, request));
+      const a = comparable(decode, await ask(ours, methodPath, request));
+      const b = comparable(decode, await ask(theirs, methodPath, request));
       const context = `${version} ${JSON.stringify(question)}`;
       expect({ context, host: a.host, kind: a.kind, services: a.services, code: a.code }).toEqual({ context, host: b.host, kind: b.kind, services: b.services, code: b.code });
       if (b.files !== undefined) {
@@ -164,16 +171,16 @@ describe.each(Object.entries(sources))('reflection over the %s', (_name, load) =
 });
 
 describe('reflection of extensions (fw alone)', () => {
-  it('finds google.api.http on MethodOptions and lists its number', () => {
+  it('finds google.api.http on MethodOptions and lists its number', async () => {
     const source = sources['proto/user.proto loaded at run time']();
     const ours = capture(new ReflectionService(source));
     const methodPath = '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo';
     const decode = (capture(new GrpcReflection(source as never)).get(methodPath) as [Method, Handler])[0].responseDeserialize;
-    const numbers = decode(ask(ours, methodPath, requestBytes('', [6, 'google.protobuf.MethodOptions']))) as { allExtensionNumbersResponse?: { extensionNumber: number[] } };
+    const numbers = decode(await ask(ours, methodPath, requestBytes('', [6, 'google.protobuf.MethodOptions']))) as { allExtensionNumbersResponse?: { extensionNumber: number[] } };
     expect(numbers.allExtensionNumbersResponse?.extensionNumber).toContain(72295728);
     const writer = new BinaryWriter();
     writer.tag(5, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('google.protobuf.MethodOptions').tag(2, WireType.Varint).int32(72295728).join();
-    const found = comparable(decode, ask(ours, methodPath, Buffer.from(writer.finish())));
+    const found = comparable(decode, await ask(ours, methodPath, Buffer.from(writer.finish())));
     const file = fromBinary(FileDescriptorProtoSchema, found.files?.[0]?.bytes ?? new Uint8Array());
     expect(file.extension.map((e) => [e.name, e.number])).toContainEqual(['http', 72295728]);
     // Its extendee's file comes with it, so a client can resolve MethodOptions.

@@ -9,7 +9,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
-import { ReflectionService } from '../../grpc/reflection-service';
+import { ReflectionService, type ReflectionHost } from '../../grpc/reflection-service';
 import { RejectedPayload } from '../../core/json-depth';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../../validation/status-details';
 import type { FieldViolation } from '../../validation/violations';
@@ -181,7 +181,7 @@ export class GrpcTransport implements TransportAdapter {
         for (const [name, method] of Object.entries(definition)) handlers.set(method.path, impl[name] as grpc.UntypedHandleCall);
       },
     };
-    new ReflectionService(packages).addToServer(capture as unknown as grpc.Server);
+    new ReflectionService(packages).addToServer(capture as unknown as ReflectionHost);
     const first = this.#reflection === undefined;
     this.#reflection = handlers;
     if (!first) return;

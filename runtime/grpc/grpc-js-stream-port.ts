@@ -1,0 +1,141 @@
+/**
+ * The one adapter from a grpc-js-shaped streaming server call (grpc-js's
+ * own, and for now the node:http2 engine's H2StreamCall, which imitates it)
+ * to fw's streaming call ports (grpc-call-port.ts), so fw's streaming
+ * handler logic (server-handlers.ts) is written once against the port.
+ * Type-only imports: the default engine still loads no grpc-js.
+ */
+import { RejectedPayload } from '../core/json-depth';
+import { GrpcStatus } from '../core/status';
+import type { CallSource } from './call';
+import { compressionStateOf, STATE, type StreamCompression } from './compression';
+import { GrpcError, type FwStatusObject } from './errors';
+import type { GrpcBidiStreamPort, GrpcClientStreamPort, GrpcServerStreamPort, ServeStream } from './grpc-call-port';
+import type { OutgoingMetadata, ReadableMetadata } from './metadata-map';
+
+/** A streaming server call as grpc-js shapes it (ServerWritableStream, ServerReadableStream, ServerDuplexStream). */
+interface GrpcJsStreamCall extends CallSource {
+  readonly request?: unknown;
+  readonly readableEnded: boolean;
+  iterator(options: { destroyOnReturn: boolean }): AsyncIterator<unknown>;
+  destroy(error?: Error): unknown;
+  write(value: unknown): boolean;
+  end(trailers?: OutgoingMetadata): unknown;
+  emit(event: 'error', status: FwStatusObject): boolean;
+  once(event: string, listener: () => void): unknown;
+  removeListener(event: string, listener: () => void): unknown;
+}
+
+/** grpc-js's client-streaming callback. */
+type Reply = (error: FwStatusObject | null, value?: unknown, trailers?: OutgoingMetadata) => void;
+
+class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, GrpcBidiStreamPort {
+  readonly #call: GrpcJsStreamCall;
+  readonly #callback: Reply | undefined;
+  #answered = false;
+
+  constructor(call: GrpcJsStreamCall, callback: Reply | undefined, readsRequests: boolean) {
+    this.#call = call;
+    this.#callback = callback;
+    // grpc-js also reports 'cancelled' when a finished call's stream closes: those are ignored.
+    if (readsRequests) {
+      call.once('cancelled', () => {
+        if (!this.#answered && !call.readableEnded) call.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
+      });
+    }
+  }
+  /** The compression hooks find the call's state through the port as they would on the call. */
+  get [STATE](): StreamCompression | undefined {
+    return compressionStateOf(this.#call);
+  }
+  get request(): unknown {
+    return this.#call.request;
+  }
+  get metadata(): ReadableMetadata {
+    return this.#call.metadata;
+  }
+  get cancelled(): boolean {
+    return this.#call.cancelled;
+  }
+  getPeer(): string {
+    return this.#call.getPeer();
+  }
+  getDeadline(): Date | number {
+    return this.#call.getDeadline();
+  }
+  once(event: 'cancelled', listener: () => void): unknown {
+    return this.#call.once(event, listener);
+  }
+  sendMetadata(metadata: OutgoingMetadata): void {
+    this.#call.sendMetadata?.(metadata);
+  }
+  /** Breaking out of `for await` must not destroy the duplex (that would end the reply side too). */
+  get requests(): AsyncIterable<unknown> {
+    const call = this.#call;
+    return { [Symbol.asyncIterator]: () => refuseRejected(call.iterator({ destroyOnReturn: false })) };
+  }
+  write(message: unknown): boolean {
+    return this.#call.write(message);
+  }
+  drained(): Promise<void> {
+    const call = this.#call;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        call.removeListener('drain', done);
+        call.removeListener('cancelled', done);
+        call.removeListener('close', done);
+        resolve();
+      };
+      call.once('drain', done);
+      call.once('cancelled', done);
+      call.once('close', done);
+    });
+  }
+  finish(trailers: OutgoingMetadata | undefined): void {
+    this.#answered = true;
+    if (trailers === undefined) this.#call.end();
+    else this.#call.end(trailers);
+  }
+  reply(value: unknown, trailers: OutgoingMetadata | undefined): void {
+    this.#answered = true;
+    this.#callback?.(null, value, trailers);
+  }
+  fail(status: FwStatusObject): void {
+    this.#answered = true;
+    if (this.#callback === undefined) this.#call.emit('error', status);
+    else this.#callback(status);
+  }
+}
+
+/** A request stream whose refused messages (RejectedPayload) end the iteration with INVALID_ARGUMENT. */
+function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> {
+  return {
+    next: async () => {
+      const next = await source.next();
+      if (next.done !== true && next.value instanceof RejectedPayload) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, next.value.message);
+      return next;
+    },
+    return: async (value?: unknown) => (source.return === undefined ? { done: true, value } : source.return(value)),
+  };
+}
+
+/** A grpc-js-shaped streaming handler (what both engines' addService take). */
+export type GrpcJsStreamHandler = ((call: GrpcJsStreamCall) => void) | ((call: GrpcJsStreamCall, callback: Reply) => void);
+
+/** `method`'s serve function as the grpc-js-shaped handler the engines call. */
+export function grpcJsStreamHandler(method: ServeStream): GrpcJsStreamHandler {
+  switch (method.kind) {
+    case 'server': {
+      const serve = method.serve;
+      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, false));
+    }
+    case 'client': {
+      const serve = method.serve;
+      return (call: GrpcJsStreamCall, callback: Reply) => serve(new GrpcJsStreamPort(call, callback, true));
+    }
+    default: {
+      const serve = method.serve;
+      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, true));
+    }
+  }
+}
