@@ -113,7 +113,7 @@ export const CASES: readonly Case[] = [
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   {
-    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 300,
+    name: 'deadline exceeded after a stream item', method: 'SlowStream', kind: 'server', input: {}, items: [{ i: 0 }], deadlineMs: 500,
     error: { code: 'DEADLINE_EXCEEDED', grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504 },
   },
   { name: 'a client cancel reaching context.signal (unary)', method: 'Slow', kind: 'unary', input: {}, items: [], cancelAfterMs: 100 },
