@@ -5,6 +5,11 @@
  *
  *   npm run bench:grpc
  *   BENCH_PASSES=6 BENCH_SLICE=2 BENCH_CONNECTIONS=8 BENCH_STREAMS=32 BENCH_STREAM_LENGTH=100 npm run bench:grpc
+ *   BENCH_BASELINE=../fw-at-main npm run bench:grpc
+ *
+ * BENCH_BASELINE names another checkout of fw (with node_modules): its
+ * `server.grpc()` runs as one more subject, "fw (baseline)", in the same
+ * interleaved passes, so a change is measured against the code before it.
  *
  * Each server runs in its own process, all at once, pinned to core 0; the
  * load generator is h2load (nghttp2-client) on the last core, or, when h2load
@@ -17,8 +22,7 @@
  * medians of the ratio within a pass. The server's CPU per call (from
  * /proc) is printed too: it stays comparable when the machine is busy.
  *
- * Targets (issue 18): fw ≥ 0.9× node:http2 on unary, fw ≥ grpc-js on
- * streaming.
+ * Targets: fw ≥ 0.95× node:http2 on unary, fw ≥ grpc-js on streaming.
  */
 'use strict';
 const path = require('node:path');
@@ -33,7 +37,7 @@ const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
 const { h2Load, hasH2load } = require('./h2-load');
 const { cpuSeconds } = require('../support/process-cpu');
-const { compileFw } = require('../support/compiled-fw');
+const { compileFw, compileBaseline } = require('../support/compiled-fw');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 6));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 2) * 1000;
@@ -49,10 +53,10 @@ const SUBJECTS = [
   { name: 'connect-node', kind: 'connect' },
 ];
 
-function startServer(kind) {
+function startServer(kind, env) {
   return new Promise((resolve, reject) => {
     const [command, args] = serverCommand([path.join(__dirname, 'server.js'), kind]);
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 30 s`)), 30_000);
     child.stdout.on('data', (chunk) => {
@@ -97,6 +101,7 @@ async function check(name, port) {
 async function main() {
   pinLoadGenerator();
   compileFw();
+  if (process.env.BENCH_BASELINE) SUBJECTS.splice(1, 0, { name: 'fw (baseline)', kind: 'fw', env: { FW_BENCH_DIST: compileBaseline(process.env.BENCH_BASELINE) } });
   const useH2load = hasH2load();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-grpc-'));
   const root = protobuf.loadSync(PROTO);
@@ -106,7 +111,7 @@ async function main() {
   fs.writeFileSync(streamFile, frame(root.lookupType('bench.StreamRequest').encode({ count: STREAM_LENGTH }).finish()));
   const servers = [];
   try {
-    for (const s of SUBJECTS) servers.push({ ...s, ...(await startServer(s.kind)) });
+    for (const s of SUBJECTS) servers.push({ ...s, ...(await startServer(s.kind, s.env)) });
     for (const s of servers) await check(s.name, s.port);
     // Streamed messages are counted from the response bytes: calls of 100 messages finish in batches too coarse to count in a slice.
     const replyFrameBytes = 5 + root.lookupType('bench.EchoReply').encode({ id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] }).finish().length;
@@ -154,8 +159,11 @@ async function main() {
     const floorRatio = pairedRatio(unary, 'fw', 'node:http2', 'msgs');
     const streamRatio = pairedRatio(streaming, 'fw', 'grpc-js', 'msgs');
     table.push('');
-    table.push(`unary: fw / node:http2 = ${fixed(floorRatio, 2)} (target ≥ 0.9) ${floorRatio >= 0.9 ? 'MET' : 'NOT MET'}; fw / grpc-js = ${fixed(pairedRatio(unary, 'fw', 'grpc-js', 'msgs'), 2)}`);
+    table.push(`unary: fw / node:http2 = ${fixed(floorRatio, 2)} (target ≥ 0.95) ${floorRatio >= 0.95 ? 'MET' : 'NOT MET'}; fw / grpc-js = ${fixed(pairedRatio(unary, 'fw', 'grpc-js', 'msgs'), 2)}`);
     table.push(`server streaming: fw / grpc-js = ${fixed(streamRatio, 2)} (target ≥ 1.0) ${streamRatio >= 1 ? 'MET' : 'NOT MET'}`);
+    if (process.env.BENCH_BASELINE) {
+      table.push(`against the baseline (${process.env.BENCH_BASELINE}): unary fw / fw (baseline) = ${fixed(pairedRatio(unary, 'fw', 'fw (baseline)', 'msgs'), 2)}; baseline / node:http2 = ${fixed(pairedRatio(unary, 'fw (baseline)', 'node:http2', 'msgs'), 2)}; streaming fw / fw (baseline) = ${fixed(pairedRatio(streaming, 'fw', 'fw (baseline)', 'msgs'), 2)}`);
+    }
     console.log(table.join('\n'));
   } finally {
     for (const s of servers) await stopChild(s.child);

@@ -12,7 +12,12 @@
  *                   require-ts when no compiled copy was made (the server
  *                   run alone);
  *   benchModule(f)  the path to require for one of the bench's own .ts
- *                   files (its generated code), compiled or not.
+ *                   files (its generated code), compiled or not;
+ *   compileBaseline(checkout)
+ *                   compiles another checkout of fw (BENCH_BASELINE: the
+ *                   commit to compare with) the same way, for a bench to run
+ *                   it as one more interleaved subject (FW_BENCH_DIST set to
+ *                   the returned folder in that server's environment).
  */
 'use strict';
 const fs = require('node:fs');
@@ -61,6 +66,18 @@ function compileFw(alsoTranspile = []) {
   return out;
 }
 
+/** Compiles the fw checkout at `checkout` into its own node_modules/.cache (so it resolves its own dependencies); returns the folder. */
+function compileBaseline(checkout) {
+  const root = path.resolve(checkout);
+  const cache = path.join(root, 'node_modules', '.cache');
+  if (!fs.existsSync(path.join(root, 'node_modules'))) throw new Error(`BENCH_BASELINE ${root}: no node_modules (run npm install there first)`);
+  fs.mkdirSync(cache, { recursive: true });
+  const out = fs.mkdtempSync(path.join(cache, 'fw-bench-baseline-'));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root, stdio: 'inherit' });
+  process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
+  return out;
+}
+
 /** Makes `fw` and its subpaths resolve to the compiled copy (or the TypeScript source). */
 let installed = false;
 function useCompiledFw() {
@@ -85,4 +102,4 @@ function benchModule(tsFile) {
   return dist === undefined ? tsFile : compiledPath(dist, tsFile);
 }
 
-module.exports = { compileFw, useCompiledFw, benchModule };
+module.exports = { compileFw, compileBaseline, useCompiledFw, benchModule };
