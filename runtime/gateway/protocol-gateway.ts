@@ -335,7 +335,12 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createMonitoring } = require('./monitoring') as typeof import('./monitoring');
     const previous = this.#monitoring;
-    const monitoring = createMonitoring(config);
+    // Spans name methods fully (`user.UserService/GetUser`); inline services have no package, so `UserService/getUser`.
+    const monitoring = createMonitoring(config, (service, method) => {
+      const m = this.#registry.resolve(service, method);
+      if (m === undefined) return undefined;
+      return m.descriptor !== undefined ? m.descriptor.path.slice(1) : `${service}/${method}`;
+    });
     if (previous !== undefined) {
       const i = this.#sinks.indexOf(previous);
       if (i !== -1) this.#sinks.splice(i, 1);

@@ -77,7 +77,7 @@ describe('monitoring a live gateway on every protocol', () => {
       const spans = exporter.getFinishedSpans().filter((s) => s.name === 'Users/getUser');
       expect(spans).toHaveLength(1);
       expect(spans[0]?.spanContext().traceId).toBe(traceId);
-      expect(spans[0]?.attributes.protocol).toBe(d.protocol);
+      expect(spans[0]?.attributes['fw.protocol']).toBe(d.protocol);
     }
   });
 
