@@ -338,8 +338,9 @@ export class ProtocolGateway {
     // Spans name methods fully (`user.UserService/GetUser`); inline services have no package, so `UserService/getUser`.
     const monitoring = createMonitoring(config, (service, method) => {
       const m = this.#registry.resolve(service, method);
-      if (m === undefined) return undefined;
-      return m.descriptor !== undefined ? m.descriptor.path.slice(1) : `${service}/${method}`;
+      if (m !== undefined) return m.descriptor !== undefined ? m.descriptor.path.slice(1) : `${service}/${method}`;
+      // Forwarded by discovery without a descriptor: served, under the names the caller used.
+      return this.#dispatcher.resolver?.resolve(service, method) !== undefined ? `${service}/${method}` : undefined;
     });
     if (previous !== undefined) {
       const i = this.#sinks.indexOf(previous);

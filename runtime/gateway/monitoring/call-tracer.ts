@@ -20,12 +20,10 @@ import type { DispatchCall } from '../extension-points';
 import { HttpCallContext } from '../http-exchange';
 import type { CallRecord } from './call-record';
 import { grpcStatusNameOfError } from './call-status';
+import { OTHER_METHOD } from './method-names';
 import type { NormalizedMonitoringConfig, SpanAttributeContext, SpanAttributeValue } from './monitoring-config';
 import { createSpanExporter } from './span-exporter';
 import { toOtelSpanId, toOtelTraceId } from './trace-id';
-
-/** Names a hosted method fully (`user.UserService/GetUser`), or undefined when nothing here knows it. */
-export type MethodNamer = (service: string, method: string) => string | undefined;
 
 /** Random ids, except that the next trace id may be set just before a span starts (starting is synchronous). */
 class CorrelatedIdGenerator implements IdGenerator {
@@ -79,13 +77,9 @@ export class CallTracer {
   readonly #tracer: Tracer;
   readonly #ids: CorrelatedIdGenerator | undefined;
   readonly #spanAttributes: ((context: SpanAttributeContext) => Record<string, SpanAttributeValue>) | undefined;
-  readonly #nameOf: MethodNamer;
-  /** Fully qualified names by `service\0method`; bounded by what the registry hosts. */
-  readonly #names = new Map<string, string | undefined>();
 
-  constructor(config: NormalizedMonitoringConfig['tracing'], nameOf: MethodNamer = (s, m) => `${s}/${m}`) {
+  constructor(config: NormalizedMonitoringConfig['tracing']) {
     this.#spanAttributes = config.spanAttributes;
-    this.#nameOf = nameOf;
     if (config.tracerProvider !== undefined) {
       this.#provider = undefined;
       this.#ids = undefined;
@@ -109,8 +103,12 @@ export class CallTracer {
     this.#tracer = this.#provider.getTracer('fw-gateway');
   }
 
-  /** Starts the call's span and writes its ids back into `context.tracing`, so replies can echo them and forwarded calls pass them on. */
-  start(call: DispatchCall): CallSpan {
+  /**
+   * Starts the call's span and writes its ids back into `context.tracing`, so
+   * replies can echo them and forwarded calls pass them on. `method` is the
+   * fully qualified name, undefined for a method not served here.
+   */
+  start(call: DispatchCall, method: string | undefined): CallSpan {
     const tracing = call.context.tracing;
     const traceId = toOtelTraceId(tracing.traceId);
     const parentSpanId = toOtelSpanId(tracing.parentSpanId ?? tracing.spanId) ?? toOtelSpanId(tracing.traceId);
@@ -127,7 +125,6 @@ export class CallTracer {
     }
     const system = rpcSystem(call);
     const http = call.context instanceof HttpCallContext;
-    const method = this.#qualifiedName(call.service, call.method);
     const attributes = this.#attributes(call, system, method, http);
     const span = this.#tracer.startSpan(method ?? system, { kind: SpanKind.SERVER, attributes }, parent);
     if (this.#ids !== undefined) this.#ids.next = undefined;
@@ -166,21 +163,12 @@ export class CallTracer {
     return this.#provider?.shutdown() ?? Promise.resolve();
   }
 
-  #qualifiedName(service: string, method: string): string | undefined {
-    const key = `${service}\u0000${method}`;
-    if (this.#names.has(key)) return this.#names.get(key);
-    const name = this.#nameOf(service, method);
-    // Only hosted methods are remembered, so a client naming random methods cannot grow the map.
-    if (name !== undefined) this.#names.set(key, name);
-    return name;
-  }
-
   #attributes(call: DispatchCall, system: string, method: string | undefined, http: boolean): Attributes {
     const c = call.context;
     const client = c.client;
     const attributes: Attributes = {
       'rpc.system.name': system,
-      'rpc.method': method ?? '_OTHER',
+      'rpc.method': method ?? OTHER_METHOD,
       'network.transport': c.protocol === 'udp' ? 'udp' : 'tcp',
       'network.peer.address': client.address,
       'network.peer.port': client.port,

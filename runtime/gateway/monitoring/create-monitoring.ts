@@ -11,7 +11,8 @@ import { markMessageBlind } from '../pass-through';
 import { CallLogger } from './call-logger';
 import { CallRecord } from './call-record';
 import { CANCELLED_STATUS, httpStatusOfError, statusOfError } from './call-status';
-import { CallTracer, type CallSpan, type MethodNamer } from './call-tracer';
+import { CallTracer, type CallSpan } from './call-tracer';
+import { MethodNames, type MethodNamer } from './method-names';
 import { MetricsSnapshot, type GatewayMetrics } from './metrics-snapshot';
 import { normalizeMonitoringConfig, type MonitoringConfig } from './monitoring-config';
 import { PrometheusMetrics } from './prometheus-metrics';
@@ -41,7 +42,9 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /**
- * Builds the monitoring of one gateway.
+ * Builds the monitoring of one gateway. `methodName` names a served method
+ * fully for spans and says which calls name no served method (counted and
+ * spanned as `_OTHER`); without it every call's `service/method` is taken as served.
  *
  * @example
  * const monitoring = createMonitoring({
@@ -56,7 +59,8 @@ export function createMonitoring(config: MonitoringConfig = {}, methodName?: Met
   const normalized = normalizeMonitoringConfig(config);
   const snapshot = new MetricsSnapshot(normalized);
   const prometheus = new PrometheusMetrics(normalized, snapshot);
-  const tracer = normalized.tracing.enabled ? new CallTracer(normalized.tracing, methodName) : undefined;
+  const tracer = normalized.tracing.enabled ? new CallTracer(normalized.tracing) : undefined;
+  const names = new MethodNames(methodName);
   const logger = normalized.logging.enabled ? new CallLogger(normalized.logging) : undefined;
   const metricsOn = normalized.metricsEnabled;
 
@@ -127,8 +131,9 @@ export function createMonitoring(config: MonitoringConfig = {}, methodName?: Met
   const interceptor: DispatchInterceptor = markMessageBlind(async (call, next) => {
     const started = performance.now();
     const ctx = call.context;
-    const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent']);
-    const span = tracer?.start(call);
+    const qualified = names.of(call.service, call.method);
+    const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent'], qualified !== undefined);
+    const span = tracer?.start(call, qualified);
     if (metricsOn && call.streaming !== 'none') {
       snapshot.streamStarted(ctx.protocol);
       prometheus.streamStarted(ctx.protocol);

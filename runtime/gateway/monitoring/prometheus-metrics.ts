@@ -14,6 +14,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayEvent } from '../extension-points';
 import type { CallRecord } from './call-record';
+import { OTHER_METHOD } from './method-names';
 import type { MetricsSnapshot } from './metrics-snapshot';
 import { PROTOCOLS } from './metrics-snapshot';
 import type { NormalizedMonitoringConfig } from './monitoring-config';
@@ -188,10 +189,13 @@ export class PrometheusMetrics {
   }
 
   recordCall(r: CallRecord): void {
-    const key = `${r.protocol}\u0000${r.service}\u0000${r.method}\u0000${r.status}`;
+    // A method not served here counts under `_OTHER`: names a client makes up never become label values.
+    const service = r.served ? r.service : OTHER_METHOD;
+    const method = r.served ? r.method : OTHER_METHOD;
+    const key = `${r.protocol}\u0000${service}\u0000${method}\u0000${r.status}`;
     let tuple = this.#tuples.get(key);
     if (tuple === undefined) {
-      tuple = new CallTuple({ protocol: r.protocol, service: r.service, method: r.method, status: r.status }, this.#duration);
+      tuple = new CallTuple({ protocol: r.protocol, service, method, status: r.status }, this.#duration);
       this.#tuples.set(key, tuple);
     }
     tuple.count++;
