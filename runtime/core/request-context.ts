@@ -28,6 +28,8 @@ export interface TracingInfo {
   traceId: string;
   spanId?: string;
   parentSpanId?: string;
+  /** W3C `traceparent` to pass on with calls this one makes: the client's, or the call's own span's once tracing started it. */
+  traceparent?: string;
 }
 
 export interface RequestContext {

@@ -10,6 +10,18 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { CollectedCallMetadata, incomingFromHeaders } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, Protocol, RequestContext, TracingInfo } from '../core/request-context';
 
+/** The HTTP request under a call, as span attributes describe it. */
+export interface HttpRequestFacts {
+  readonly method: string;
+  /** The request target's path, without the query. */
+  readonly path: string;
+  readonly scheme: 'http' | 'https';
+  /** `1.1`, `2`. */
+  readonly version: string;
+  /** The `Host` header (or HTTP/2 `:authority`), as sent. */
+  readonly host: string | undefined;
+}
+
 /** One HTTP-carried call's context. */
 export class HttpCallContext implements RequestContext {
   readonly protocol: Protocol;
@@ -76,6 +88,16 @@ export class HttpCallContext implements RequestContext {
       });
     }
     return this.#controller.signal;
+  }
+
+  /** The HTTP request carrying the call (read by tracing, for its HTTP attributes). */
+  get httpRequest(): HttpRequestFacts {
+    const req = this.#req;
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+    const host = req.headers.host ?? (req.headers as Record<string, string | undefined>)[':authority'];
+    return { method: req.method ?? 'GET', path: q === -1 ? target : target.slice(0, q), scheme, version: req.httpVersion, host };
   }
 
   /** Aborts the signal now (the transport's deadline passed). */

@@ -335,7 +335,13 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createMonitoring } = require('./monitoring') as typeof import('./monitoring');
     const previous = this.#monitoring;
-    const monitoring = createMonitoring(config);
+    // Spans name methods fully (`user.UserService/GetUser`); inline services have no package, so `UserService/getUser`.
+    const monitoring = createMonitoring(config, (service, method) => {
+      const m = this.#registry.resolve(service, method);
+      if (m !== undefined) return m.descriptor !== undefined ? m.descriptor.path.slice(1) : `${service}/${method}`;
+      // Forwarded by discovery without a descriptor: served, under the names the caller used.
+      return this.#dispatcher.resolver?.resolve(service, method) !== undefined ? `${service}/${method}` : undefined;
+    });
     if (previous !== undefined) {
       const i = this.#sinks.indexOf(previous);
       if (i !== -1) this.#sinks.splice(i, 1);

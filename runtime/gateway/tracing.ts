@@ -1,8 +1,8 @@
 /**
  * Trace-id correlation shared by every transport, read here and nowhere else:
- * an incoming id (the configured correlation header, default `X-Trace-ID`,
- * or an envelope's `traceId` field) or W3C `traceparent`, else a fresh
- * 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
+ * a W3C `traceparent` (header, gRPC metadata or an envelope's field), or an
+ * incoming id (the configured correlation header, default `X-Trace-ID`, or an
+ * envelope's `traceId` field), else a fresh 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
  * HTTP-carried calls read it through {@link HeaderTracing}, envelope calls
  * (WebSocket, TCP, UDP) through {@link envelopeTracing}; the gateway's gRPC
  * adapter reads its metadata with {@link tracingFrom}.
@@ -12,10 +12,10 @@ import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TracingInfo } from '../core/request-context';
+import { parseTraceparent } from '../core/traceparent';
 
 /** Accepted incoming ids: 1–128 visible characters from a safe set (no header injection). */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
 // 4096 ids (64 KiB) per refill: the CSPRNG call is then a negligible share of each id.
 const POOL_IDS = 4096;
@@ -51,12 +51,15 @@ export function newTraceId(): string {
  * // '4bf92f3577b34da6a3ce929d0e0e4736'
  */
 export function tracingFrom(traceId: unknown, traceparent?: unknown): TracingInfo {
-  if (typeof traceId === 'string' && SAFE_ID.test(traceId)) return { traceId, spanId: undefined, parentSpanId: undefined };
-  if (typeof traceparent === 'string') {
-    const m = TRACEPARENT.exec(traceparent);
-    if (m !== null && m[1] !== undefined) return { traceId: m[1], spanId: undefined, parentSpanId: m[2] };
+  const hasId = typeof traceId === 'string' && SAFE_ID.test(traceId);
+  const parent = parseTraceparent(traceparent);
+  if (parent !== undefined) {
+    // A correlation id naming the same trace (a forwarded call sends both) keeps its spelling; a different one loses to the W3C parent.
+    const id = hasId && traceId.toLowerCase() === parent.traceId ? traceId : parent.traceId;
+    return { traceId: id, spanId: undefined, parentSpanId: parent.parentSpanId, traceparent: traceparent as string };
   }
-  return { traceId: newTraceId(), spanId: undefined, parentSpanId: undefined };
+  if (hasId) return { traceId, spanId: undefined, parentSpanId: undefined, traceparent: undefined };
+  return { traceId: newTraceId(), spanId: undefined, parentSpanId: undefined, traceparent: undefined };
 }
 
 /** The trace context of a request envelope (`traceId`, `traceparent` fields). */

@@ -5,6 +5,7 @@
  */
 import type { CallMetadataControls } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
+import { parseTraceparent } from '../core/traceparent';
 import type { CallMetadata } from './call-metadata';
 import { splitPeer } from './peer-address';
 
@@ -62,7 +63,12 @@ export class GrpcRequestContext implements RequestContext {
   get tracing(): TracingInfo {
     if (this.#tracing === undefined) {
       const [traceId] = this.#call.metadata.get('x-trace-id');
-      this.#tracing = { traceId: typeof traceId === 'string' ? traceId : randomTraceId() };
+      const [traceparent] = this.#call.metadata.get('traceparent');
+      const parent = parseTraceparent(traceparent);
+      const w3c = parent === undefined ? undefined : (traceparent as string);
+      if (typeof traceId === 'string') this.#tracing = { traceId, parentSpanId: parent?.parentSpanId, traceparent: w3c };
+      else if (parent !== undefined) this.#tracing = { traceId: parent.traceId, parentSpanId: parent.parentSpanId, traceparent: w3c };
+      else this.#tracing = { traceId: randomTraceId() };
     }
     return this.#tracing;
   }

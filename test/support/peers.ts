@@ -56,6 +56,7 @@ export const PEERS = {
   etcd: commandPeer('etcd', 'etcd-server'),
   curl: commandPeer('curl'),
   openssl: commandPeer('openssl'),
+  prometheus: { name: 'prometheus', apt: 'prometheus', present: (env) => onPath('prometheus', env) && onPath('promtool', env) } satisfies Peer,
   chromium: { name: 'chromium', apt: 'chromium', present: () => executable(CHROMIUM) } satisfies Peer,
   grpcio: {
     name: 'Python grpcio',

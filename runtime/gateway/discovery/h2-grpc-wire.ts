@@ -172,11 +172,11 @@ export class MessageReader {
 /**
  * Request metadata a proxy does not pass on: HTTP/2 and hop-by-hop headers,
  * the gRPC protocol's own (the deadline is recomputed, the forwarding leg is
- * uncompressed) and the trace id, which the forwarder sets itself.
+ * uncompressed) and the trace context, which the forwarder sets itself.
  */
 const NOT_FORWARDED = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'host', 'content-length', 'content-type',
-  'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'user-agent', 'x-trace-id',
+  'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'user-agent', 'x-trace-id', 'traceparent',
 ]);
 
 /** True when request metadata `key` travels on to the instance. */

@@ -14,10 +14,13 @@ import type { RequestContext } from '../../core/request-context';
 import { forwardsRequestKey, returnsResponseKey } from './h2-grpc-wire';
 import type { H2RequestMetadata } from './h2-unary-channel';
 
-/** The request headers of a forwarded call: trace id, then the caller's metadata (gRPC) or `forwardHeaders` (other protocols). */
+/** The request headers of a forwarded call: trace id and traceparent, then the caller's metadata (gRPC) or `forwardHeaders` (other protocols). */
 export function forwardedMetadata(context: RequestContext, forwardHeaders: readonly string[]): H2RequestMetadata {
   const out: H2RequestMetadata = {};
-  if (context.tracing.traceId !== '') out['x-trace-id'] = context.tracing.traceId;
+  const tracing = context.tracing;
+  if (tracing.traceId !== '') out['x-trace-id'] = tracing.traceId;
+  // W3C trace context: the call's own span when tracing is on, else the client's traceparent passed through.
+  if (tracing.traceparent !== undefined) out.traceparent = tracing.traceparent;
   if (context.protocol === 'grpc') {
     const record = context.call.requestMetadata.toRecord();
     for (const key of Object.keys(record)) {

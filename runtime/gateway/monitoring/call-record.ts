@@ -19,8 +19,10 @@ export class CallRecord {
   failed: boolean;
   userAgent: string | undefined;
   error: unknown;
+  /** False for a method not served here: its names stay out of metric labels. */
+  served: boolean;
 
-  constructor(protocol: Protocol, service: string, method: string, streaming: StreamingMode, userAgent: string | undefined) {
+  constructor(protocol: Protocol, service: string, method: string, streaming: StreamingMode, userAgent: string | undefined, served = true) {
     this.protocol = protocol;
     this.service = service;
     this.method = method;
@@ -31,5 +33,6 @@ export class CallRecord {
     this.failed = false;
     this.userAgent = userAgent;
     this.error = undefined;
+    this.served = served;
   }
 }

@@ -6,7 +6,7 @@
  * is shown with, for the `http.status_codes` metric.
  */
 import { GrpcStatus, grpcStatusName, grpcStatusToHttp } from '../../core/status';
-import { toServiceError } from '../../rpc/error-catalogue';
+import { grpcStatusOf, toServiceError } from '../../rpc/error-catalogue';
 
 /** Label of a call that ended because its consumer stopped listening. */
 export const CANCELLED_STATUS = 'CANCELLED';
@@ -33,4 +33,13 @@ export function httpStatusOfError(error: unknown): number {
     if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusToHttp(code);
   }
   return toServiceError(error).statusCode;
+}
+
+/** The gRPC status name a failure is answered with on gRPC and Connect (`NOT_FOUND` for a 404 ServiceError). */
+export function grpcStatusNameOfError(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'number' && GrpcStatus[code] !== undefined) return grpcStatusName(code);
+  }
+  return grpcStatusName(grpcStatusOf(toServiceError(error)));
 }

@@ -5,13 +5,14 @@
  * message sizes, buffers). Streaming results are wrapped so a call is
  * recorded when its stream ends, fails or is abandoned, not when it starts.
  */
-import type { Span } from '@opentelemetry/api';
+import { context as otelContext } from '@opentelemetry/api';
 import type { DispatchCall, DispatchInterceptor, GatewayEvent, GatewayEventSink } from '../extension-points';
 import { markMessageBlind } from '../pass-through';
 import { CallLogger } from './call-logger';
 import { CallRecord } from './call-record';
 import { CANCELLED_STATUS, httpStatusOfError, statusOfError } from './call-status';
-import { CallTracer } from './call-tracer';
+import { CallTracer, type CallSpan } from './call-tracer';
+import { MethodNames, type MethodNamer } from './method-names';
 import { MetricsSnapshot, type GatewayMetrics } from './metrics-snapshot';
 import { normalizeMonitoringConfig, type MonitoringConfig } from './monitoring-config';
 import { PrometheusMetrics } from './prometheus-metrics';
@@ -41,7 +42,9 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /**
- * Builds the monitoring of one gateway.
+ * Builds the monitoring of one gateway. `methodName` names a served method
+ * fully for spans and says which calls name no served method (counted and
+ * spanned as `_OTHER`); without it every call's `service/method` is taken as served.
  *
  * @example
  * const monitoring = createMonitoring({
@@ -52,15 +55,16 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * // gateway core: dispatch = compose([monitoring.interceptor, ...], callHandler)
  * monitoring.getMetrics().requests_total.http; // → number of HTTP calls so far
  */
-export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
+export function createMonitoring(config: MonitoringConfig = {}, methodName?: MethodNamer): Monitoring {
   const normalized = normalizeMonitoringConfig(config);
   const snapshot = new MetricsSnapshot(normalized);
   const prometheus = new PrometheusMetrics(normalized, snapshot);
   const tracer = normalized.tracing.enabled ? new CallTracer(normalized.tracing) : undefined;
+  const names = new MethodNames(methodName);
   const logger = normalized.logging.enabled ? new CallLogger(normalized.logging) : undefined;
   const metricsOn = normalized.metricsEnabled;
 
-  function finish(call: DispatchCall, record: CallRecord, started: number, span: Span | undefined, error: unknown, failed: boolean): void {
+  function finish(call: DispatchCall, record: CallRecord, started: number, span: CallSpan | undefined, error: unknown, failed: boolean): void {
     record.durationMs = performance.now() - started;
     if (failed) {
       record.failed = true;
@@ -82,10 +86,35 @@ export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
     logger?.log(record, call.context, Date.now());
   }
 
-  async function* observeStream(call: DispatchCall, stream: AsyncIterable<unknown>, record: CallRecord, started: number, span: Span | undefined): AsyncGenerator<unknown> {
+  async function* observeStream(call: DispatchCall, stream: AsyncIterable<unknown>, record: CallRecord, started: number, span: CallSpan | undefined): AsyncGenerator<unknown> {
     let done = false;
     try {
-      for await (const item of stream) yield item;
+      if (span === undefined) {
+        for await (const item of stream) yield item;
+      } else {
+        // Each step of the handler's stream runs inside the call's span, as its first part did.
+        const it = stream[Symbol.asyncIterator]();
+        let settled = false;
+        try {
+          for (;;) {
+            let step: IteratorResult<unknown>;
+            try {
+              step = await otelContext.with(span.context, () => it.next());
+            } catch (error) {
+              settled = true;
+              throw error;
+            }
+            if (step.done === true) {
+              settled = true;
+              break;
+            }
+            yield step.value;
+          }
+        } finally {
+          // The consumer left early: close the handler's stream as for-await would.
+          if (!settled) await it.return?.();
+        }
+      }
       done = true;
       finish(call, record, started, span, undefined, false);
     } catch (error) {
@@ -102,15 +131,17 @@ export function createMonitoring(config: MonitoringConfig = {}): Monitoring {
   const interceptor: DispatchInterceptor = markMessageBlind(async (call, next) => {
     const started = performance.now();
     const ctx = call.context;
-    const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent']);
-    const span = tracer?.start(call);
+    const qualified = names.of(call.service, call.method);
+    const record = new CallRecord(ctx.protocol, call.service, call.method, call.streaming, ctx.client.userAgent ?? ctx.headers['user-agent'], qualified !== undefined);
+    const span = tracer?.start(call, qualified);
     if (metricsOn && call.streaming !== 'none') {
       snapshot.streamStarted(ctx.protocol);
       prometheus.streamStarted(ctx.protocol);
     }
     let result: unknown;
     try {
-      result = await next();
+      // The handler runs with the call's span active, so spans it starts are its children.
+      result = span === undefined ? await next() : await otelContext.with(span.context, next);
     } catch (error) {
       finish(call, record, started, span, error, true);
       throw error;

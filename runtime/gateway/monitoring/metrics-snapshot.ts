@@ -183,6 +183,28 @@ export class MetricsSnapshot {
     }
   }
 
+  /** Connections of `protocol`: open now, opened and closed since start (Prometheus reads these directly). */
+  connections(protocol: Protocol): { active: number; opened: number; closed: number } {
+    const s = this.#stats[protocol];
+    return { active: s.activeConnections, opened: s.openedConnections, closed: s.closedConnections };
+  }
+
+  /** Datagrams received so far that got no reply (received minus sent, never below zero). */
+  udpUnanswered(): number {
+    const u = this.#stats.udp;
+    return Math.max(0, u.messagesIn - u.messagesOut);
+  }
+
+  /** Streaming calls in progress on `protocol`. */
+  activeStreams(protocol: Protocol): number {
+    return this.#stats[protocol].activeStreams;
+  }
+
+  /** HTTP calls by status code, and by user agent (each capped at 100 distinct keys, then `other`). */
+  httpCounts(): { statusCodes: ReadonlyMap<string, number>; userAgents: ReadonlyMap<string, number> } {
+    return { statusCodes: this.#statusCodes, userAgents: this.#userAgents };
+  }
+
   /** The `getMetrics()` object. */
   snapshot(): GatewayMetrics {
     const st = this.#stats;

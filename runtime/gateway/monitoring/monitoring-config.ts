@@ -4,6 +4,7 @@
  * `normalizeMonitoringConfig` turns the user's partial object into a complete
  * one once, so the per-call path never tests for missing keys.
  */
+import type { TracerProvider } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { DestinationStream, Level } from 'pino';
 import type { Protocol, RequestContext } from '../../core/request-context';
@@ -27,6 +28,8 @@ export interface MetricsConfig {
   collectors?: readonly MetricsCollector[];
   /** Default: every key of every protocol. */
   protocolMetrics?: ProtocolMetricsConfig;
+  /** Default true: `/metrics` also carries the process's metrics (CPU, memory, event loop, GC, handles). */
+  processMetrics?: boolean;
 }
 
 /** The tracing backends: OTLP/HTTP, Zipkin, and Jaeger (through its OTLP/HTTP endpoint). */
@@ -57,6 +60,12 @@ export interface TracingConfig {
   exporter?: SpanExporter;
   /** Export each span as it ends instead of in batches (handy with an injected exporter). Default false. */
   exportImmediately?: boolean;
+  /**
+   * The application's own TracerProvider: spans go through it (its processors,
+   * exporters, sampler and resource), and `provider`, `endpoint`, `exporter`,
+   * `exportImmediately` and `serviceName` are then unused. fw never shuts it down.
+   */
+  tracerProvider?: TracerProvider;
 }
 
 /** Fields a log line may carry; the first seven are the spec's. */
@@ -85,6 +94,7 @@ export interface MonitoringConfig {
 /** A config with every default filled in. */
 export interface NormalizedMonitoringConfig {
   metricsEnabled: boolean;
+  processMetrics: boolean;
   collectors: ReadonlySet<MetricsCollector>;
   protocolMetrics: ReadonlySet<string>;
   tracing: TracingConfig & { enabled: boolean; provider: TracingProvider; correlationHeader: string };
@@ -128,7 +138,15 @@ export function normalizeMonitoringConfig(config: MonitoringConfig = {}): Normal
     }
   }
 
+  if (metrics.processMetrics !== undefined && typeof metrics.processMetrics !== 'boolean') {
+    throw new MonitoringConfigError(`metrics.processMetrics: expected a boolean, got ${typeof metrics.processMetrics}`);
+  }
+
   const tracing = config.tracing ?? {};
+  const tp = tracing.tracerProvider as unknown;
+  if (tp !== undefined && (typeof tp !== 'object' || tp === null || typeof (tp as { getTracer?: unknown }).getTracer !== 'function')) {
+    throw new MonitoringConfigError('tracing.tracerProvider: expected an OpenTelemetry TracerProvider (an object with getTracer())');
+  }
   const provider = tracing.provider ?? 'otlp';
   if (!PROVIDERS.has(provider)) throw new MonitoringConfigError(`tracing.provider: unknown provider "${String(provider)}" (known: otlp, zipkin, jaeger)`);
 
@@ -143,6 +161,7 @@ export function normalizeMonitoringConfig(config: MonitoringConfig = {}): Normal
 
   return {
     metricsEnabled: metrics.enabled !== false,
+    processMetrics: metrics.processMetrics !== false,
     collectors: new Set(collectors),
     protocolMetrics,
     tracing: { ...tracing, enabled: tracing.enabled === true, provider, correlationHeader: tracing.correlationHeader ?? 'X-Trace-ID' },

@@ -1,7 +1,12 @@
 /**
- * The same figures as `getMetrics()`, as Prometheus text through prom-client.
+ * The gateway's Prometheus metrics through prom-client, named by
+ * Prometheus's conventions: base units (seconds, bytes), `_total` on every
+ * counter, histograms for durations and sizes, rates left to PromQL's
+ * `rate()`, one metric per meaning, and label values drawn from bounded sets
+ * (registered services and methods, status codes, at most 100 user agents).
  * Each gateway owns a private Registry, so two gateways in one process (or a
- * gateway and the application's own metrics) never collide in the global one.
+ * gateway and the application's own metrics) never collide in the global one;
+ * process metrics come from one shared registry (process-metrics.ts).
  * prom-client hashes the label set on every increment, so the per-call path
  * keeps plain counts per label tuple and the counters copy them in when
  * scraped (their `collect` hook); only the duration histogram is fed per call.
@@ -9,9 +14,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayEvent } from '../extension-points';
 import type { CallRecord } from './call-record';
+import { OTHER_METHOD } from './method-names';
 import type { MetricsSnapshot } from './metrics-snapshot';
 import { PROTOCOLS } from './metrics-snapshot';
 import type { NormalizedMonitoringConfig } from './monitoring-config';
+import { processMetricsRegistry } from './process-metrics';
 
 const PREFIX = 'fw_gateway_';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -24,7 +31,6 @@ type CallLabel = (typeof CALL_LABELS)[number];
 class CallTuple {
   readonly labels: Record<CallLabel, string>;
   count = 0;
-  errors = 0;
   readonly duration: { observe(v: number): void } | undefined;
 
   constructor(labels: Record<CallLabel, string>, duration: Histogram<CallLabel> | undefined) {
@@ -35,13 +41,13 @@ class CallTuple {
 
 export class PrometheusMetrics {
   readonly registry = new Registry();
+  readonly #withProcess: boolean;
   readonly #duration: Histogram<CallLabel> | undefined;
   readonly #tuples = new Map<string, CallTuple>();
   readonly #messages: Counter<'protocol' | 'direction'> | undefined;
   readonly #bytes: Counter<'protocol' | 'direction'> | undefined;
   readonly #wsConnDuration: Histogram | undefined;
   readonly #grpcStreams: Counter | undefined;
-  readonly #grpcLatency: Histogram<'service' | 'method'> | undefined;
   readonly #udpSize: Histogram<'direction'> | undefined;
   readonly #tcpBuffer: Histogram | undefined;
   readonly #discovery: Counter<'service' | 'decision'>;
@@ -49,6 +55,7 @@ export class PrometheusMetrics {
 
   constructor(config: NormalizedMonitoringConfig, snapshot: MetricsSnapshot) {
     const registers = [this.registry];
+    this.#withProcess = config.processMetrics;
     this.#discovery = new Counter({
       name: `${PREFIX}discovery_events_total`,
       help: 'Decisions of service discovery and forwarding: retry, hedge, bulkhead_full, deadline_exceeded, no_instance, circuit_open/half_open/closed, instance_unresponsive, backend_lost/restored',
@@ -64,9 +71,10 @@ export class PrometheusMetrics {
     const c = config.collectors;
     const pm = config.protocolMetrics;
     const tuples = this.#tuples;
+    // Failed calls are requests_total{status!="OK"}; error ratios and call rates are PromQL over it.
     new Counter({
       name: `${PREFIX}requests_total`,
-      help: 'Finished gateway calls',
+      help: 'Finished gateway calls by protocol, service, method and status (OK or the failure code)',
       labelNames: CALL_LABELS,
       registers,
       collect() {
@@ -74,76 +82,57 @@ export class PrometheusMetrics {
         for (const t of tuples.values()) if (t.count > 0) this.inc(t.labels, t.count);
       },
     });
-    new Gauge({
-      name: `${PREFIX}avg_response_time_ms`,
-      help: 'Mean call duration per protocol in milliseconds (getMetrics().avg_response_time)',
-      labelNames: ['protocol'],
-      registers,
-      collect() {
-        const avg = snapshot.snapshot().avg_response_time;
-        for (const p of PROTOCOLS) this.set({ protocol: p }, avg[p]);
-      },
-    });
-    if (c.has('request_duration')) {
-      this.#duration = new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Gateway call duration', labelNames: CALL_LABELS, buckets: LATENCY_BUCKETS, registers });
+    // One histogram for every protocol's call durations; gRPC's rpc latency is its protocol="grpc" series.
+    if (c.has('request_duration') || pm.has('grpc.rpc_latency')) {
+      this.#duration = new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Gateway call duration in seconds', labelNames: CALL_LABELS, buckets: LATENCY_BUCKETS, registers });
     }
-    if (c.has('error_rate')) {
+    if (c.has('active_connections') || pm.has('tcp.connection_pool')) {
+      new Gauge({
+        name: `${PREFIX}active_connections`,
+        help: 'Client connections open now, per protocol',
+        labelNames: ['protocol'],
+        registers,
+        collect() {
+          for (const p of PROTOCOLS) this.set({ protocol: p }, snapshot.connections(p).active);
+        },
+      });
+    }
+    if (pm.has('tcp.connection_pool')) {
       new Counter({
-        name: `${PREFIX}errors_total`,
-        help: 'Failed gateway calls',
-        labelNames: CALL_LABELS,
+        name: `${PREFIX}connections_opened_total`,
+        help: 'Client connections opened since start, per protocol',
+        labelNames: ['protocol'],
         registers,
         collect() {
           this.reset();
-          for (const t of tuples.values()) if (t.errors > 0) this.inc(t.labels, t.errors);
+          for (const p of PROTOCOLS) this.inc({ protocol: p }, snapshot.connections(p).opened);
         },
       });
-      new Gauge({
-        name: `${PREFIX}error_rate`,
-        help: 'Failed calls / finished calls per protocol',
+      new Counter({
+        name: `${PREFIX}connections_closed_total`,
+        help: 'Client connections closed since start, per protocol',
         labelNames: ['protocol'],
         registers,
         collect() {
-          const rate = snapshot.snapshot().error_rate;
-          if (rate !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, rate[p]);
+          this.reset();
+          for (const p of PROTOCOLS) this.inc({ protocol: p }, snapshot.connections(p).closed);
         },
       });
     }
-    if (c.has('active_connections')) {
-      new Gauge({
-        name: `${PREFIX}active_connections`,
-        help: 'Open client connections per protocol',
-        labelNames: ['protocol'],
-        registers,
-        collect() {
-          const active = snapshot.snapshot().active_connections;
-          if (active !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, active[p]);
-        },
-      });
-    }
-    if (c.has('throughput')) {
-      this.#messages = new Counter({ name: `${PREFIX}messages_total`, help: 'Messages in and out', labelNames: ['protocol', 'direction'], registers });
-      this.#bytes = new Counter({ name: `${PREFIX}bytes_total`, help: 'Bytes in and out', labelNames: ['protocol', 'direction'], registers });
-      new Gauge({
-        name: `${PREFIX}throughput_requests_per_second`,
-        help: 'Calls finished per second over the last minute',
-        labelNames: ['protocol'],
-        registers,
-        collect() {
-          const t = snapshot.snapshot().throughput;
-          if (t !== undefined) for (const p of PROTOCOLS) this.set({ protocol: p }, t[p]);
-        },
-      });
+    // Message counts serve throughput, WebSocket message frequency and UDP packets in/out alike.
+    if (c.has('throughput') || pm.has('websocket.message_frequency') || pm.has('udp.packet_loss')) {
+      this.#messages = new Counter({ name: `${PREFIX}messages_total`, help: 'Messages in and out, per protocol', labelNames: ['protocol', 'direction'], registers });
+      this.#bytes = new Counter({ name: `${PREFIX}bytes_total`, help: 'Message bytes in and out, per protocol', labelNames: ['protocol', 'direction'], registers });
     }
     if (pm.has('http.status_codes')) {
       new Counter({
         name: `${PREFIX}http_responses_total`,
-        help: 'HTTP calls by status code',
+        help: 'HTTP calls by response status code',
         labelNames: ['status_code'],
         registers,
         collect() {
           this.reset();
-          for (const [code, n] of Object.entries(snapshot.snapshot().protocol_metrics?.http?.status_codes ?? {})) this.inc({ status_code: code }, n);
+          for (const [code, n] of snapshot.httpCounts().statusCodes) this.inc({ status_code: code }, n);
         },
       });
     }
@@ -155,22 +144,12 @@ export class PrometheusMetrics {
         registers,
         collect() {
           this.reset();
-          for (const [ua, n] of Object.entries(snapshot.snapshot().protocol_metrics?.http?.user_agents ?? {})) this.inc({ user_agent: ua }, n);
+          for (const [ua, n] of snapshot.httpCounts().userAgents) this.inc({ user_agent: ua }, n);
         },
       });
     }
     if (pm.has('websocket.connection_duration')) {
-      this.#wsConnDuration = new Histogram({ name: `${PREFIX}websocket_connection_duration_seconds`, help: 'WebSocket connection lifetimes', buckets: [1, 10, 60, 300, 1800, 3600], registers });
-    }
-    if (pm.has('websocket.message_frequency')) {
-      new Gauge({
-        name: `${PREFIX}websocket_messages_per_second`,
-        help: 'WebSocket messages per second over the last minute',
-        registers,
-        collect() {
-          this.set(snapshot.snapshot().protocol_metrics?.websocket?.message_frequency?.per_second ?? 0);
-        },
-      });
+      this.#wsConnDuration = new Histogram({ name: `${PREFIX}websocket_connection_duration_seconds`, help: 'WebSocket connection lifetimes in seconds', buckets: [1, 10, 60, 300, 1800, 3600], registers });
     }
     if (pm.has('grpc.stream_count')) {
       this.#grpcStreams = new Counter({ name: `${PREFIX}grpc_streams_total`, help: 'Streaming gRPC calls started', registers });
@@ -179,39 +158,26 @@ export class PrometheusMetrics {
         help: 'Streaming gRPC calls in progress',
         registers,
         collect() {
-          this.set(snapshot.snapshot().protocol_metrics?.grpc?.stream_count?.active ?? 0);
+          this.set(snapshot.activeStreams('grpc'));
         },
       });
     }
-    if (pm.has('grpc.rpc_latency')) {
-      this.#grpcLatency = new Histogram({ name: `${PREFIX}grpc_rpc_latency_seconds`, help: 'gRPC call latency', labelNames: ['service', 'method'], buckets: LATENCY_BUCKETS, registers });
-    }
     if (pm.has('udp.packet_loss')) {
-      new Gauge({
-        name: `${PREFIX}udp_packets_lost`,
-        help: 'UDP datagrams received that got no reply',
+      // Received minus answered can dip while replies are on their way; the counter keeps its highest value so it never goes down.
+      let lost = 0;
+      new Counter({
+        name: `${PREFIX}udp_packets_lost_total`,
+        help: 'UDP datagrams received that got no reply (dropped as malformed or over the rate limit, or their reply failed)',
         registers,
         collect() {
-          this.set(snapshot.snapshot().protocol_metrics?.udp?.packet_loss?.lost ?? 0);
+          lost = Math.max(lost, snapshot.udpUnanswered());
+          this.reset();
+          this.inc(lost);
         },
       });
     }
     if (pm.has('udp.packet_size')) {
-      this.#udpSize = new Histogram({ name: `${PREFIX}udp_packet_size_bytes`, help: 'UDP datagram sizes', labelNames: ['direction'], buckets: SIZE_BUCKETS, registers });
-    }
-    if (pm.has('tcp.connection_pool')) {
-      new Gauge({
-        name: `${PREFIX}tcp_connections`,
-        help: 'TCP connections: active now, opened and closed since start',
-        labelNames: ['state'],
-        registers,
-        collect() {
-          const pool = snapshot.snapshot().protocol_metrics?.tcp?.connection_pool;
-          this.set({ state: 'active' }, pool?.active ?? 0);
-          this.set({ state: 'opened' }, pool?.opened ?? 0);
-          this.set({ state: 'closed' }, pool?.closed ?? 0);
-        },
-      });
+      this.#udpSize = new Histogram({ name: `${PREFIX}udp_packet_size_bytes`, help: 'UDP datagram sizes in bytes', labelNames: ['direction'], buckets: SIZE_BUCKETS, registers });
     }
     if (pm.has('tcp.buffer_utilization')) {
       this.#tcpBuffer = new Histogram({ name: `${PREFIX}tcp_buffer_utilization_ratio`, help: 'TCP write buffer fill (buffered / limit)', buckets: [0.1, 0.25, 0.5, 0.75, 0.9, 1], registers });
@@ -223,16 +189,17 @@ export class PrometheusMetrics {
   }
 
   recordCall(r: CallRecord): void {
-    const key = `${r.protocol}\u0000${r.service}\u0000${r.method}\u0000${r.status}`;
+    // A method not served here counts under `_OTHER`: names a client makes up never become label values.
+    const service = r.served ? r.service : OTHER_METHOD;
+    const method = r.served ? r.method : OTHER_METHOD;
+    const key = `${r.protocol}\u0000${service}\u0000${method}\u0000${r.status}`;
     let tuple = this.#tuples.get(key);
     if (tuple === undefined) {
-      tuple = new CallTuple({ protocol: r.protocol, service: r.service, method: r.method, status: r.status }, this.#duration);
+      tuple = new CallTuple({ protocol: r.protocol, service, method, status: r.status }, this.#duration);
       this.#tuples.set(key, tuple);
     }
     tuple.count++;
-    if (r.failed) tuple.errors++;
     tuple.duration?.observe(r.durationMs / 1000);
-    if (r.protocol === 'grpc') this.#grpcLatency?.observe({ service: r.service, method: r.method }, r.durationMs / 1000);
   }
 
   recordEvent(event: GatewayEvent): void {
@@ -259,9 +226,11 @@ export class PrometheusMetrics {
     }
   }
 
-  /** Prometheus text exposition of every metric. */
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /** Prometheus text exposition of the gateway's metrics, then the process's (unless `metrics.processMetrics` is false). */
+  async text(): Promise<string> {
+    const own = await this.registry.metrics();
+    if (!this.#withProcess) return own;
+    return own + (await processMetricsRegistry().metrics());
   }
 
   get contentType(): string {

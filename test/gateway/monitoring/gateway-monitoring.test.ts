@@ -77,7 +77,27 @@ describe('monitoring a live gateway on every protocol', () => {
       const spans = exporter.getFinishedSpans().filter((s) => s.name === 'Users/getUser');
       expect(spans).toHaveLength(1);
       expect(spans[0]?.spanContext().traceId).toBe(traceId);
-      expect(spans[0]?.attributes.protocol).toBe(d.protocol);
+      expect(spans[0]?.attributes['fw.protocol']).toBe(d.protocol);
+    }
+  });
+
+  test('calls to methods not served here are counted and spanned as _OTHER, so client-made names never become labels', async () => {
+    exporter.reset();
+    for (const d of drivers) {
+      const outcome = await d.call('Users', `made-up-${d.protocol}`, {});
+      expect(outcome.ok).toBe(false);
+    }
+    expect((await drivers[0]?.call(`NoSuchService${Date.now()}`, 'x', {}))?.ok).toBe(false);
+    const text = await (await fetch(`http://${HOST}:${port}/metrics`)).text();
+    expect(text).not.toContain('made-up-');
+    expect(text).not.toContain('NoSuchService');
+    expect(text).toMatch(/fw_gateway_requests_total\{protocol="tcp",service="_OTHER",method="_OTHER",status="[A-Z_]+"\} 1/);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.length).toBeGreaterThanOrEqual(5);
+    for (const span of spans) {
+      expect(span.attributes['rpc.method']).toBe('_OTHER');
+      expect(span.name).toBe(span.attributes['rpc.system.name']);
+      expect(String(span.attributes['rpc.method_original'])).toMatch(/made-up-|NoSuchService/);
     }
   });
 

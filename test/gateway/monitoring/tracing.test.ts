@@ -25,7 +25,10 @@ describe('gateway tracing', () => {
     expect(span?.name).toBe('UserService/getUser');
     expect(span?.kind).toBe(SpanKind.SERVER);
     expect(span?.spanContext().traceId).toBe(traceId);
-    expect(span?.attributes).toMatchObject({ protocol: 'http', 'client.address': '127.0.0.1', 'rpc.service': 'UserService', 'rpc.method': 'getUser', 'fw.status': 'OK' });
+    expect(span?.attributes).toMatchObject({ 'fw.protocol': 'http', 'network.peer.address': '127.0.0.1', 'rpc.system.name': 'fw', 'rpc.method': 'UserService/getUser', 'rpc.status_code': 'OK' });
+    // The conventions before v1.39 (rpc.system, rpc.service, a bare rpc.method) are gone.
+    expect(span?.attributes['rpc.service']).toBeUndefined();
+    expect(span?.attributes['rpc.system']).toBeUndefined();
     // The ids are written back so the transport can echo them in the reply.
     expect(ctx.tracing.traceId).toBe(traceId);
     expect(ctx.tracing.spanId).toBe(span?.spanContext().spanId);
@@ -74,14 +77,18 @@ describe('gateway tracing', () => {
     });
     await expect(run(monitoring.interceptor, makeCall('websocket', 'UserService', 'deleteUser'), async () => { throw new FakeServiceError('FORBIDDEN', 'admins only', 403); })).rejects.toThrow();
     const [span] = exporter.getFinishedSpans();
-    expect(span?.attributes).toMatchObject({ 'gw.protocol': 'websocket', 'gw.client': '127.0.0.1', 'gw.service': 'UserService', 'gw.method': 'deleteUser', 'fw.status': 'FORBIDDEN' });
-    expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'admins only' });
+    expect(span?.attributes).toMatchObject({ 'gw.protocol': 'websocket', 'gw.client': '127.0.0.1', 'gw.service': 'UserService', 'gw.method': 'deleteUser', 'rpc.status_code': 'FORBIDDEN', 'error.type': 'FORBIDDEN', 'rpc.method': 'UserService/deleteUser' });
+    // A 4xx failure is the caller's: error.type says what happened, the span status stays unset.
+    expect(span?.status.code).toBe(SpanStatusCode.UNSET);
+    await expect(run(monitoring.interceptor, makeCall('websocket', 'UserService', 'deleteUser'), async () => { throw new Error('disk on fire'); })).rejects.toThrow();
+    expect(exporter.getFinishedSpans()[1]?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'disk on fire' });
+    expect(exporter.getFinishedSpans()[1]?.attributes['error.type']).toBe('INTERNAL');
   });
 
   test('a throwing spanAttributes falls back to the default attributes and the call still succeeds', async () => {
     const { exporter, monitoring } = tracedMonitoring({ tracing: { spanAttributes: () => { throw new Error('oops'); } } });
     await expect(run(monitoring.interceptor, makeCall('http', 'S', 'm'), async () => 5)).resolves.toBe(5);
-    expect(exporter.getFinishedSpans()[0]?.attributes).toMatchObject({ protocol: 'http', 'rpc.method': 'm', 'fw.span_attributes_error': 'oops' });
+    expect(exporter.getFinishedSpans()[0]?.attributes).toMatchObject({ 'fw.protocol': 'http', 'rpc.method': 'S/m', 'fw.span_attributes_error': 'oops' });
   });
 
   test('streaming spans end when the stream ends', async () => {

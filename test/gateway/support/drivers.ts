@@ -14,6 +14,8 @@ export interface CallOptions {
   token?: string;
   apiKey?: string;
   traceId?: string;
+  /** W3C trace context: a header (HTTP), metadata (gRPC) or the envelope's `traceparent` field. */
+  traceparent?: string;
 }
 
 export interface Driver {
@@ -29,6 +31,7 @@ function envelopeAuth(o: CallOptions): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
   if (o.token !== undefined || o.apiKey !== undefined) extra.auth = { token: o.token, apiKey: o.apiKey };
   if (o.traceId !== undefined) extra.traceId = o.traceId;
+  if (o.traceparent !== undefined) extra.traceparent = o.traceparent;
   return extra;
 }
 
@@ -40,6 +43,7 @@ export function httpDriver(port: number, basePath = '/api'): Driver {
       if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
       if (o.apiKey !== undefined) headers['x-api-key'] = o.apiKey;
       if (o.traceId !== undefined) headers['x-trace-id'] = o.traceId;
+      if (o.traceparent !== undefined) headers.traceparent = o.traceparent;
       const res = await fetch(`http://${HOST}:${port}${basePath}/${service}/${method}`, { method: 'POST', headers, body: JSON.stringify(data), signal: AbortSignal.timeout(5000) });
       const body = (await res.json()) as Record<string, unknown>;
       const traceId = res.headers.get('x-trace-id') ?? undefined;
@@ -74,6 +78,7 @@ export function grpcDriver(port: number, service: string, methods: string[]): Dr
       if (o.token !== undefined) md.set('authorization', `Bearer ${o.token}`);
       if (o.apiKey !== undefined) md.set('x-api-key', o.apiKey);
       if (o.traceId !== undefined) md.set('x-trace-id', o.traceId);
+      if (o.traceparent !== undefined) md.set('traceparent', o.traceparent);
       const c = svc === service ? client : grpcJsonClient(port, svc, { [method]: 'none' });
       try {
         const { value, headers } = await grpcUnary(c, method, data, md);
