@@ -3,7 +3,7 @@
  * every id must still be 32 lowercase hex digits and distinct, across the
  * 64-id hex chunks and the 4096-id CSPRNG refills.
  */
-import { newTraceId, tracingFrom } from '../../runtime/gateway/tracing';
+import { newTraceId, tracingFrom } from '../../runtime/rpc/tracing';
 
 describe('trace ids', () => {
   it('are 32 lowercase hex digits and never repeat across chunk and pool boundaries', () => {

@@ -16,7 +16,7 @@ import { MetadataMap, type ReadableMetadata } from '../../grpc/metadata-map';
 import type { ResolvedMethod } from '../../rpc/resolved-method';
 import { decodeFailure } from '../errors';
 import type { GatewayCore } from '../gateway-core';
-import { tracingFrom } from '../tracing';
+import { tracingFrom } from '../../rpc/tracing';
 import type { CancelWatch } from './cancel-watch';
 import { grpcContext } from './context';
 import { cameAsJson, GRPC_JSON_CONTENT_TYPE, Undecodable } from './message-format';
