@@ -5,7 +5,7 @@
  * down gracefully.
  */
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { ReflectionService, type ReflectionHost } from './reflection-service';
+import { ReflectionService } from './reflection-service';
 import { pinTickObjectShape } from '../core/tick-object-pin';
 import { isServiceDescriptor, type ServiceDescriptor } from '../rpc/descriptor';
 import type { UnexpectedErrorListener } from './errors';
@@ -140,8 +140,8 @@ class GrpcApplicationImpl implements GrpcApplication {
     const compression = toCompressionSettings(grpcOptions);
     const engine = createServerEngine(grpcOptions);
     for (const entry of this.#services.values()) addToServer(engine, entry.service, this.#pipeline, compression);
-    // Reflection registers one bidi method per version, in the definition shape the engine's addService takes.
-    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine as unknown as ReflectionHost);
+    // Reflection registers one bidi method per version, served through the engine's streaming port.
+    if (grpcOptions.reflection === true) new ReflectionService(mergedPackageDefinitions(this.#services.values())).addToServer(engine);
     this.#server = engine;
     this.#health.restart();
     try {

@@ -3,8 +3,7 @@
  * whichever engine it is (server-engine.ts chooses one).
  */
 import type { Duplex } from 'node:stream';
-import type { UnaryPortMethod } from './grpc-call-port';
-import type { MethodDefinitionLike } from './h2/server';
+import type { StreamPortMethod, UnaryPortMethod } from './grpc-call-port';
 import type { GrpcServerOptions, GrpcTlsOptions } from './options';
 
 /** Engine options: the `grpc` options of either server, plus the gateway's one size limit for both directions. */
@@ -12,10 +11,10 @@ export type ServerEngineOptions = GrpcServerOptions & { maxMessageSize?: number 
 
 /** What `server.grpc()` and the gateway need of the server under them. */
 export interface ServerEngine {
-  /** Registers streaming methods in grpc-js's shape (definition + implementation by method name); unary ones go through addUnary. */
-  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void;
   /** Registers unary methods served through fw's call port (grpc-call-port.ts). */
   addUnary(methods: readonly UnaryPortMethod[]): void;
+  /** Registers streaming methods served through fw's streaming ports (grpc-call-port.ts). */
+  addStreams(methods: readonly StreamPortMethod[]): void;
   /** Binds `host:port` (0 = any); resolves the bound port. */
   listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number>;
   /** Serves an h2c connection accepted elsewhere (the gateway's multiplexed port). */

@@ -63,7 +63,10 @@ export interface GrpcReplyStreamPort extends CallSource {
 }
 
 /** A client-streaming call: a request stream, one reply. */
-export interface GrpcClientStreamPort extends CallSource, GrpcRequestStreamPort, Pick<GrpcUnaryPort, 'reply' | 'fail'> {}
+export interface GrpcClientStreamPort extends CallSource, GrpcRequestStreamPort, Pick<GrpcUnaryPort, 'reply' | 'fail'> {
+  /** Sends the response headers now (once); otherwise they leave with the reply or the status. */
+  sendMetadata(metadata: OutgoingMetadata): void;
+}
 
 /** A server-streaming call: one request (a RejectedPayload when the engine refused it), a reply stream. */
 export interface GrpcServerStreamPort extends GrpcReplyStreamPort {
@@ -78,3 +81,6 @@ export type ServeStream =
   | { readonly kind: 'server'; readonly serve: (port: GrpcServerStreamPort) => void }
   | { readonly kind: 'client'; readonly serve: (port: GrpcClientStreamPort) => void }
   | { readonly kind: 'bidirectional'; readonly serve: (port: GrpcBidiStreamPort) => void };
+
+/** A streaming method as an engine registers it: the codecs beside its serve function. */
+export type StreamPortMethod = Omit<UnaryPortMethod, 'serve'> & ServeStream;

@@ -10,10 +10,11 @@ import type { Duplex } from 'node:stream';
 import { installFraming } from './compression';
 import { routeForeignStreams } from './grpc-js-foreign-streams';
 import { resolveHttp2Limits, watchRequestTimeouts } from './h2-limits';
-import type { ForeignStreamHandler, MethodDefinitionLike } from './h2/server';
+import type { ForeignStreamHandler } from './h2/server';
 import { toChannelOptions, CHANNEL_OPTION_KEYS, type GrpcTlsOptions } from './options';
 import type { ServerEngine, ServerEngineOptions } from './engine-contract';
-import type { UnaryPortMethod } from './grpc-call-port';
+import type { StreamPortMethod, UnaryPortMethod } from './grpc-call-port';
+import { grpcJsStreamHandler } from './grpc-js-stream-port';
 import { grpcJsUnaryHandler } from './grpc-js-unary-port';
 
 function serverCredentials(tls: GrpcTlsOptions | undefined): grpc.ServerCredentials {
@@ -39,25 +40,30 @@ export class GrpcJsEngine implements ServerEngine {
     this.#server = new grpc.Server(channel);
     routeForeignStreams(this.#server, foreign);
   }
-  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
-    // fw's handlers take grpc-js's call objects as they are; the metadata they send back is fw's map, which grpc-js only clones and reads as HTTP/2 headers.
-    this.#server.addService(definition as unknown as grpc.ServiceDefinition, implementation as grpc.UntypedServiceImplementation);
-  }
   addUnary(methods: readonly UnaryPortMethod[]): void {
+    this.#add(methods, (method) => grpcJsUnaryHandler(method) as grpc.UntypedHandleCall);
+  }
+  addStreams(methods: readonly StreamPortMethod[]): void {
+    this.#add(methods, (method) => grpcJsStreamHandler(method) as grpc.UntypedHandleCall);
+  }
+  /** One grpc-js service of `methods`, each served through the adapter `handler` builds over grpc-js's call objects. */
+  #add<Method extends UnaryPortMethod | StreamPortMethod>(methods: readonly Method[], handler: (method: Method) => grpc.UntypedHandleCall): void {
     const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const method of methods) {
-      definition[method.name] = {
+      const kind = 'kind' in method ? method.kind : 'none';
+      // Keyed by path: two services may share a method name (reflection's v1 and v1alpha).
+      definition[method.path] = {
         path: method.path,
-        requestStream: false,
-        responseStream: false,
+        requestStream: kind === 'client' || kind === 'bidirectional',
+        responseStream: kind === 'server' || kind === 'bidirectional',
         requestSerialize: method.requestSerialize,
         requestDeserialize: method.requestDeserialize,
         responseSerialize: method.responseSerialize,
         responseDeserialize: method.responseDeserialize,
         originalName: method.name,
       };
-      implementation[method.name] = grpcJsUnaryHandler(method) as grpc.UntypedHandleCall;
+      implementation[method.path] = handler(method);
     }
     this.#server.addService(definition, implementation);
   }

@@ -1,9 +1,9 @@
 /**
- * The one adapter from a grpc-js-shaped streaming server call (grpc-js's
- * own, and for now the node:http2 engine's H2StreamCall, which imitates it)
- * to fw's streaming call ports (grpc-call-port.ts), so fw's streaming
- * handler logic (server-handlers.ts) is written once against the port.
- * Type-only imports: the default engine still loads no grpc-js.
+ * The one adapter from grpc-js's streaming server calls to fw's streaming
+ * call ports (grpc-call-port.ts), used only by the grpc-js fallback engine
+ * (grpc-js-engine.ts): fw's streaming handler logic (server-handlers.ts,
+ * the gateway's serve-route.ts, health, reflection) is written once against
+ * the port, and fw's node:http2 engine's call objects are the ports themselves.
  */
 import { RejectedPayload } from '../core/json-depth';
 import { GrpcStatus } from '../core/status';
@@ -119,10 +119,10 @@ function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> 
   };
 }
 
-/** A grpc-js-shaped streaming handler (what both engines' addService take). */
+/** A grpc-js-shaped streaming handler (what grpc-js's Server takes). */
 export type GrpcJsStreamHandler = ((call: GrpcJsStreamCall) => void) | ((call: GrpcJsStreamCall, callback: Reply) => void);
 
-/** `method`'s serve function as the grpc-js-shaped handler the engines call. */
+/** `method`'s serve function as the grpc-js-shaped handler grpc-js's Server calls. */
 export function grpcJsStreamHandler(method: ServeStream): GrpcJsStreamHandler {
   switch (method.kind) {
     case 'server': {

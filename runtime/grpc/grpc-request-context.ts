@@ -5,8 +5,8 @@
  */
 import type { CallMetadataControls } from '../core/call-metadata';
 import type { AuthenticationInfo, ClientInfo, RequestContext, TracingInfo } from '../core/request-context';
-import { parseTraceparent } from '../core/traceparent';
 import type { CallMetadata } from './call-metadata';
+import { DEFAULT_CORRELATION_HEADER as CORRELATION_HEADER, tracingFrom } from '../rpc/tracing';
 import { splitPeer } from './peer-address';
 
 /** What the context reads from its call (GrpcCall provides it; named here so neither file imports the other). */
@@ -62,13 +62,9 @@ export class GrpcRequestContext implements RequestContext {
   }
   get tracing(): TracingInfo {
     if (this.#tracing === undefined) {
-      const [traceId] = this.#call.metadata.get('x-trace-id');
-      const [traceparent] = this.#call.metadata.get('traceparent');
-      const parent = parseTraceparent(traceparent);
-      const w3c = parent === undefined ? undefined : (traceparent as string);
-      if (typeof traceId === 'string') this.#tracing = { traceId, parentSpanId: parent?.parentSpanId, traceparent: w3c };
-      else if (parent !== undefined) this.#tracing = { traceId: parent.traceId, parentSpanId: parent.parentSpanId, traceparent: w3c };
-      else this.#tracing = { traceId: randomTraceId() };
+      // As every transport reads it: the correlation header (its default name; server.grpc() has no option for it) or W3C traceparent.
+      const metadata = this.#call.metadata;
+      this.#tracing = tracingFrom(metadata.get(CORRELATION_HEADER)[0], metadata.get('traceparent')[0]);
     }
     return this.#tracing;
   }
@@ -105,9 +101,4 @@ function clientInfo(call: ContextSource): ClientInfo {
     port,
     userAgent: typeof userAgent === 'string' ? userAgent : undefined,
   };
-}
-
-function randomTraceId(): string {
-  // 16 random bytes in hex: the W3C trace-id shape, cheap enough per call when asked for.
-  return globalThis.crypto.randomUUID().replace(/-/g, '');
 }

@@ -2,8 +2,8 @@
  * The gRPC adapter's side of one application's calls: its middleware (spec
  * 4.6: `app.use(async (call, next) => …)`) installed as the interceptors of
  * the app's call core (rpc/call-core.ts), the registry the core resolves in,
- * and the count of calls whose replies are not yet sent (close() waits for
- * them). With no middleware a call goes straight to its handler.
+ * and the calls whose replies are not yet sent, counted by the core
+ * (close() waits for them). With no middleware a call goes straight to its handler.
  */
 import type { Middleware } from '../core/compose';
 import type { CallInterceptor } from '../rpc/call-types';
@@ -33,10 +33,6 @@ export class CallPipeline {
   readonly #core = new CallCore(this.registry);
   /** Where errors that became a generic INTERNAL are reported. */
   onUnexpected: UnexpectedErrorListener;
-  /** Calls whose handler has started and not yet settled (close() waits for them). */
-  #inflight = 0;
-  #idleWaiters: (() => void)[] = [];
-
   constructor(onUnexpected: UnexpectedErrorListener) {
     this.onUnexpected = onUnexpected;
   }
@@ -50,20 +46,17 @@ export class CallPipeline {
 
   /** A call's handler is about to run. */
   enter(): void {
-    this.#inflight++;
+    this.#core.enter();
   }
 
   /** That call's handler has settled (its result sent, or it failed or was cancelled). */
   leave(): void {
-    this.#inflight--;
-    // Most calls end with nobody waiting: no array is copied then.
-    if (this.#inflight === 0 && this.#idleWaiters.length > 0) for (const w of this.#idleWaiters.splice(0)) w();
+    this.#core.leave();
   }
 
-  /** Resolves once no handler is running. */
+  /** Resolves once no handler is running (the core's count of calls in flight). */
   idle(): Promise<void> {
-    if (this.#inflight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#core.settled();
   }
 
   /** Runs `call` through the core: middleware, then its handler (health checks skip the middleware); may throw synchronously. */

@@ -3,7 +3,8 @@
  * descriptors fw already holds: generated services embed theirs, and proto
  * files loaded at run time carry them in their package definition. It takes
  * the arguments @grpc/reflection takes (a package definition whose entries
- * may list `fileDescriptorProtos`; `addToServer` calls only `addService`),
+ * may list `fileDescriptorProtos`; `addToServer` registers one bidi method
+ * per version through the engine's `addStreams`, grpc-call-port.ts),
  * so the gRPC server and the gateway serve reflection without that package,
  * proto-loader and protobufjs.
  *
@@ -19,8 +20,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, type DescriptorProto, type EnumDescriptorProto, type FieldDescriptorProto, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { GrpcStatus } from '../core/status';
 import { toStatusObject } from './errors';
-import type { GrpcBidiStreamPort } from './grpc-call-port';
-import { grpcJsStreamHandler, type GrpcJsStreamHandler } from './grpc-js-stream-port';
+import type { GrpcBidiStreamPort, StreamPortMethod } from './grpc-call-port';
 import { decodeReflectionRequest, encodeReflectionResponse, type ReflectionAnswer, type ReflectionRequest } from './reflection-messages';
 
 /** What reflection reads from a package definition: entries that may list serialized FileDescriptorProtos. */
@@ -32,21 +32,9 @@ export interface ReflectionOptions {
   services?: readonly string[];
 }
 
-/** The one method of the reflection service, in the definition shape `addService` takes. */
-interface ReflectionMethod {
-  path: string;
-  requestStream: true;
-  responseStream: true;
-  originalName: string;
-  requestSerialize(request: ReflectionRequest): Buffer;
-  requestDeserialize(bytes: Buffer): ReflectionRequest;
-  responseSerialize(response: Uint8Array): Buffer;
-  responseDeserialize(bytes: Buffer): Buffer;
-}
-
-/** A server reflection is added to: fw's engine, grpc-js's Server, or a capturing stand-in. */
+/** A server reflection is added to: fw's engine, or a capturing stand-in. */
 export interface ReflectionHost {
-  addService(definition: Record<string, ReflectionMethod>, implementation: Record<string, GrpcJsStreamHandler>): void;
+  addStreams(methods: readonly StreamPortMethod[]): void;
 }
 
 interface IndexedFile {
@@ -58,15 +46,18 @@ class NotFound extends Error {}
 
 const VERSIONS = ['grpc.reflection.v1', 'grpc.reflection.v1alpha'] as const;
 
-function methodOf(version: string): ReflectionMethod {
+function methodOf(version: string, serve: (port: GrpcBidiStreamPort) => void): StreamPortMethod {
   return {
     path: `/${version}.ServerReflection/ServerReflectionInfo`,
-    requestStream: true,
-    responseStream: true,
-    originalName: 'serverReflectionInfo',
-    requestSerialize: (request) => Buffer.from(request.bytes),
+    name: 'ServerReflectionInfo',
+    kind: 'bidirectional',
+    serve,
+    requestSerialize: (request) => Buffer.from((request as ReflectionRequest).bytes),
     requestDeserialize: (bytes) => decodeReflectionRequest(bytes),
-    responseSerialize: (response) => Buffer.from(response.buffer, response.byteOffset, response.byteLength),
+    responseSerialize: (response) => {
+      const bytes = response as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
     responseDeserialize: (bytes) => bytes,
   };
 }
@@ -139,9 +130,7 @@ export class ReflectionService {
 
   /** Adds grpc.reflection.v1 and v1alpha to `server`. */
   addToServer(server: ReflectionHost): void {
-    for (const version of VERSIONS) {
-      server.addService({ ServerReflectionInfo: methodOf(version) }, { ServerReflectionInfo: grpcJsStreamHandler({ kind: 'bidirectional', serve: (port) => void this.#serve(port) }) });
-    }
+    server.addStreams(VERSIONS.map((version) => methodOf(version, (port) => void this.#serve(port))));
   }
 
   /** The encoded answer to one request (exposed for the gateway's and the tests' use). */

@@ -8,8 +8,8 @@
  */
 import type { Duplex } from 'node:stream';
 import type { ServerEngine, ServerEngineOptions } from './engine-contract';
-import type { UnaryPortMethod } from './grpc-call-port';
-import { H2GrpcServer, type ForeignStreamHandler, type MethodDefinitionLike } from './h2/server';
+import type { StreamPortMethod, UnaryPortMethod } from './grpc-call-port';
+import { H2GrpcServer, type ForeignStreamHandler } from './h2/server';
 import { serverEngine, type GrpcTlsOptions } from './options';
 
 export type { ForeignStreamHandler } from './h2/server';
@@ -23,11 +23,11 @@ class H2Engine implements ServerEngine {
     // Read per stream, so a handler installed later still applies.
     this.#server.foreignStreams = (stream, headers, raw) => foreign()?.(stream, headers, raw) ?? false;
   }
-  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
-    this.#server.addService(definition, implementation);
-  }
   addUnary(methods: readonly UnaryPortMethod[]): void {
     this.#server.addUnary(methods);
+  }
+  addStreams(methods: readonly StreamPortMethod[]): void {
+    this.#server.addStreams(methods);
   }
   listen(host: string, port: number, tls: GrpcTlsOptions | undefined): Promise<number> {
     return this.#server.listen(host, port, tls);

@@ -72,7 +72,8 @@ export class CallCore {
   #settledWaiters: (() => void)[] = [];
   readonly #settle = (): void => {
     this.#inflight--;
-    if (this.#inflight === 0) for (const w of this.#settledWaiters.splice(0)) w();
+    // Most calls end with nobody waiting: no array is copied then.
+    if (this.#inflight === 0 && this.#settledWaiters.length > 0) for (const w of this.#settledWaiters.splice(0)) w();
   };
 
   constructor(registry: ServiceRegistry) {
@@ -112,6 +113,20 @@ export class CallCore {
   settled(): Promise<void> {
     if (this.#inflight === 0) return Promise.resolve();
     return new Promise((resolve) => this.#settledWaiters.push(resolve));
+  }
+
+  /**
+   * Counts a call the adapter runs itself (`run`) in flight, from its
+   * handler's start until `leave()` once its reply is sent, in the same count
+   * `settled()` waits on.
+   */
+  enter(): void {
+    this.#inflight++;
+  }
+
+  /** The call counted by `enter()` is over. */
+  leave(): void {
+    this.#settle();
   }
 
   /** Replaces the interceptors that wrap every call, outermost first. */
@@ -188,8 +203,8 @@ export class CallCore {
    * Runs a call whose object the adapter built itself (`server.grpc()`'s
    * GrpcCall): the interceptors see that object, the handler gets its
    * request and context. With no interceptor and a direct method, the
-   * handler is called straight away. Not counted in flight: such an adapter
-   * tracks its calls until their replies are sent.
+   * handler is called straight away. Counted in flight by the adapter
+   * (`enter`/`leave`), which knows when the reply is sent.
    */
   run(call: CoreCall): Promise<unknown> {
     if (this.#chain !== undefined) return this.#chain(call);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ADAPTER_TABLE } from '../../runtime/gateway/adapter-table';
 import type { WebRpcReplySink } from '../../runtime/gateway/connect/reply-sink';
 import { ConnectTransport } from '../../runtime/gateway/connect/transport';
+import type { GrpcReplySink } from '../../runtime/gateway/grpc/reply-sink';
 import { GrpcTransport } from '../../runtime/gateway/grpc/transport';
 import { HttpReplySink } from '../../runtime/gateway/http/reply-sink';
 import { HttpTransport } from '../../runtime/gateway/http/transport';
@@ -37,13 +38,6 @@ const ADAPTERS: Record<TransportName, abstract new (...args: never[]) => Transpo
 /** The files every transport folder has. */
 const SHARED_FILES = ['transport.ts', 'context.ts', 'call-reader.ts', 'reply-sink.ts'];
 
-/**
- * runtime/gateway/grpc/ is being rewritten onto the call core by its own
- * change; until that lands it has transport.ts and context.ts only, and its
- * replies are written by grpc-js's call objects.
- */
-const FILE_SET_PENDING = new Set<TransportName>(['grpc']);
-
 /** True when `Sink` implements ReplySink, for whatever message type it carries. */
 type IsReplySink<Sink> = Sink extends ReplySink<never> ? true : false;
 
@@ -51,12 +45,13 @@ type IsReplySink<Sink> = Sink extends ReplySink<never> ? true : false;
 type EnvelopeCallOver<Factory extends (...args: never[]) => EnvelopeReplies> = ReturnType<Factory> extends EnvelopeReplies ? EnvelopeCall : never;
 
 /** Each folder's per-call reply sink; the compiler checks every one is a ReplySink. */
-const REPLY_SINKS: Record<Exclude<TransportName, 'grpc'>, true> = {
+const REPLY_SINKS: Record<TransportName, true> = {
   http: true satisfies IsReplySink<HttpReplySink>,
   connect: true satisfies IsReplySink<WebRpcReplySink>,
   websocket: true satisfies IsReplySink<EnvelopeCallOver<typeof websocketReplies>>,
   tcp: true satisfies IsReplySink<EnvelopeCallOver<typeof tcpReplies>>,
   udp: true satisfies IsReplySink<DatagramReplySink>,
+  grpc: true satisfies IsReplySink<GrpcReplySink>,
 };
 
 const gateway = path.resolve(__dirname, '../../runtime/gateway');
@@ -74,8 +69,7 @@ describe('transport adapters', () => {
   it.each(Object.entries(ADAPTERS))('%s implements drain and close, and its folder has the shared files', (name, adapter) => {
     expect(typeof adapter.prototype.drain).toBe('function');
     expect(typeof adapter.prototype.close).toBe('function');
-    const files = FILE_SET_PENDING.has(name as TransportName) ? ['transport.ts', 'context.ts'] : SHARED_FILES;
-    for (const file of files) expect([name, file, fs.existsSync(path.join(gateway, name, file))]).toEqual([name, file, true]);
+    for (const file of SHARED_FILES) expect([name, file, fs.existsSync(path.join(gateway, name, file))]).toEqual([name, file, true]);
     const source = fs.readFileSync(path.join(gateway, name, 'transport.ts'), 'utf8');
     expect(source).toContain(`readonly transport = '${name}' as const;`);
   });

@@ -1,9 +1,9 @@
 /**
- * Fresh trace ids are sliced from pooled hex text (runtime/gateway/tracing.ts):
+ * Fresh trace ids are sliced from pooled hex text (runtime/rpc/tracing.ts):
  * every id must still be 32 lowercase hex digits and distinct, across the
  * 64-id hex chunks and the 4096-id CSPRNG refills.
  */
-import { newTraceId, tracingFrom } from '../../runtime/gateway/tracing';
+import { newTraceId, tracingFrom } from '../../runtime/rpc/tracing';
 
 describe('trace ids', () => {
   it('are 32 lowercase hex digits and never repeat across chunk and pool boundaries', () => {

@@ -83,6 +83,15 @@ describe('generated-descriptor service form', () => {
     expect(context.signal).toBeInstanceOf(AbortSignal);
   });
 
+  it('reads the trace id as every transport does: x-trace-id, else traceparent; an unsafe id is replaced', async () => {
+    await client.getUser({ id: '1' }, { metadata: { 'x-trace-id': 'trace-abc.1' } });
+    expect((seen.context as RequestContext).tracing.traceId).toBe('trace-abc.1');
+    await client.getUser({ id: '1' }, { metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
+    expect((seen.context as RequestContext).tracing).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331' });
+    await client.getUser({ id: '1' }, { metadata: { 'x-trace-id': 'not safe!' } });
+    expect((seen.context as RequestContext).tracing.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('all four call kinds work through the descriptor codecs', async () => {
     await expect(client.createMultipleUsers(fromArray([{ name: 'a' }, { name: 'b' }]))).resolves.toMatchObject({ count: 2 });
     const chat = await collect(client.chatWithUsers(fromArray([{ userId: 'u', message: 'hi' }])));

@@ -24,6 +24,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService as GrpcReflection } from '@grpc/reflection';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { ReflectionService } from '../../runtime/grpc/reflection-service';
+import { grpcJsStreamHandler } from '../../runtime/grpc/grpc-js-stream-port';
 import { reflectionEntry } from '../../runtime/grpc/reflection-entry';
 import { UserServiceDescriptor } from '../../generated/user.fw';
 
@@ -39,6 +40,13 @@ function capture(service: { addToServer(server: never): void }): Map<string, [Me
     },
   };
   service.addToServer(server as never);
+  return methods;
+}
+
+/** The same capture of fw's reflection, which registers port methods: each is served here through the grpc-js-shaped adapter, so a duplex can stand in for the call. */
+function captureOurs(service: ReflectionService): Map<string, [Method, Handler]> {
+  const methods = new Map<string, [Method, Handler]>();
+  service.addToServer({ addStreams: (added) => added.forEach((method) => methods.set(method.path, [method, grpcJsStreamHandler(method) as Handler])) });
   return methods;
 }
 
@@ -130,7 +138,7 @@ const sources = {
 
 describe.each(Object.entries(sources))('reflection over the %s', (_name, load) => {
   const source = load();
-  const ours = capture(new ReflectionService(source));
+  const ours = captureOurs(new ReflectionService(source));
   const theirs = capture(new GrpcReflection(source as never));
   const files = Object.values(source).flatMap((e) => ((e as { fileDescriptorProtos?: Uint8Array[] }).fileDescriptorProtos ?? []) as Uint8Array[]);
   const names = [...new Set(files.map((b) => fromBinary(FileDescriptorProtoSchema, b).name))];
@@ -173,7 +181,7 @@ describe.each(Object.entries(sources))('reflection over the %s', (_name, load) =
 describe('reflection of extensions (fw alone)', () => {
   it('finds google.api.http on MethodOptions and lists its number', async () => {
     const source = sources['proto/user.proto loaded at run time']();
-    const ours = capture(new ReflectionService(source));
+    const ours = captureOurs(new ReflectionService(source));
     const methodPath = '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo';
     const decode = (capture(new GrpcReflection(source as never)).get(methodPath) as [Method, Handler])[0].responseDeserialize;
     const numbers = decode(await ask(ours, methodPath, requestBytes('', [6, 'google.protobuf.MethodOptions']))) as { allExtensionNumbersResponse?: { extensionNumber: number[] } };

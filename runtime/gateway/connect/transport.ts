@@ -19,7 +19,7 @@ import { ServiceErrors, toServiceError, type ServiceError } from '../errors';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../../rpc/resolved-method';
 import type { ServiceRegistry } from '../../rpc/registry';
-import { HeaderTracing } from '../tracing';
+import { HeaderTracing } from '../../rpc/tracing';
 import type { HttpCallContext } from '../http-exchange';
 import { webRpcContext } from './context';
 import { webRpcCors, type CorsHandler, type WebRpcCorsConfig } from './cors';

@@ -15,7 +15,7 @@ import { catalogueError, decodeFailure, type ServiceError, ServiceErrors, toServ
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../../rpc/resolved-method';
 import type { ServiceRegistry } from '../../rpc/registry';
-import { HeaderTracing, tracingFrom } from '../tracing';
+import { HeaderTracing, tracingFrom } from '../../rpc/tracing';
 import { HttpCallContext } from '../http-exchange';
 import { httpDeadline, type CallDeadline } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';

@@ -17,7 +17,7 @@ import { envelopeDeadline, type CallDeadline } from '../../rpc/deadline';
 import { envelopeHeadError } from './envelope-checks';
 import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../../rpc/resolved-method';
-import { envelopeTracing } from '../tracing';
+import { envelopeTracing } from '../../rpc/tracing';
 import { CallCancellation } from './call-cancellation';
 import { EnvelopeCall } from './envelope-call';
 import { safeReplies, type EnvelopeReplies } from './envelope-replies';

@@ -14,7 +14,7 @@ import type { GatewayCore } from '../gateway-core';
 import type { ResolvedMethod } from '../../rpc/resolved-method';
 import type { EnvelopeRequest } from '../session/call-session';
 import { envelopeHeadError } from '../session/envelope-checks';
-import { envelopeTracing } from '../tracing';
+import { envelopeTracing } from '../../rpc/tracing';
 import { udpContext } from './context';
 import { DatagramReplySink, type DatagramReplies } from './reply-sink';
 

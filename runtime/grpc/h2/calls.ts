@@ -1,15 +1,12 @@
 /**
- * The call objects fw's node:http2 gRPC server hands to handlers. A unary
- * call is fw's call port (grpc-call-port.ts): a plain object with the
- * request, metadata, peer, deadline, cancellation and `reply`/`fail`,
- * handed to the method's serve function. The streaming ones are still
- * shaped as grpc-js's server calls (object-mode duplexes with
- * `write`/`end(trailers)`/`emit('error', status)`), so fw's streaming
- * handlers, the gateway and reflection run on either engine. Metadata and
- * the peer are only built when read, and the stream's listeners are shared
- * functions that find the call on the stream, not closures made per call.
+ * The call objects fw's node:http2 gRPC server makes, each fw's call port
+ * (grpc-call-port.ts) itself: a plain object with the request, metadata,
+ * peer, deadline, cancellation and the reply side, handed to the method's
+ * serve function. This file holds what every call shares and the unary call;
+ * the streaming call is stream-call.ts. Metadata and the peer are only built
+ * when read, and the stream's listeners are shared functions that find the
+ * call on the stream, not closures made per call.
  */
-import { Duplex } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Session } from 'node:http2';
 import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../core/envelope-reader';
@@ -31,15 +28,13 @@ interface StatusLike {
   metadata?: OutgoingMetadata;
 }
 
-type Callback = (error: StatusLike | null, value?: unknown, trailers?: OutgoingMetadata) => void;
-
 const READER_ERRORS: EnvelopeErrors = {
   tooLarge: (size, limit) => new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${limit})`),
   truncated: () => new GrpcError(GrpcStatus.INTERNAL, 'Request ended inside a message (truncated length-prefixed frame)'),
 };
 
 /** What every call knows of its request. */
-interface CallHead extends Responder, PendingRequest {
+export interface CallHead extends Responder, PendingRequest {
   readonly headers: IncomingHttpHeaders;
   /** Absolute deadline in epoch ms (Infinity for none). */
   readonly deadline: number;
@@ -51,6 +46,11 @@ interface CallHead extends Responder, PendingRequest {
   reader: LengthPrefixedReader | undefined;
   firstChunk: Buffer | undefined;
   cancelled: boolean;
+}
+
+/** Either call class (this file's unary call, stream-call.ts's streaming one): the server cancels it. */
+export interface ServedCall extends CallHead {
+  cancel(): void;
 }
 
 const PEER = Symbol('fw.grpc.peer');
@@ -69,7 +69,7 @@ function peerOf(stream: CallStream): string {
 }
 
 /** One request message: decompressed when flagged, then deserialized; throws a GrpcError. */
-function decode(call: CallHead, envelope: Envelope): unknown {
+export function decode(call: CallHead, envelope: Envelope): unknown {
   let bytes = envelope.data;
   if ((envelope.flags & 1) !== 0) {
     if (call.headers['grpc-encoding'] !== 'gzip') throw new GrpcError(GrpcStatus.INTERNAL, 'Compressed message received without grpc-encoding');
@@ -91,7 +91,7 @@ function decode(call: CallHead, envelope: Envelope): unknown {
 }
 
 /** A failure inside the server: its status when it carries a gRPC code (GrpcError, a status object), else INTERNAL. */
-function fail(call: Responder, error: unknown): void {
+export function fail(call: Responder, error: unknown): void {
   if (typeof (error as StatusLike | null)?.code === 'number') reportStatus(call, error as StatusLike);
   else sendStatus(call, GrpcStatus.INTERNAL, 'Internal server error', undefined);
 }
@@ -100,8 +100,8 @@ function reportStatus(call: Responder, status: StatusLike): void {
   sendStatus(call, typeof status.code === 'number' ? status.code : GrpcStatus.UNKNOWN, status.details ?? status.message ?? 'Unknown error', isOutgoingMetadata(status.metadata) ? status.metadata : undefined);
 }
 
-/** grpc-js's unary / client-streaming callback. */
-function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, value: unknown, trailers: OutgoingMetadata | undefined): void {
+/** The answer of a unary or client-streaming call, or the failure of any call. */
+export function answer(call: ServedCall, error: StatusLike | null, value: unknown, trailers: OutgoingMetadata | undefined): void {
   if (call.done) return;
   if (pastDeadline(call)) {
     // The handler's own deadline timer (its signal) can fire before the server's: the caller still gets DEADLINE_EXCEEDED.
@@ -118,11 +118,11 @@ function answer(call: H2UnaryCall | H2StreamCall, error: StatusLike | null, valu
 
 // Shared stream listeners: `this` is the HTTP/2 stream, the call hangs off it.
 
-function readerOf(call: CallHead): LengthPrefixedReader {
+export function readerOf(call: CallHead): LengthPrefixedReader {
   return (call.reader ??= new LengthPrefixedReader(call.limits.maxReceive, READER_ERRORS));
 }
 
-function onSingleData(this: CallStream, chunk: Buffer): void {
+export function onSingleData(this: CallStream, chunk: Buffer): void {
   const call = this[CALL] as SingleRequest;
   if (call.done) return;
   try {
@@ -153,7 +153,7 @@ function wholeFrame(call: CallHead, chunk: Buffer): Envelope | undefined {
   return { flags: chunk[0] as number, data: chunk.subarray(5) };
 }
 
-function onSingleEnd(this: CallStream): void {
+export function onSingleEnd(this: CallStream): void {
   const call = this[CALL] as SingleRequest;
   call.limits.pendingRequests?.release(call);
   if (call.done) return;
@@ -182,36 +182,9 @@ function onSingleEnd(this: CallStream): void {
   }
 }
 
-function onStreamData(this: CallStream, chunk: Buffer): void {
-  const call = this[CALL] as H2StreamCall;
-  if (call.done) return;
-  try {
-    const reader = readerOf(call);
-    reader.push(chunk);
-    for (let envelope = reader.next(); envelope !== undefined; envelope = reader.next()) {
-      if (!call.push(decode(call, envelope))) this.pause();
-    }
-  } catch (error) {
-    fail(call, error);
-    call.destroy(error as Error);
-  }
-}
-
-function onStreamEnd(this: CallStream): void {
-  const call = this[CALL] as H2StreamCall;
-  if (call.done) return;
-  try {
-    call.reader?.finish();
-    call.push(null);
-  } catch (error) {
-    fail(call, error);
-    call.destroy(error as Error);
-  }
-}
-
 /** `stream` closed: a call not yet answered was cancelled (client RST_STREAM, connection gone). */
 export function callStreamClosed(stream: CallStream): void {
-  const call = stream[CALL] as (H2UnaryCall | H2StreamCall) | undefined;
+  const call = stream[CALL] as ServedCall | undefined;
   if (call === undefined) return;
   // A request cancelled while still arriving leaves the timeout list now, not when its timeout comes.
   call.limits.pendingRequests?.release(call);
@@ -221,42 +194,39 @@ export function callStreamClosed(stream: CallStream): void {
 }
 
 /** Deadline passed: DEADLINE_EXCEEDED to the client, then the handler's call is cancelled. */
-export function expireDeadline(call: H2UnaryCall | H2StreamCall): void {
+export function expireDeadline(call: ServedCall): void {
   call.deadlineTimer = undefined;
   if (call.done) return;
   sendStatus(call, GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded', undefined);
   call.cancel();
 }
 
-function pastDeadline(call: CallHead): boolean {
+export function pastDeadline(call: CallHead): boolean {
   return call.deadline !== Infinity && Date.now() >= call.deadline;
 }
 
 /** Calls that take one request message: unary and server streaming. */
-interface SingleRequest extends CallHead {
+export interface SingleRequest extends CallHead {
   begin(request: unknown): void;
 }
 
-/** Shape shared by both call classes' constructors. */
-function attach(call: CallHead, stream: CallStream, single: boolean): void {
+/** Hangs `call` on its stream and reads the request through the shared listeners. */
+export function attach(call: CallHead, stream: CallStream, onData: (this: CallStream, chunk: Buffer) => void, onEnd: (this: CallStream) => void): void {
   stream[CALL] = call;
-  stream.on('data', single ? onSingleData : onStreamData);
-  stream.on('end', single ? onSingleEnd : onStreamEnd);
+  stream.on('data', onData);
+  stream.on('end', onEnd);
 }
 
 // TypeScript accepts a class as a mixin base only with an `any[]` constructor.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type BaseClass = abstract new (...args: any[]) => object;
 
-/** The unary call's base: it is fw's call port, no event emitter. */
-class PlainBase {}
+/** The calls' base: each is fw's call port, no event emitter. */
+export class PlainBase {}
 
-/**
- * The fields and call surface both call classes share (one is a plain
- * object, the other a Duplex, so they share it as a mixin).
- */
+/** The fields and call surface both call classes share. */
 // eslint-disable-next-line @typescript-eslint/explicit-function-return-type
-function withCallHead<Base extends BaseClass>(base: Base) {
+export function withCallHead<Base extends BaseClass>(base: Base) {
   abstract class CallHeadBase extends base implements CallHead {
     stream!: CallStream;
     served!: ServedMethod;
@@ -325,7 +295,7 @@ export class H2UnaryCall extends withCallHead(PlainBase) implements SingleReques
   constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
     super();
     this.init(stream, served, limits, headers, deadline, compression, session);
-    attach(this, stream, true);
+    attach(this, stream, onSingleData, onSingleEnd);
   }
 
   begin(request: unknown): void {
@@ -356,82 +326,4 @@ export class H2UnaryCall extends withCallHead(PlainBase) implements SingleReques
     this.#onCancel = undefined;
     runListeners(listeners);
   }
-}
-
-/** A streaming call (grpc-js's ServerWritableStream, ServerReadableStream, ServerDuplexStream). */
-export class H2StreamCall extends withCallHead(Duplex) implements SingleRequest {
-  #statusTrailers: OutgoingMetadata | undefined = undefined;
-
-  constructor(stream: CallStream, served: ServedMethod, limits: MessageLimits, headers: IncomingHttpHeaders, deadline: number, compression: StreamCompression | undefined, session: ServerHttp2Session | undefined) {
-    super({ objectMode: true });
-    this.init(stream, served, limits, headers, deadline, compression, session);
-    this.on('error', onHandlerError);
-    const single = served.kind === 'serverStream';
-    attach(this, stream, single);
-    if (single) this.push(null);
-    else this.#start();
-  }
-
-  /** Server streaming: the request arrived, run the handler. */
-  begin(request: unknown): void {
-    this.request = request;
-    this.#start();
-  }
-
-  #start(): void {
-    try {
-      if (this.served.kind === 'clientStream') {
-        (this.served.handler as unknown as (call: H2StreamCall, callback: Callback) => void)(this, (error, value, trailers) => answer(this, error, value, trailers));
-      } else {
-        (this.served.handler as unknown as (call: H2StreamCall) => void)(this);
-      }
-    } catch (error) {
-      fail(this, error);
-    }
-  }
-
-  cancel(): void {
-    this.cancelled = true;
-    this.emit('cancelled', 'cancelled');
-    if (!this.destroyed) this.destroy();
-  }
-
-  /** `end(trailers)` as grpc-js takes it: the Metadata goes out with the OK status. */
-  override end(...args: unknown[]): this {
-    if (isOutgoingMetadata(args[0])) {
-      this.#statusTrailers = args[0];
-      return super.end();
-    }
-    return (super.end as (...a: unknown[]) => this)(...args);
-  }
-
-  override _read(): void {
-    if (this.stream.isPaused()) this.stream.resume();
-  }
-
-  override _write(value: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.done) {
-      callback();
-      return;
-    }
-    const frame = frameMessage(this, value);
-    if (frame === undefined || this.stream.write(frame)) callback();
-    else this.stream.once('drain', () => callback());
-  }
-
-  override _final(callback: (error?: Error | null) => void): void {
-    if (pastDeadline(this)) expireDeadline(this);
-    else sendStatus(this, GrpcStatus.OK, '', this.#statusTrailers);
-    callback();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    // A destroyed call still owes its caller a status (a handler's destroy(error), a refused request message).
-    if (!this.done) fail(this, error ?? new GrpcError(GrpcStatus.CANCELLED, 'Call ended by the server'));
-    callback(error);
-  }
-}
-
-function onHandlerError(this: H2StreamCall, status: StatusLike): void {
-  reportStatus(this, status);
 }

@@ -9,12 +9,12 @@ import type { OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcStatus } from '../../core/status';
 import { decideAdvertised, frameResponse, STATE, type StreamCompression } from '../compression';
 import type { OutgoingMetadata } from '../metadata-map';
-import type { ServeUnary } from '../grpc-call-port';
+import type { ServeStream, ServeUnary } from '../grpc-call-port';
 import type { CompressionSettings } from '../options';
 import type { PendingRequests } from '../pending-requests';
 import { addMetadataHeaders, statusHeaders } from './wire';
 
-/** grpc-js's four call kinds, by which a handler is called. */
+/** The four call kinds, by which a call object is made. */
 export type CallKind = 'unary' | 'serverStream' | 'clientStream' | 'bidi';
 
 /** One method as the server serves it. */
@@ -25,10 +25,10 @@ export interface ServedMethod {
   readonly serialize: (value: unknown) => Buffer;
   /** App-wide response compression for this method, if on. */
   readonly compression: CompressionSettings | undefined;
-  /** A handler in grpc-js's shape (streaming kinds, and unary handlers registered through addService). */
-  readonly handler: ((...args: never[]) => void) | undefined;
-  /** A unary method served through fw's call port: the call object is the port itself. */
+  /** A unary method's serve function: the call object is its port (grpc-call-port.ts). */
   readonly serve: ServeUnary | undefined;
+  /** A streaming method's serve function: the call object is its port too. */
+  readonly streaming: ServeStream | undefined;
 }
 
 /** Message size limits of one server, and its watch over requests that never complete. */

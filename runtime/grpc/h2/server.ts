@@ -4,8 +4,9 @@
  * SETTINGS — stays Node's; this is only the gRPC layer grpc-js's Server
  * would otherwise add: routing a stream to its method, `grpc-timeout`
  * deadlines, request decompression, the HTTP/2 limits and connection
- * policy. Services are registered in grpc-js's shape (definition +
- * implementation), so the same handlers run on either engine.
+ * policy. Methods are registered with their serve functions, one per call
+ * kind; each call object is fw's call port for that kind (calls.ts,
+ * stream-call.ts), handed to the serve function as it is.
  */
 import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
@@ -17,9 +18,10 @@ import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
-import type { UnaryPortMethod } from '../grpc-call-port';
+import type { ServeStream, StreamPortMethod, UnaryPortMethod } from '../grpc-call-port';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
-import { callStreamClosed, expireDeadline, H2StreamCall, H2UnaryCall } from './calls';
+import { callStreamClosed, expireDeadline, H2UnaryCall } from './calls';
+import { H2StreamCall } from './stream-call';
 import { CALL, refuseStream, sendStatus, type CallKind, type CallStream, type MessageLimits, type ServedMethod } from './responder';
 import { SessionTracker, streamClosed, streamOpened, type SessionPolicy } from './sessions';
 import { isGrpcContentType, unsupportedEncoding } from './wire';
@@ -27,24 +29,11 @@ import { isGrpcContentType, unsupportedEncoding } from './wire';
 /** Takes a stream that is not gRPC (true), or declines it (false → 415). */
 export type ForeignStreamHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]) => boolean;
 
-/** A method in grpc-js's definition shape (what `loadPackageDefinition`, @grpc/reflection and fw build). */
-export interface MethodDefinitionLike {
-  readonly path: string;
-  readonly requestStream: boolean;
-  readonly responseStream: boolean;
-  readonly requestDeserialize: (bytes: Buffer) => unknown;
-  readonly responseSerialize: (value: unknown) => Buffer;
-  readonly originalName?: string;
-}
-
 function ignore(): void {
   // Stream errors end that stream; its call learns of it through 'close'.
 }
 
-function kindOf(definition: MethodDefinitionLike): CallKind {
-  if (definition.requestStream) return definition.responseStream ? 'bidi' : 'clientStream';
-  return definition.responseStream ? 'serverStream' : 'unary';
-}
+const STREAM_KINDS: Readonly<Record<ServeStream['kind'], CallKind>> = { server: 'serverStream', client: 'clientStream', bidirectional: 'bidi' };
 
 function onCallStreamClose(this: CallStream): void {
   const call = this[CALL] as { session?: ServerHttp2Session } | undefined;
@@ -100,23 +89,17 @@ export class H2GrpcServer {
     this.#sessions = new SessionTracker(sessionPolicy(options));
   }
 
-  /** Registers streaming methods given as grpc-js does (definition + implementation keyed by method name). */
-  addService(definition: Readonly<Record<string, MethodDefinitionLike>>, implementation: Readonly<Record<string, unknown>>): void {
-    for (const name of Object.keys(definition)) {
-      const method = definition[name] as MethodDefinitionLike;
-      const handler = implementation[name] ?? (method.originalName === undefined ? undefined : implementation[method.originalName]);
-      // A method without an implementation stays unknown: UNIMPLEMENTED, as grpc-js answers.
-      if (typeof handler !== 'function') continue;
-      // A unary call is fw's call port, served by a function that takes it (addUnary), never a grpc-js callback handler.
-      if (!method.requestStream && !method.responseStream) throw new TypeError(`${method.path}: unary methods are registered with addUnary`);
+  /** Registers streaming methods: each call object is the port its `serve` takes. */
+  addStreams(methods: readonly StreamPortMethod[]): void {
+    for (const method of methods) {
       this.#register({
         path: method.path,
-        kind: kindOf(method),
+        kind: STREAM_KINDS[method.kind],
         deserialize: method.requestDeserialize,
         serialize: method.responseSerialize,
         compression: compressionSettingsOf(method.responseSerialize),
-        handler: handler as ServedMethod['handler'],
         serve: undefined,
+        streaming: method,
       });
     }
   }
@@ -130,8 +113,8 @@ export class H2GrpcServer {
         deserialize: method.requestDeserialize,
         serialize: method.responseSerialize,
         compression: compressionSettingsOf(method.responseSerialize),
-        handler: undefined,
         serve: method.serve,
+        streaming: undefined,
       });
     }
   }

@@ -5,7 +5,7 @@
  * envelope's `traceId` field), else a fresh 32-hex one, so the id can be echoed on the reply and carried in spans/logs.
  * HTTP-carried calls read it through {@link HeaderTracing}, envelope calls
  * (WebSocket, TCP, UDP) through {@link envelopeTracing}; the gateway's gRPC
- * adapter reads its metadata with {@link tracingFrom}.
+ * adapter and `server.grpc()` read their metadata with {@link tracingFrom}.
  */
 // Node's global Buffer is a getter on globalThis, called on every use; the import is a plain binding.
 import { Buffer } from 'node:buffer';
@@ -13,6 +13,9 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TracingInfo } from '../core/request-context';
 import { parseTraceparent } from '../core/traceparent';
+
+/** The correlation header when none is configured (monitoring's `correlationHeader` default, as gRPC metadata spells it: lower case). */
+export const DEFAULT_CORRELATION_HEADER = 'x-trace-id';
 
 /** Accepted incoming ids: 1–128 visible characters from a safe set (no header injection). */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
