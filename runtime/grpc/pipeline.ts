@@ -5,7 +5,6 @@
  * and the calls whose replies are not yet sent, counted by the core
  * (close() waits for them). With no middleware a call goes straight to its handler.
  */
-import type { Middleware } from '../core/compose';
 import type { CallInterceptor } from '../rpc/call-types';
 import { CallCore } from '../rpc/call-core';
 import { ServiceRegistry } from '../rpc/registry';
@@ -23,7 +22,7 @@ import type { MethodBinding } from './method-binding';
  *   try { return await next(); } finally { console.log(call.method, Date.now() - started, 'ms'); }
  * });
  */
-export type GrpcMiddleware = Middleware<GrpcCall, unknown>;
+export type GrpcMiddleware = CallInterceptor<GrpcCall>;
 
 /** An app's middleware, its call core and its calls in flight. */
 export class CallPipeline {

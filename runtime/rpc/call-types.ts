@@ -39,9 +39,12 @@ export interface RpcCall {
 /**
  * Wraps calls in onion order (core/compose). The result is the handler's
  * result: a value, or an async iterable for server/bidi streaming. A failing
- * call rejects with the error the transport will translate.
+ * call rejects with the error the transport will translate. The one
+ * middleware type of fw: gateway interceptors see an `RpcCall`;
+ * `server.grpc()` middleware (`GrpcMiddleware`) is this type on `GrpcCall`,
+ * the `RpcCall` its adapter builds, with gRPC's extras.
  */
-export type CallInterceptor = Middleware<RpcCall, unknown>;
+export type CallInterceptor<Call extends RpcCall = RpcCall> = Middleware<Call, unknown>;
 
 /** A handler as the core calls it: value or promise for unary/client streaming, async iterable for server/bidi streaming. */
 export type RpcHandler = (request: never, context: RequestContext) => unknown;
