@@ -264,6 +264,11 @@ export class PrometheusMetrics {
     return this.registry.metrics();
   }
 
+  /** Every metric as prom-client's JSON, for aggregating across workers (AggregatorRegistry). */
+  json(): Promise<unknown[]> {
+    return this.registry.getMetricsAsJSON();
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }
