@@ -26,8 +26,8 @@ export interface Started {
 }
 
 /** Forks the fixture (the cluster primary) with `env`; resolves once every worker listens. */
-export function startWorkers(env: Record<string, string>): Promise<Started> {
-  const child = fork(path.join(__dirname, '..', 'fixtures', 'workers-gateway.js'), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+export function startWorkers(env: Record<string, string>, fixture = 'workers-gateway.js'): Promise<Started> {
+  const child = fork(path.join(__dirname, '..', 'fixtures', fixture), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
