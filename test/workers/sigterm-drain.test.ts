@@ -15,8 +15,10 @@ import { httpStream } from '../conformance/http-adapters';
 import { waitForExit } from '../support/child-exit';
 import { callOver, connectionOf, httpCall, PROTOCOLS, sleep, startWorkers, type Started } from './support/workers';
 
-const DRAIN_DELAY_MS = 800;
-const SHUTDOWN_TIMEOUT_MS = 1000;
+/** Long enough that a loaded machine still makes its "not ready, yet serving" call inside it. */
+const DRAIN_DELAY_MS = 1500;
+/** Short: the stream clients here wait 5 s for their stream to end (delay + timeout + start-up must fit). */
+const SHUTDOWN_TIMEOUT_MS = 500;
 /** Process start-up and exit of three processes on a busy 2-core machine. */
 const EXIT_MARGIN_MS = 5000;
 
