@@ -68,8 +68,8 @@ const BODIES: Readonly<Record<string, string>> = {
 };
 
 /** The scaffold's files (path → content), package.json and generated code aside. */
-function scaffoldFiles(names: ScaffoldNames, system: ModuleSystem): Map<string, string> {
-  const view = { ...names, ext: importSuffix(system) };
+function scaffoldFiles(names: ScaffoldNames, system: ModuleSystem, vendored: boolean): Map<string, string> {
+  const view = { ...names, ext: importSuffix(system), vendored };
   const render = (template: string): string => compileTemplate(fs.readFileSync(path.join(packageRoot(), 'templates', 'init', template), 'utf8'))(view);
   return new Map([
     [`proto/${names.protoName}.proto`, render('service.proto.hbs')],
@@ -82,6 +82,12 @@ function scaffoldFiles(names: ScaffoldNames, system: ModuleSystem): Map<string, 
     ['buf.gen.yaml', scaffoldBufGenYaml(system)],
     ['README.md', render('README.md.hbs')],
     ['.gitignore', render('gitignore.hbs')],
+    // What a container and a Kubernetes cluster run (docs/production.md).
+    ['Dockerfile', render('Dockerfile.hbs')],
+    ['.dockerignore', render('dockerignore.hbs')],
+    ['k8s/deployment.yaml', render('k8s-deployment.yaml.hbs')],
+    ['k8s/service.yaml', render('k8s-service.yaml.hbs')],
+    ['k8s/pod-disruption-budget.yaml', render('k8s-pod-disruption-budget.yaml.hbs')],
   ]);
 }
 
@@ -114,12 +120,14 @@ function vendorTarballs(dir: string, specs: ScaffoldSpecs): string[] {
 async function scaffold(dir: string, options: InitOptions): Promise<string[]> {
   const system = parseModuleFlag(options.module);
   const names = scaffoldNames(options.name ?? path.basename(dir));
-  const files = scaffoldFiles(names, system);
+  const specs = scaffoldSpecs(dir, { fw: options.fw, fwGen: options.fwGen });
+  // The Dockerfile copies vendor/ only when the tarballs travel with the project.
+  const vendored = [specs.fw, specs.fwGen].some((d) => d?.spec.startsWith('file:vendor/') === true);
+  const files = scaffoldFiles(names, system, vendored);
   const stub = `src/${names.protoName}.service.ts`;
   const taken = [...files.keys(), stub, 'generated'].filter((f) => fs.existsSync(path.join(dir, f)));
   if (taken.length > 0) throw new InputError(`fw-gen init: ${dir} already has ${taken.join(', ')}; nothing was written (init only creates files)`);
   fs.mkdirSync(dir, { recursive: true });
-  const specs = scaffoldSpecs(dir, { fw: options.fw, fwGen: options.fwGen });
   const vendor = vendorTarballs(dir, specs);
   const manifest = scaffoldManifest(dir, names.packageName, system, specs, `dist/test/${names.protoName}.test.js`);
   fs.writeFileSync(path.join(dir, 'package.json'), manifest);

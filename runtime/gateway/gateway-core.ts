@@ -21,6 +21,8 @@ export interface GatewayCore {
   renderError(error: ServiceError, protocol: Protocol): unknown;
   /** Lower-case HTTP header carrying the trace id (monitoring's correlationHeader or `x-trace-id`). */
   readonly traceHeader: string;
+  /** Shutdown has begun: readiness (`/ready`, gRPC health) reports false while calls are still served (the drain delay). */
+  readonly stopping: boolean;
 }
 
 let connectionSeq = 0;

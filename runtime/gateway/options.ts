@@ -11,13 +11,16 @@ import type { MuxOptions } from './mux/connection-mux';
 import type { TcpGatewayConfig } from './tcp/transport';
 import type { UdpGatewayConfig } from './udp/transport';
 import type { WebSocketGatewayConfig } from './websocket/transport';
+import type { ProductionOptions } from '../workers/production-options';
 
 /** `new ProtocolGateway(options)` (spec 4.10); every protocol is on unless its flag is false. */
-export interface GatewayOptions {
-  /** Port for every protocol (TCP for HTTP/WebSocket/gRPC/frames, UDP on the same number); default 0 (any free port). */
+export interface GatewayOptions extends ProductionOptions {
+  /** Port for every protocol (TCP for HTTP/WebSocket/gRPC/frames, UDP on the same number); default `PORT`, else 0 (any free port). */
   port?: number;
-  /** Interface to bind; default `0.0.0.0`. */
+  /** Interface to bind; default `HOST`, else `0.0.0.0`. */
   host?: string;
+  /** Serve `GET /metrics`, `/ready` and `/health` on this port (same host) instead of the service port; 0 picks a free one. */
+  adminPort?: number;
   enableHTTP?: boolean;
   enableWebSocket?: boolean;
   enableGRPC?: boolean;
@@ -73,4 +76,6 @@ export interface GatewayAddress {
   port: number | undefined;
   /** UDP port (undefined when UDP is off). */
   udpPort: number | undefined;
+  /** The admin port (`adminPort` option), when set. */
+  adminPort?: number;
 }

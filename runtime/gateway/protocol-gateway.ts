@@ -35,6 +35,10 @@ import type { WebSocketTransport, WebSocketGatewayConfig } from './websocket/tra
 import type { Monitoring } from './monitoring/create-monitoring';
 import type { MonitoringConfig } from './monitoring/monitoring-config';
 import type { GatewayMetrics } from './monitoring/metrics-snapshot';
+import type { WorkerSupervisor } from '../workers/supervisor';
+import { checkProductionOptions, drainDelay, envHost, envPort, workerCount } from '../workers/production-options';
+import { isClusterPrimary, isFwWorker } from '../workers/port-sharing';
+import type { AdminServer } from './admin-server';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 /** The listener for an fw app's port; app-hosting.ts (and the mux) load when an app first listens with it. */
@@ -91,6 +95,12 @@ export class ProtocolGateway {
   /** The gateway-wide cap on output for clients that do not read, built with the first WebSocket or TCP transport. */
   #outputBudget: OutputBudget | undefined = undefined;
   #lastCutWarning = 0;
+  /** Set in the cluster primary of `workers`: it supervises the workers and serves nothing itself. */
+  #supervisor: WorkerSupervisor | undefined = undefined;
+  /** Shutdown has begun: readiness is false, calls are still served until the drain delay passes. */
+  #stopping = false;
+  /** `/metrics`, `/ready` and `/health` on `adminPort`, when that option is set. */
+  #admin: AdminServer | undefined = undefined;
 
   constructor(options: GatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('ProtocolGateway options must be an object');
@@ -109,6 +119,10 @@ export class ProtocolGateway {
       (require('../grpc/options') as typeof import('../grpc/options')).serverEngine(options.grpc);
     }
     if (options.shutdownTimeout !== undefined) (require('./graceful-shutdown') as typeof import('./graceful-shutdown')).checkShutdownTimeout(options.shutdownTimeout);
+    checkProductionOptions(options);
+    if (options.adminPort !== undefined && (!Number.isInteger(options.adminPort) || options.adminPort < 0 || options.adminPort > 65535)) {
+      throw new RangeError(`adminPort must be an integer from 0 to 65535, got ${String(options.adminPort)}`);
+    }
     /* eslint-enable @typescript-eslint/no-require-imports */
     this.#wsConfig = { ...(options.websocket ?? {}) };
     this.#grpcConfig = {};
@@ -126,6 +140,9 @@ export class ProtocolGateway {
       get traceHeader() {
         return self.#monitoring?.correlationHeader ?? 'X-Trace-ID';
       },
+      get stopping() {
+        return self.#stopping;
+      },
     };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     this.#adapterSet = new (require('./adapter-table') as typeof import('./adapter-table')).AdapterSet({
@@ -138,12 +155,28 @@ export class ProtocolGateway {
       grpcConfig: () => this.#grpcConfig,
       udpConfig: () => this.#udpConfig,
       budget: () => this.#budget,
-      metrics: () => {
-        const m = this.#monitoring;
-        return m === undefined ? undefined : { text: () => m.metricsText(), contentType: m.metricsContentType };
-      },
-      readiness: () => this.#dispatcher.resolver?.status?.(),
+      // With an admin port these move there, off the service port.
+      metrics: () => (this.#options.adminPort === undefined ? this.#metricsEndpoint() : undefined),
+      readiness: () => (this.#options.adminPort === undefined ? this.#readiness() : undefined),
     });
+  }
+
+  /** What `GET /metrics` serves: this process's registry, or in a worker every worker's, aggregated. */
+  #metricsEndpoint(): { text(): Promise<string>; contentType: string } | undefined {
+    const m = this.#monitoring;
+    if (m === undefined) return undefined;
+    if (!isFwWorker()) return { text: () => m.metricsText(), contentType: m.metricsContentType };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const link = (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink();
+    return { text: () => link.aggregatedMetrics().then((aggregate) => aggregate.text), contentType: m.metricsContentType };
+  }
+
+  /** What `GET /ready` answers: not ready once shutdown began, else discovery's status (or plain ready). */
+  #readiness(): { ready: boolean; status: 'ready' | 'not ready'; [detail: string]: unknown } {
+    const discovery = this.#dispatcher.resolver?.status?.();
+    if (this.#stopping) return { status: 'not ready', error: 'shutting down', ...discovery, ready: false };
+    const ready = discovery?.ready ?? true;
+    return { status: ready ? 'ready' : 'not ready', ...discovery, ready };
   }
 
   /** The one TCP listener (and its mux), built when the gateway first listens itself. */
@@ -385,7 +418,15 @@ export class ProtocolGateway {
 
   /** `{requests_total, avg_response_time, …}` per protocol; zeros until monitoring is configured. */
   getMetrics(): GatewayMetrics {
-    if (this.#monitoring !== undefined) return this.#monitoring.getMetrics();
+    if (this.#monitoring !== undefined) {
+      const local = this.#monitoring.getMetrics();
+      if (!isFwWorker()) return local;
+      // In a worker: its own figures plus the others' last snapshots (each at most a second old).
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const peers = (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink().peerSnapshots() as GatewayMetrics[];
+      return (require('../workers/merge-snapshots') as typeof import('../workers/merge-snapshots')).mergeSnapshots([local, ...peers]);
+      /* eslint-enable @typescript-eslint/no-require-imports */
+    }
     const zero = { http: 0, websocket: 0, grpc: 0, udp: 0, tcp: 0 };
     return { requests_total: { ...zero }, avg_response_time: { ...zero } };
   }
@@ -466,21 +507,66 @@ export class ProtocolGateway {
    */
   async listen(port?: number, host?: string): Promise<GatewayAddress> {
     if (this.#address !== undefined) throw new Error('gateway is already listening');
+    const workers = workerCount(this.#options.workers);
+    if (workers !== undefined && isClusterPrimary()) return this.#superviseWorkers(workers);
     pinTickObjectShape();
-    const bindHost = host ?? this.#options.host ?? '0.0.0.0';
-    const wanted = port ?? this.#options.port ?? 0;
+    const bindHost = host ?? this.#options.host ?? envHost('0.0.0.0');
+    let wanted = port ?? this.#options.port ?? envPort(0);
+    let udpPort = this.#udpConfig.port;
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const link = isFwWorker() ? (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink() : undefined;
+    const bind = await link?.nextBind();
+    if (bind?.port !== undefined) wanted = bind.port;
+    if (bind?.udpPort !== undefined) udpPort = bind.udpPort;
+    if (link !== undefined || this.#options.handleSignals === true) {
+      const shutdown = require('../workers/process-shutdown') as typeof import('../workers/process-shutdown');
+      shutdown.registerStoppable(this.#stoppable);
+      shutdown.handleTerminationSignals();
+    }
+    link?.addMetricsSource({ prometheusJSON: async () => (await this.#monitoring?.metricsJSON()) ?? [], snapshot: () => this.#monitoring?.getMetrics() });
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const address = await this.#listenHere(wanted, bindHost, udpPort);
+    if (this.#options.adminPort !== undefined) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const admin = new (require('./admin-server') as typeof import('./admin-server')).AdminServer({ metrics: () => this.#metricsEndpoint(), readiness: () => this.#readiness() });
+      this.#admin = admin;
+      address.adminPort = await admin.listen(this.#options.adminPort, bindHost);
+    }
+    if (bind !== undefined) link?.listening(bind.index, { host: address.host, port: address.port, udpPort: address.udpPort });
+    return address;
+  }
+
+  /** What fw drains on SIGTERM (or the supervisor's word): readiness false, the drain delay, then close(). */
+  readonly #stoppable = { shutdown: (): Promise<void> => this.close() };
+
+  /** The cluster primary: forks the workers, which run this same script and listen themselves. */
+  async #superviseWorkers(count: number): Promise<GatewayAddress> {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { workerSupervisor } = require('../workers/supervisor') as typeof import('../workers/supervisor');
+    const { DEFAULT_SHUTDOWN_TIMEOUT } = gracefulShutdown();
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const stopTimeoutMs = drainDelay(this.#options.drainDelay) + (this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT) + 5_000;
+    const supervisor = workerSupervisor({ count, stopTimeoutMs, handleSignals: this.#options.handleSignals !== false });
+    this.#supervisor = supervisor;
+    const bound = await supervisor.listen();
+    this.#address = { host: bound.host, port: bound.port, udpPort: bound.udpPort };
+    return this.#address;
+  }
+
+  /** Binds this process's sockets: the one TCP listener and UDP on its port number. */
+  async #listenHere(wanted: number, bindHost: string, udpPort: number | undefined): Promise<GatewayAddress> {
     const streamOn = this.#enabled('http') || this.#enabled('websocket') || this.#enabled('grpc') || this.#enabled('tcp');
     const udpOn = this.#enabled('udp');
     if (this.#enabled('grpc')) this.#grpc.sync();
     // No call should meet "no instance available" just after listen(): wait for discovery's first lists (bounded by its start timeout).
     await this.#dispatcher.resolver?.ready?.();
-    const udp = udpOn ? { port: this.#udpConfig.port, bind: (p: number, h: string) => this.#udp.bind(p, h), close: () => this.#udp.close() } : undefined;
+    const udp = udpOn ? { port: udpPort, bind: (p: number, h: string) => this.#udp.bind(p, h), close: () => this.#udp.close() } : undefined;
     if (streamOn) {
       // The one listener binds UDP on the TCP port's number, trying another pair when an ephemeral twin is taken.
       const bound = await this.#listener.listen(wanted, bindHost, udp);
       this.#address = { host: bindHost, port: bound.port, udpPort: bound.udpPort };
     } else {
-      this.#address = { host: bindHost, port: undefined, udpPort: udpOn ? await this.#udp.bind(this.#udpConfig.port ?? wanted, bindHost) : undefined };
+      this.#address = { host: bindHost, port: undefined, udpPort: udpOn ? await this.#udp.bind(udpPort ?? wanted, bindHost) : undefined };
     }
     return this.#address;
   }
@@ -492,6 +578,9 @@ export class ProtocolGateway {
    * GOAWAY, TCP replies then FINs, UDP replies — and resolves. Past
    * `timeoutMs` (default `shutdownTimeout`, 10 s) it cuts what is left, which
    * aborts the remaining handlers' `signal`, and resolves once they have settled.
+   * With `drainDelay`, readiness (`/ready`, gRPC health) turns false first and
+   * calls are served as usual for that long before the drain begins. In the
+   * primary of `workers`, it drains every worker.
    *
    * @example
    * process.once('SIGTERM', () => void gateway.close({ timeoutMs: 5000 }));
@@ -500,7 +589,10 @@ export class ProtocolGateway {
     if (this.#closing === undefined) {
       const shutdown = gracefulShutdown();
       const timeoutMs = shutdown.checkShutdownTimeout(options.timeoutMs) ?? this.#options.shutdownTimeout ?? shutdown.DEFAULT_SHUTDOWN_TIMEOUT;
-      this.#closing = this.#shutdown(timeoutMs).finally(() => {
+      const supervisor = this.#supervisor;
+      this.#closing = (supervisor !== undefined ? supervisor.close().then(() => {
+        this.#address = undefined;
+      }) : this.#shutdown(timeoutMs)).finally(() => {
         this.#closing = undefined;
       });
     }
@@ -519,6 +611,13 @@ export class ProtocolGateway {
 
   async #shutdown(timeoutMs: number): Promise<void> {
     const listening = this.#address !== undefined;
+    const delay = listening ? drainDelay(this.#options.drainDelay) : 0;
+    if (delay > 0) {
+      // The preStop window: load balancers see "not ready" and stop sending while the calls they already sent are served.
+      this.#stopping = true;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    this.#stopping = true;
     this.#address = undefined;
     if (listening) await gracefulShutdown().drainGateway(this.#drainTargets(true), timeoutMs);
     const adapters = gracefulShutdown().closeAdapters(this.#adapters());
@@ -526,6 +625,9 @@ export class ProtocolGateway {
     await adapters;
     await closing;
     this.#dispatcher.setDraining(false);
+    this.#stopping = false;
+    await this.#admin?.close();
+    this.#admin = undefined;
     await this.#monitoring?.close();
     await this.#dispatcher.resolver?.close();
   }

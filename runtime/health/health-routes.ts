@@ -94,8 +94,16 @@ export async function runReadinessCheck(check: ReadinessCheck, options: Readines
   }
 }
 
+/** True when the request's app (an fw app, `req.app`) has begun shutting down (its drain delay). */
+function appStopping(req: IncomingMessage): boolean {
+  const app = (req as IncomingMessage & { app?: { stopping?: unknown } }).app;
+  return app?.stopping === true;
+}
+
 /**
- * `GET /ready` handler around the application's own check.
+ * `GET /ready` handler around the application's own check. Once the fw app
+ * begins shutting down it answers 503 `shutting down` without running the
+ * check, so load balancers stop sending during the drain delay.
  *
  * @example
  * import { server, readinessCheck } from 'fw';
@@ -104,7 +112,11 @@ export async function runReadinessCheck(check: ReadinessCheck, options: Readines
  * // → 200 {"status":"ready"}, or 503 {"status":"not ready","error":"connect ECONNREFUSED …"}
  */
 export function readinessCheck(check: ReadinessCheck, options: ReadinessOptions = {}): RouteHandler {
-  return (_req, res) => {
+  return (req, res) => {
+    if (appStopping(req)) {
+      sendJson(res, 503, { status: 'not ready', error: 'shutting down' });
+      return;
+    }
     void runReadinessCheck(check, options).then((error) => {
       if (error === undefined) sendJson(res, 200, { status: 'ready' });
       else sendJson(res, 503, { status: 'not ready', error });

@@ -18,6 +18,9 @@ import { compileTrust, type TrustFunction, type TrustProxySetting } from './trus
 import { applyTimeouts, DEFAULT_MAX_REQUEST_BODY_SIZE, parseByteSize, serverConstructorOptions, validateOptions } from './server-options';
 import { globalMiddlewareFactory } from './global-middleware';
 import type { AnyRouteHandler, HttpServerOptions, MiddlewareHandler, NativeRoutes, PathPattern } from './types';
+import { drainDelay, envHost, envPort, workerCount } from '../workers/production-options';
+import { isClusterPrimary, isFwWorker, streamSharing } from '../workers/port-sharing';
+import type { WorkerSupervisor, WorkersAddress } from '../workers/supervisor';
 
 /** `app.get`: a GET route, or with a single string argument an application setting (as in Express). */
 export interface ApplicationGet<T> extends RouteMethod<T> {
@@ -64,6 +67,10 @@ export class FwApplication extends Router {
   #trustProxy: TrustFunction | null = null;
   /** The gateway's port listener, set on the first `listen` with gateway options (`websocket`, `grpc`, `udp`, `tcp`). */
   #hosted: PortHost | null = null;
+  /** In the cluster primary of `workers`: the supervisor, and where its workers listen. */
+  #supervisor: WorkerSupervisor | null = null;
+  #supervised: WorkersAddress | null = null;
+  #stopping = false;
 
   /**
    * The `(req, res)` listener the application's server uses. Requests must be
@@ -202,17 +209,62 @@ export class FwApplication extends Router {
    * 0 picks a free port — read it from `app.port`). Resolves once listening.
    */
   listen(port?: number, hostname?: string): Promise<this> {
-    const chosen = port ?? this.#options.port ?? DEFAULT_PORT;
+    let chosen: number;
+    let workers: number | undefined;
+    try {
+      chosen = port ?? this.#options.port ?? envPort(DEFAULT_PORT);
+      workers = workerCount(this.#options.workers);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     if (!Number.isInteger(chosen) || chosen < 0 || chosen > 65535) {
       return Promise.reject(new TypeError(`listen(): port must be an integer from 0 to 65535, got ${String(chosen)}`));
     }
+    if (workers !== undefined && isClusterPrimary()) return this.#superviseWorkers(workers);
+    if (isFwWorker()) return this.#listenAsWorker(chosen, hostname);
+    if (this.#options.handleSignals === true) this.#handleSignals();
+    return this.#listenHere(chosen, hostname ?? this.#options.hostname ?? envHost(undefined));
+  }
+
+  /** The cluster primary: forks the workers, which run this same script and listen themselves. */
+  async #superviseWorkers(count: number): Promise<this> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { workerSupervisor } = require('../workers/supervisor') as typeof import('../workers/supervisor');
+    const stopTimeoutMs = drainDelay(this.#options.drainDelay) + DEFAULT_GRACE_MS + 5_000;
+    this.#supervisor = workerSupervisor({ count, stopTimeoutMs, handleSignals: this.#options.handleSignals !== false });
+    this.#supervised = await this.#supervisor.listen();
+    return this;
+  }
+
+  /** A worker: binds the port the supervisor says (the first worker's), then reports it. */
+  async #listenAsWorker(chosen: number, hostname: string | undefined): Promise<this> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const link = (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink();
+    const bind = await link.nextBind();
+    this.#handleSignals();
+    await this.#listenHere(bind.port ?? chosen, hostname ?? this.#options.hostname ?? envHost(undefined));
+    const address = this.address();
+    link.listening(bind.index, { host: address?.address ?? '', port: address?.port, udpPort: bind.udpPort });
+    return this;
+  }
+
+  /** fw drains this app on SIGTERM/SIGINT (and, in a worker, on the supervisor's word), then exits. */
+  #handleSignals(): void {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const shutdown = require('../workers/process-shutdown') as typeof import('../workers/process-shutdown');
+    shutdown.registerStoppable({ shutdown: () => this.close() });
+    shutdown.handleTerminationSignals();
+  }
+
+  #listenHere(chosen: number, hostname: string | undefined): Promise<this> {
     const server = this.server;
     this.#prepare();
     this.#closing = null;
+    this.#stopping = false;
     pinTickObjectShape();
     const hostFactory = this.#hosted === null ? portHostFactory(this.#options) : undefined;
     if (hostFactory !== undefined) this.#hosted = hostFactory(server, () => this.#options);
-    if (this.#hosted !== null) return this.#listenHosted(this.#hosted, chosen, hostname ?? this.#options.hostname);
+    if (this.#hosted !== null) return this.#listenHosted(this.#hosted, chosen, hostname);
     return new Promise<this>((resolve, reject) => {
       const onError = (error: Error): void => {
         server.off('listening', onListening);
@@ -225,7 +277,8 @@ export class FwApplication extends Router {
       };
       server.once('error', onError);
       server.once('listening', onListening);
-      server.listen(chosen, hostname ?? this.#options.hostname);
+      // A worker on Linux binds the port itself beside the others (reusePort); elsewhere node:cluster shares it.
+      server.listen({ port: chosen, host: hostname, ...streamSharing() });
     });
   }
 
@@ -238,6 +291,8 @@ export class FwApplication extends Router {
 
   /** The bound address, or null before `listen`. */
   address(): AddressInfo | null {
+    const supervised = this.#supervised;
+    if (supervised !== null) return supervised.port === undefined ? null : { address: supervised.host, port: supervised.port, family: supervised.host.includes(':') ? 'IPv6' : 'IPv4' };
     if (this.#hosted !== null) return this.#hosted.address();
     const address = this.#server?.address();
     return address !== null && typeof address === 'object' ? address : null;
@@ -262,8 +317,42 @@ export class FwApplication extends Router {
    * Connections still busy after `graceMs` are cut.
    */
   close(options: CloseOptions = {}): Promise<void> {
+    const supervisor = this.#supervisor;
+    if (supervisor !== null) {
+      this.#closing ??= supervisor.close().then(() => {
+        this.#supervised = null;
+        this.#supervisor = null;
+        this.#closing = null;
+      });
+      return this.#closing;
+    }
+    const delay = drainDelay(this.#options.drainDelay);
+    if (delay > 0 && this.#closing === null && this.address() !== null) {
+      // The preStop window: readiness is false and requests are served as usual, then the drain.
+      this.#closing = new Promise<void>((resolve) => {
+        this.#stopping = true;
+        setTimeout(resolve, delay);
+      }).then(() => {
+        this.#closing = null;
+        return this.#drain(options);
+      });
+      return this.#closing;
+    }
+    return this.#drain(options);
+  }
+
+  /**
+   * True from the start of a shutdown with `drainDelay` until the drain is
+   * done: `readinessCheck()` answers 503 then, so load balancers stop sending.
+   */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  #drain(options: CloseOptions): Promise<void> {
     const server = this.#server;
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.#stopping = true;
     if (this.#hosted !== null) {
       if (this.#closing === null && this.#hosted.listening) this.#closing = this.#hosted.close(graceMs);
       return this.#closing ?? Promise.resolve();

@@ -6,6 +6,7 @@
 import bytes from 'bytes';
 import type { Server } from 'node:http';
 import { validateHostingOptions } from './gateway-hosting';
+import { checkProductionOptions } from '../workers/production-options';
 import type { HttpServerOptions } from './types';
 
 /** Default `headersTimeout`, ms. */
@@ -61,6 +62,7 @@ export function validateOptions(options: HttpServerOptions): void {
   }
   checkBoolean('cors.credentials', options.cors?.credentials);
   validateHostingOptions(options);
+  checkProductionOptions(options);
   const headers = options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT;
   const request = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   // node:http refuses headersTimeout > requestTimeout (0 disables the request timeout).

@@ -5,6 +5,7 @@
  */
 import type { HostedGrpcOptions, HostedTcpOptions, HostedUdpOptions, HostedWebSocketOptions } from './gateway-hosting';
 import type { FwRequest } from './request';
+import type { ProductionOptions } from '../workers/production-options';
 import type { FwResponse } from './response';
 
 /** `next()` continues; `next(error)` jumps to the error handlers; `next('route')` skips the rest of this route's handlers; `next('router')` leaves the current router. */
@@ -52,8 +53,10 @@ export interface RouterOptions {
 }
 
 /** `app.withOptions(options)` (spec 4.2). Timeouts are milliseconds. */
-export interface HttpServerOptions {
+export interface HttpServerOptions extends ProductionOptions {
+  /** Default `PORT`, else 3000. */
   port?: number;
+  /** Default `HOST`, else every interface. */
   hostname?: string;
   development?: { hmr?: boolean; console?: boolean };
   /** Byte size with unit suffix, e.g. `'1mb'`; default `'1mb'`. */

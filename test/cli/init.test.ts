@@ -27,8 +27,10 @@ describe('fw-gen init', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('fw-gen init: MyShopService (ES modules)');
     expect(listTree(dir)).toEqual([
+      '.dockerignore',
       '.github/workflows/ci.yml',
       '.gitignore',
+      'Dockerfile',
       'README.md',
       'buf.gen.yaml',
       'buf.yaml',
@@ -37,6 +39,9 @@ describe('fw-gen init', () => {
       'generated/my_shop.fw.ts',
       'generated/my_shop.openapi.json',
       'generated/my_shop.ts',
+      'k8s/deployment.yaml',
+      'k8s/pod-disruption-budget.yaml',
+      'k8s/service.yaml',
       'package.json',
       'proto/my_shop.proto',
       'src/main.ts',

@@ -65,7 +65,7 @@ export class GrpcTransport implements TransportAdapter {
     this.#registry = registry;
     this.#options = options;
     this.#config = config;
-    this.#health = new HealthState(() => core.dispatcher.resolver?.status?.()?.ready !== false);
+    this.#health = new HealthState(() => !core.stopping && core.dispatcher.resolver?.status?.()?.ready !== false);
   }
 
   /** The gRPC server (created on first use, with the engine the options choose). */

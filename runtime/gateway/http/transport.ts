@@ -52,8 +52,8 @@ export interface HttpTransportDeps {
   config: () => HttpGatewayConfig;
   /** Prometheus text when monitoring is on. */
   metrics: () => { text(): Promise<string>; contentType: string } | undefined;
-  /** Discovery's readiness detail, served at `GET /ready` when discovery is configured. */
-  readiness: () => { ready: boolean; services: Record<string, unknown> } | undefined;
+  /** What `GET /ready` answers (200 when `ready`, else 503), or undefined to leave `/ready` to the routes. */
+  readiness: () => { ready: boolean; status: 'ready' | 'not ready'; [detail: string]: unknown } | undefined;
 }
 
 /** Origin-form request target; a host app may hand over an absolute URL (`http://h/p?q`). */
@@ -165,7 +165,7 @@ export class HttpTransport implements TransportAdapter {
     if (verb === 'GET' && path === '/ready') {
       const readiness = this.#deps.readiness();
       if (readiness !== undefined) {
-        // 503 until the first instance lists are in; a lost discovery backend is detail, not unreadiness (last-known instances serve).
+        // 503 while shutting down and until discovery's first instance lists are in; a lost discovery backend is detail, not unreadiness (last-known instances serve).
         res.statusCode = readiness.ready ? 200 : 503;
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.end(JSON.stringify(readiness));

@@ -24,6 +24,8 @@ export interface Monitoring extends GatewayEventSink {
   getMetrics(): GatewayMetrics;
   /** Prometheus text exposition (serve it at `GET /metrics`). */
   metricsText(): Promise<string>;
+  /** Every metric as prom-client's JSON (what a worker hands over when its supervisor aggregates a scrape). */
+  metricsJSON(): Promise<unknown[]>;
   /** Content-Type of `metricsText()`. */
   readonly metricsContentType: string;
   /** Header name carrying the trace id (config.tracing.correlationHeader, default `X-Trace-ID`). */
@@ -157,6 +159,7 @@ export function createMonitoring(config: MonitoringConfig = {}, methodName?: Met
     interceptor,
     getMetrics: () => snapshot.snapshot(),
     metricsText: () => prometheus.text(),
+    metricsJSON: () => prometheus.json(),
     metricsContentType: prometheus.contentType,
     correlationHeader: normalized.tracing.correlationHeader,
     onEvent(event: GatewayEvent): void {

@@ -233,6 +233,11 @@ export class PrometheusMetrics {
     return own + (await processMetricsRegistry().metrics());
   }
 
+  /** Every metric as prom-client's JSON, for aggregating across workers (AggregatorRegistry). */
+  json(): Promise<unknown[]> {
+    return this.registry.getMetricsAsJSON();
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }

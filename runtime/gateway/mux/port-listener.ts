@@ -15,6 +15,7 @@ import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionCaps } from './connection-caps';
 import { createMuxServer, type MuxOptions } from './connection-mux';
+import { streamSharing } from '../../workers/port-sharing';
 
 /** UDP on the port number the TCP side got (or its own). */
 export interface UdpTwin {
@@ -130,7 +131,8 @@ export class PortListener {
       };
       listener.once('error', onError);
       listener.once('listening', onListening);
-      listener.listen(port, host);
+      // A worker on Linux binds the port itself beside the others (reusePort); elsewhere node:cluster shares it.
+      listener.listen({ port, host, ...streamSharing() });
     });
   }
 

@@ -24,6 +24,7 @@ import { readDatagram } from './call-reader';
 import { startDatagramCall } from './datagram-call';
 import { datagramReplies, type DatagramReplies, type FormatResponse } from './reply-sink';
 import type { TransportAdapter } from '../transport-adapter';
+import { datagramSharing } from '../../workers/port-sharing';
 
 /** `configureUDP(config)` plus the constructor's `udp` options. */
 export interface UdpGatewayConfig {
@@ -68,7 +69,9 @@ export class UdpTransport implements TransportAdapter {
   /** Binds the datagram socket; resolves with the bound port. */
   bind(port: number, host: string): Promise<number> {
     const type = host.includes(':') ? 'udp6' : 'udp4';
-    const socket = dgram.createSocket({ type, reuseAddr: false });
+    // In a worker on Linux every worker binds the port itself (reusePort); elsewhere node:cluster shares one socket.
+    const sharing = datagramSharing();
+    const socket = dgram.createSocket({ type, reuseAddr: false, ...(sharing.reusePort === true ? { reusePort: true } : {}) } as dgram.SocketOptions);
     this.#socket = socket;
     socket.on('message', (msg, rinfo) => this.#datagram(socket, msg, rinfo));
     socket.on('error', () => {
@@ -76,7 +79,7 @@ export class UdpTransport implements TransportAdapter {
     });
     return new Promise((resolve, reject) => {
       socket.once('error', reject);
-      socket.bind(port, host, () => {
+      socket.bind({ port, address: host, exclusive: sharing.exclusive === true }, () => {
         socket.off('error', reject);
         resolve(socket.address().port);
       });
