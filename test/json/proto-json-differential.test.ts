@@ -26,7 +26,7 @@ import { AllTypesEchoDescriptor, type AllTypesEchoHandlers } from './generated/a
 import { randomMessage, type RandomOptions } from './support/random-messages';
 
 const SEED = process.env['FW_JSON_SEED'] !== undefined ? Number(process.env['FW_JSON_SEED']) : Math.floor(Math.random() * 2 ** 31);
-const CASES = Number(process.env['FW_JSON_CASES'] ?? 120);
+const CASES = Number(process.env['FW_JSON_CASES'] ?? 100);
 const SERVICE = AllTypesEchoDescriptor.name;
 const QUALIFIED = AllTypesEchoDescriptor.typeName;
 /** UDP answers in one datagram: larger messages are sent over the other transports only. */
