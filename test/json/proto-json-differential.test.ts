@@ -182,6 +182,32 @@ describe('proto3 JSON and binary match @bufbuild/protobuf (TestAllTypesProto3 ec
     expect(exchanges).toBeGreaterThan(CASES * 10);
   }, 120_000);
 
+  /** The values issue reports named, each echoed exactly as sent over every JSON transport. */
+  const EXACT: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+    ['int64 above 2^53', { optionalInt64: '9007199254740993' }],
+    ['int64 max and min', { optionalInt64: '9223372036854775807', optionalSint64: '-9223372036854775808' }],
+    ['uint64 max', { optionalUint64: '18446744073709551615', optionalFixed64: '18446744073709551615' }],
+    ['64-bit map keys and lists', { mapInt64Int64: { '9007199254740993': '-9007199254740993' }, repeatedUint64: ['18446744073709551615', '0'] }],
+    ['Duration', { optionalDuration: '1.500s' }],
+    ['Timestamp with nanos', { optionalTimestamp: '1969-12-31T23:59:59.123456789Z' }],
+    ['Any with @type', { optionalAny: { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '3s' } }],
+    ['FieldMask', { optionalFieldMask: 'displayName,address.city' }],
+    ['Struct and Value', { optionalStruct: { a: [1, 'x', null, { b: true }] }, optionalValue: 'text' }],
+    ['BytesValue', { optionalBytesWrapper: 'AAEC/w==' }],
+    ['unknown enum number', { optionalNestedEnum: 99 }],
+    ['NaN and Infinity', { optionalFloat: 'NaN', optionalDouble: '-Infinity', repeatedDouble: ['Infinity', 1.5] }],
+  ];
+
+  it.each(EXACT.map(([name, json]) => [name, json] as const))('echoes exactly: %s', async (name, json) => {
+    const expected = asParsedJson(toJson(schema, fromJson(schema, json as JsonValue, { registry }), { registry }));
+    expect(expected).toEqual(json);
+    for (const d of drivers.filter((x) => !x.binary)) {
+      const outcome = await d.send(json);
+      const where = `${d.name}: ${name}`;
+      expect({ where, error: outcome.error, got: outcome.items[0] }).toEqual({ where, error: undefined, got: expected });
+    }
+  }, 60_000);
+
   /** JSON protobuf-es refuses, as a patch over a valid message. */
   const REFUSED: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
     ['int32 out of range', { optionalInt32: 2147483648 }],
