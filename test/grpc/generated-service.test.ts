@@ -63,10 +63,10 @@ describe('generated user service (fw-gen descriptor)', () => {
     await stopAll();
   });
 
-  it('unary calls round-trip ts-proto messages, Date timestamps included', async () => {
+  it('unary calls round-trip ts-proto messages, Timestamps (bigint seconds) included', async () => {
     const ada = await client.getUser({ id: '1' });
     expect(ada).toMatchObject({ id: '1', name: 'Ada', roles: ['user'] });
-    expect(ada.createdAt).toEqual(new Date(Date.UTC(2024, 0, 1)));
+    expect(ada.createdAt).toEqual({ seconds: BigInt(Date.UTC(2024, 0, 1) / 1000), nanos: 0 });
     await expect(client.getUser({ id: '404' })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'User not found' });
     await expect(client.updateUser({ id: '2', name: 'Grace H.' })).resolves.toMatchObject({ name: 'Grace H.' });
     await expect(client.deleteUser({ id: '1' })).resolves.toEqual({ success: true });
