@@ -11,6 +11,7 @@ import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './rend
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
 import { browserMessages, browserMessagesPath } from './browser-messages';
+import { keepNegativeZero } from './negative-zero';
 import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
@@ -119,7 +120,7 @@ async function renderAll(
   }
   checkRouteCollisions(stubModels);
   for (const emitted of await tsProto) {
-    const messages = withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT);
+    const messages = keepNegativeZero(withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));
     files.set(emitted.name, messages);
     // Only a run with a service has a browser client to import them.
     if (stubModels.length > 0) files.set(browserMessagesPath(emitted.name), browserMessages(messages, suffix));

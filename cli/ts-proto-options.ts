@@ -9,14 +9,14 @@
 export const TS_PROTO_OPTIONS: ReadonlyArray<readonly [string, string]> = [
   // `import x from` for CommonJS dependencies, as tsconfig.base.json enables.
   ['esModuleInterop', 'true'],
-  // int64 as JS numbers: friendlier than Long; values above 2^53 throw on decode.
-  ['forceLong', 'number'],
+  // 64-bit integers as bigint, as in @bufbuild/protobuf: no value loses a digit.
+  ['forceLong', 'bigint'],
   // oneofs as discriminated unions `{ $case, value }`: the compiler checks exhaustiveness.
   ['oneof', 'unions'],
   // Services are described by fw-gen's descriptor, not by ts-proto.
   ['outputServices', 'false'],
-  // google.protobuf.Timestamp as Date; JSON carries RFC 3339 strings.
-  ['useDate', 'true'],
+  // google.protobuf.Timestamp as the message `{seconds: bigint, nanos}`: a Date drops nanoseconds.
+  ['useDate', 'false'],
   ['outputEncodeMethods', 'true'],
   ['outputJsonMethods', 'true'],
   // fromPartial lets clients send partial requests (unset fields get defaults).

@@ -5,6 +5,8 @@
  * to gRPC statuses.
  */
 import { randomUUID } from 'node:crypto';
+import { timestampNow } from '@bufbuild/protobuf/wkt';
+import type { Timestamp } from '../../generated/google/protobuf/timestamp';
 import type { Address, User } from '../../generated/user';
 
 /** A failure the caller caused, with the gRPC-facing kind in `name`. */
@@ -37,6 +39,11 @@ export interface UserChanges {
 
 const SORTABLE = new Set(['created_at', 'createdAt', 'updated_at', 'updatedAt', 'name', 'email', 'id']);
 
+/** Milliseconds since the epoch, for ordering; an unset time sorts first. */
+function millis(time: Timestamp | undefined): number {
+  return time === undefined ? 0 : Number(time.seconds) * 1000 + time.nanos / 1e6;
+}
+
 function sortKey(user: User, field: string): string | number {
   switch (field) {
     case 'name':
@@ -47,9 +54,9 @@ function sortKey(user: User, field: string): string | number {
       return user.id;
     case 'updated_at':
     case 'updatedAt':
-      return user.updatedAt?.getTime() ?? 0;
+      return millis(user.updatedAt);
     default:
-      return user.createdAt?.getTime() ?? 0;
+      return millis(user.createdAt);
   }
 }
 
@@ -66,7 +73,7 @@ export class UserStore {
   create(input: NewUser): User {
     if (input.name.trim() === '') throw new StoreError('ValidationError', 'name is required');
     if (this.findByEmail(input.email) !== undefined) throw new StoreError('ConflictError', `a user with email ${input.email} already exists`);
-    const now = new Date();
+    const now = timestampNow();
     const user: User = {
       id: randomUUID(),
       name: input.name,
@@ -103,7 +110,7 @@ export class UserStore {
       phone: changes.phone ?? user.phone,
       address: changes.address ?? user.address,
       roles: changes.roles !== undefined && changes.roles.length > 0 ? [...changes.roles] : user.roles,
-      updatedAt: new Date(),
+      updatedAt: timestampNow(),
     };
     this.#users.set(id, next);
     return next;

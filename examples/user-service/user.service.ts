@@ -3,6 +3,7 @@
  * Later runs keep every body byte for byte, append new RPCs as UNIMPLEMENTED
  * stubs and update changed signatures (docs/codegen.md "Stub merge").
  */
+import { timestampNow } from '@bufbuild/protobuf/wkt';
 import { violationsOf, type RequestContext } from 'fw';
 import { GrpcError, GrpcStatus } from 'fw/grpc';
 import type {
@@ -134,14 +135,14 @@ export class UserServiceImpl implements UserServiceHandlers {
     const pump = (async () => {
       try {
         for await (const incoming of requests) {
-          this.room.broadcast({ userId: incoming.userId, message: incoming.message, timestamp: new Date() });
+          this.room.broadcast({ userId: incoming.userId, message: incoming.message, timestamp: timestampNow() });
         }
       } finally {
         this.room.leave(inbox);
       }
     })();
     try {
-      yield { userId: 'system', message: 'welcome to the chat', timestamp: new Date() };
+      yield { userId: 'system', message: 'welcome to the chat', timestamp: timestampNow() };
       for await (const message of inbox) yield message;
       await pump;
     } finally {

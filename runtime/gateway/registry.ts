@@ -11,6 +11,7 @@ import { isDirect, type RegisteredService, type ResolvedMethod, type ServicePoli
 import { limiterFor, type FixedWindowLimiter } from './rate-limit';
 import type { DescriptorServiceOptions, GatewayHandler, ServiceDefinition, ServiceInput, ServiceMethod } from './types';
 import { compileValidator, type Validator } from './validation';
+import { gatesOf } from '../rpc/lazy-gates';
 import type { GateOptions, MethodGates } from '../rpc/message-gate';
 import { passThroughSpec } from './pass-through';
 import { checkInvalidItems, type InvalidItemPolicy } from '../validation/stream-items';
@@ -24,13 +25,6 @@ export { isDirect, type RegisteredService, type ResolvedMethod, type ServicePoli
 export interface ValidationDefaults extends GateOptions {
   /** Check handlers' responses against their rules too (development aid); default false. */
   validateResponses?: boolean;
-}
-
-/** The message gates of a method, loaded on first use so HTTP-only apps never load protovalidate. */
-function gatesOf(descriptor: ServiceDescriptor, md: MethodDescriptor, options: GateOptions): MethodGates | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('../rpc/message-gate') as typeof import('../rpc/message-gate');
-  return mod.methodGates(descriptor, md, options);
 }
 
 const STREAMING: readonly StreamingMode[] = ['none', 'server', 'client', 'bidirectional'];
@@ -110,7 +104,7 @@ export function descriptorService(descriptor: ServiceDescriptor, handlers: Recor
       validateInput: requestValidator(gates, md, extra.input),
       validateOutput: responseValidator(gates, md, extra.output, validateResponses),
       fromJSON: requestReader(gates, md, streamsIn && invalidItems === 'deliver'),
-      toJSON: (value) => md.responseCodec.toJSON(value),
+      toJSON: gates === undefined ? (value) => md.responseCodec.toJSON(value) : (value) => gates.response.toJson(value),
       descriptor: md,
       fromBinary: gates === undefined ? (bytes) => md.requestCodec.decode(bytes) : (bytes) => gates.request.fromBinary(bytes),
       paramValue: gates === undefined ? undefined : (path, value) => gates.request.paramValue(path, value),
@@ -149,7 +143,7 @@ function requestValidator(gates: MethodGates | undefined, md: MethodDescriptor, 
   if (rules === undefined && extra === undefined) return undefined;
   return (value) => {
     rules?.check(value);
-    extra?.(md.requestCodec.toJSON(value));
+    extra?.(gates === undefined ? md.requestCodec.toJSON(value) : gates.request.toJson(value));
   };
 }
 
@@ -159,7 +153,7 @@ function responseValidator(gates: MethodGates | undefined, md: MethodDescriptor,
   if (rules === undefined && extra === undefined) return undefined;
   return (value) => {
     rules?.check(value);
-    extra?.(md.responseCodec.toJSON(value));
+    extra?.(gates === undefined ? md.responseCodec.toJSON(value) : gates.response.toJson(value));
   };
 }
 

@@ -1,20 +1,24 @@
 /**
- * The gate every generated request (and, opted in, response) passes: strict
- * proto3 JSON decoding with @bufbuild/protobuf, then protovalidate's
- * standard rules and CEL expressions, over the descriptors embedded in the
- * generated `x.fw.ts`. Handlers keep receiving ts-proto's shapes: canonical
- * JSON, once @bufbuild/protobuf has accepted it, is read by ts-proto's
- * `fromJSON` (or through binary for the types it misreads); binary requests
- * are ts-proto `decode`d as before, their bytes kept for validation.
+ * The gate every generated message passes: strict proto3 JSON decoding with
+ * @bufbuild/protobuf, then protovalidate's standard rules and CEL
+ * expressions, over the descriptors embedded in the generated `x.fw.ts`; and
+ * on the way out, the one canonical JSON writer every JSON transport uses.
+ * Handlers keep ts-proto's shapes: canonical JSON, once @bufbuild/protobuf
+ * has accepted it, reaches ts-proto through binary (or through ts-proto's
+ * `fromJSON` for messages it maps exactly); replies are written by
+ * @bufbuild/protobuf's `toJson` from ts-proto's binary encoding, so the
+ * JSON is protobuf-es's to the byte. Binary requests are ts-proto `decode`d,
+ * their bytes kept for validation.
  *
  * Loaded on first use (registering a generated service), so an HTTP-only
  * `import 'fw'` never loads protovalidate.
  */
-import { fromBinary, fromJson, toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, toBinary, toJson, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { pathToString } from '@bufbuild/protobuf/reflect';
 import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from './descriptor';
 import { locateJsonError } from '../validation/json-error-path';
-import { hasRules, schemaSetOf, tsProtoReadsJson, type SchemaSet } from '../validation/schema-registry';
+import { hasRules, schemaSetOf, type SchemaSet } from '../validation/schema-registry';
+import { tsProtoJsonExact } from '../validation/ts-proto-json';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
 
 /** Per-service (or per-gateway) decoding options. */
@@ -62,7 +66,7 @@ export class MessageGate<T = unknown> {
   readonly #schema: DescMessage;
   readonly #codec: MessageCodec<T>;
   readonly #ignoreUnknownFields: boolean;
-  readonly #viaTsProtoJson: boolean;
+  readonly #tsProtoJsonExact: boolean;
   readonly #direction: 'request' | 'response';
 
   constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response') {
@@ -70,7 +74,7 @@ export class MessageGate<T = unknown> {
     this.#schema = schema;
     this.#codec = codec;
     this.#ignoreUnknownFields = options.ignoreUnknownFields === true;
-    this.#viaTsProtoJson = tsProtoReadsJson(schema);
+    this.#tsProtoJsonExact = tsProtoJsonExact(schema);
     this.#direction = direction;
     this.ruled = hasRules(schema);
   }
@@ -83,15 +87,28 @@ export class MessageGate<T = unknown> {
    */
   fromJson(json: unknown): T {
     const input = json ?? {};
+    const options = { ignoreUnknownFields: this.#ignoreUnknownFields, registry: this.#set.typeRegistry };
     let message: Message;
     try {
-      message = fromJson(this.#schema, input as never, { ignoreUnknownFields: this.#ignoreUnknownFields });
+      message = fromJson(this.#schema, input as never, options);
     } catch (error) {
-      throw new InvalidMessageError([locateJsonError(this.#schema, input, error, this.#ignoreUnknownFields)], this.#direction);
+      throw new InvalidMessageError([locateJsonError(this.#schema, input, error, options)], this.#direction);
     }
-    const value = this.#viaTsProtoJson ? this.#codec.fromJSON(input) : this.#codec.decode(toBinary(this.#schema, message));
+    const value = this.#tsProtoJsonExact ? this.#codec.fromJSON(input) : this.#codec.decode(toBinary(this.#schema, message));
     if (this.ruled) keepOrigin(value, message);
     return value;
+  }
+
+  /**
+   * The handler's value → canonical proto3 JSON, exactly as @bufbuild/protobuf
+   * writes it: 64-bit integers as strings, well-known types in their JSON
+   * forms (`Any` resolved with `@type`), enums as names (unknown ones as
+   * numbers), bytes as base64, NaN and Infinity as strings. A value that does
+   * not encode (a wrong type in a field) throws.
+   */
+  toJson(value: T): unknown {
+    if (this.#tsProtoJsonExact) return this.#codec.toJSON(value);
+    return toJson(this.#schema, fromBinary(this.#schema, this.#codec.encode(value)), { registry: this.#set.typeRegistry });
   }
 
   /** Binary → the handler's value (ts-proto decode); malformed bytes throw an InvalidMessageError. */

@@ -29,9 +29,9 @@ export interface ResolvedMethod {
   readonly limiter: FixedWindowLimiter | undefined;
   readonly validateInput: Validator | undefined;
   readonly validateOutput: Validator | undefined;
-  /** Wire JSON → handler request (identity for inline services, codec.fromJSON for descriptors). */
+  /** Wire JSON → handler request (identity for inline services, the message gate's strict proto3 JSON for descriptors). */
   readonly fromJSON: ((json: unknown) => unknown) | undefined;
-  /** Handler result → wire JSON (identity / codec.toJSON). */
+  /** Handler result → wire JSON (identity for inline services, the message gate's canonical proto3 JSON for descriptors). */
   readonly toJSON: ((value: unknown) => unknown) | undefined;
   /** Set for generated services: binary codecs for gRPC. */
   readonly descriptor: MethodDescriptor | undefined;

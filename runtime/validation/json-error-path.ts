@@ -4,7 +4,7 @@
  * the root; on the error path only, this walks the value member by member,
  * asking the same decoder about each, down to the first member it refuses.
  */
-import { fromJson, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { fromJson, type DescField, type DescMessage, type JsonReadOptions } from '@bufbuild/protobuf';
 import { JSON_MAPPING_RULE, type FieldViolation } from './violations';
 
 function join(path: string, name: string): string {
@@ -18,9 +18,9 @@ function reason(error: unknown): string {
   return cut === -1 ? text : text.slice(cut + ' from JSON: '.length);
 }
 
-function fails(schema: DescMessage, json: unknown, ignoreUnknownFields: boolean): unknown {
+function fails(schema: DescMessage, json: unknown, options: Partial<JsonReadOptions>): unknown {
   try {
-    fromJson(schema, json as never, { ignoreUnknownFields });
+    fromJson(schema, json as never, options);
     return undefined;
   } catch (error) {
     return error ?? new Error('invalid');
@@ -49,32 +49,32 @@ function plainMessage(field: DescField): DescMessage | undefined {
  * The violation for `json`, which `fromJson(schema, json)` refused with `error`.
  * @param path proto-name path of `json` from the request root
  */
-export function locateJsonError(schema: DescMessage, json: unknown, error: unknown, ignoreUnknownFields: boolean, path = ''): FieldViolation {
+export function locateJsonError(schema: DescMessage, json: unknown, error: unknown, options: Partial<JsonReadOptions>, path = ''): FieldViolation {
   if (!isObject(json)) return { field: path, rule: JSON_MAPPING_RULE, message: `expected a JSON object for ${schema.typeName}` };
   for (const key of Object.keys(json)) {
     const field = schema.fields.find((f) => f.name === key || f.jsonName === key);
     if (field === undefined) {
-      if (ignoreUnknownFields) continue;
+      if (options.ignoreUnknownFields === true) continue;
       return { field: join(path, key), rule: JSON_MAPPING_RULE, message: `unknown field "${key}"` };
     }
     const value = json[key];
-    const own = fails(schema, { [key]: value }, ignoreUnknownFields);
+    const own = fails(schema, { [key]: value }, options);
     if (own === undefined) continue;
     const where = join(path, field.name);
     const nested = plainMessage(field);
     if (nested !== undefined && field.fieldKind === 'message' && isObject(value)) {
-      return locateJsonError(nested, value, own, ignoreUnknownFields, where);
+      return locateJsonError(nested, value, own, options, where);
     }
     if (nested !== undefined && field.fieldKind === 'list' && Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
-        const item = fails(nested, value[i], ignoreUnknownFields);
-        if (item !== undefined) return locateJsonError(nested, value[i], item, ignoreUnknownFields, `${where}[${i}]`);
+        const item = fails(nested, value[i], options);
+        if (item !== undefined) return locateJsonError(nested, value[i], item, options, `${where}[${i}]`);
       }
     }
     if (nested !== undefined && field.fieldKind === 'map' && isObject(value)) {
       for (const k of Object.keys(value)) {
-        const entry = fails(nested, value[k], ignoreUnknownFields);
-        if (entry !== undefined) return locateJsonError(nested, value[k], entry, ignoreUnknownFields, `${where}[${JSON.stringify(k)}]`);
+        const entry = fails(nested, value[k], options);
+        if (entry !== undefined) return locateJsonError(nested, value[k], entry, options, `${where}[${JSON.stringify(k)}]`);
       }
     }
     return { field: where, rule: JSON_MAPPING_RULE, message: reason(own) };

@@ -4,15 +4,38 @@
  * validator per registry. Built once per descriptor file set, on the first
  * registration that needs it.
  */
-import { create, createFileRegistry, fromBinary, type DescMessage, type FileRegistry } from '@bufbuild/protobuf';
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { create, createFileRegistry, createRegistry, fromBinary, type DescMessage, type FileRegistry, type Registry } from '@bufbuild/protobuf';
+import {
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
+  file_google_protobuf_wrappers,
+} from '@bufbuild/protobuf/wkt';
 import { createValidator, type Validator } from '@bufbuild/protovalidate';
 
 /** A registry and its validator. */
 export interface SchemaSet {
   readonly registry: FileRegistry;
+  /** `registry` plus the well-known types: what `Any` values are resolved in, in JSON. */
+  readonly typeRegistry: Registry;
   readonly validator: Validator;
 }
+
+/** The well-known types an `Any` may hold even when the service's files do not import them. */
+const WELL_KNOWN_FILES = [
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
+  file_google_protobuf_wrappers,
+];
 
 const sets = new WeakMap<readonly Uint8Array[], SchemaSet | null>();
 
@@ -27,7 +50,7 @@ export function schemaSetOf(fileDescriptorProtos: readonly Uint8Array[]): Schema
     try {
       const files = fileDescriptorProtos.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
       const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: files }));
-      set = { registry, validator: createValidator({ registry }) };
+      set = { registry, typeRegistry: createRegistry(...WELL_KNOWN_FILES, registry), validator: createValidator({ registry }) };
     } catch {
       set = null;
     }
@@ -64,24 +87,4 @@ export function hasRules(message: DescMessage, seen = new Set<DescMessage>()): b
   }
   ruled.set(message, found);
   return found;
-}
-
-const TS_PROTO_JSON_GAPS = new Set(['google.protobuf.Duration', 'google.protobuf.Any']);
-const jsonSafe = new WeakMap<DescMessage, boolean>();
-
-/**
- * True when ts-proto's `fromJSON` reads every canonical JSON value of
- * `message` correctly. It does not for Duration (`"1.5s"`) or Any
- * (`"@type"`); such messages reach handlers through the binary codec instead.
- */
-export function tsProtoReadsJson(message: DescMessage, seen = new Set<DescMessage>()): boolean {
-  const known = jsonSafe.get(message);
-  if (known !== undefined) return known;
-  if (TS_PROTO_JSON_GAPS.has(message.typeName)) return false;
-  if (seen.has(message)) return true;
-  seen.add(message);
-  let safe = true;
-  for (const field of message.fields) if (field.message !== undefined && !tsProtoReadsJson(field.message, seen)) safe = false;
-  jsonSafe.set(message, safe);
-  return safe;
 }

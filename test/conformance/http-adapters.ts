@@ -72,8 +72,10 @@ export function sseOutcome(text: string): Outcome {
   const items: unknown[] = [];
   let error: Outcome['error'];
   for (const event of text.split('\n\n').filter((e) => e !== '')) {
-    const name = /^event: (\w+)$/m.exec(event)?.[1];
-    const data = JSON.parse(/^data: (.*)$/m.exec(event)?.[1] ?? 'null') as Json;
+    // SSE lines end at CR or LF only: a U+2028 in the data is not a line end (a RegExp `$` would take it for one).
+    const lines = event.split(/\r?\n/);
+    const name = lines.find((l) => l.startsWith('event: '))?.slice('event: '.length);
+    const data = JSON.parse(lines.find((l) => l.startsWith('data: '))?.slice('data: '.length) ?? 'null') as Json;
     if (name === undefined) items.push(data);
     else if (name === 'error') error = { code: data.error as string, message: data.message as string };
   }

@@ -4,6 +4,7 @@
  * by `app.addService(descriptor, handlers)` and called over loopback, plus the
  * in-process test client on the same service.
  */
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { GrpcStatus, GrpcError } from 'fw/grpc';
 import { createGrpcTestClient } from 'fw/testing';
 import { createUserServiceClient, UserServiceDescriptor, type UserServiceHandlers } from '../../generated/user.fw';
@@ -11,7 +12,7 @@ import type { User } from '../../generated/user';
 import { collect, fromArray, listen, newApp, stopAll } from './fixtures/servers';
 
 function user(id: string, name: string): User {
-  return { id, name, email: `${name.toLowerCase()}@example.com`, phone: '', address: undefined, roles: ['user'], createdAt: new Date(Date.UTC(2024, 0, Number(id))), updatedAt: undefined };
+  return { id, name, email: `${name.toLowerCase()}@example.com`, phone: '', address: undefined, roles: ['user'], createdAt: timestampFromMs(Date.UTC(2024, 0, Number(id))), updatedAt: undefined };
 }
 
 describe('generated user service (fw-gen descriptor)', () => {
@@ -47,7 +48,7 @@ describe('generated user service (fw-gen descriptor)', () => {
       return { count: created.length, users: created, errors: [] };
     },
     async *chatWithUsers(requests) {
-      yield { userId: 'system', message: 'welcome', timestamp: new Date(0) };
+      yield { userId: 'system', message: 'welcome', timestamp: timestampFromMs(0) };
       for await (const m of requests) yield { ...m, message: m.message.toUpperCase() };
     },
   };
@@ -62,10 +63,10 @@ describe('generated user service (fw-gen descriptor)', () => {
     await stopAll();
   });
 
-  it('unary calls round-trip ts-proto messages, Date timestamps included', async () => {
+  it('unary calls round-trip ts-proto messages, Timestamps (bigint seconds) included', async () => {
     const ada = await client.getUser({ id: '1' });
     expect(ada).toMatchObject({ id: '1', name: 'Ada', roles: ['user'] });
-    expect(ada.createdAt).toEqual(new Date(Date.UTC(2024, 0, 1)));
+    expect(ada.createdAt).toEqual({ seconds: BigInt(Date.UTC(2024, 0, 1) / 1000), nanos: 0 });
     await expect(client.getUser({ id: '404' })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'User not found' });
     await expect(client.updateUser({ id: '2', name: 'Grace H.' })).resolves.toMatchObject({ name: 'Grace H.' });
     await expect(client.deleteUser({ id: '1' })).resolves.toEqual({ success: true });

@@ -9,6 +9,7 @@
  */
 import type { RequestContext } from '../../core/request-context';
 import type { MethodDescriptor, ServiceDescriptor } from '../../rpc/descriptor';
+import { gatesOf } from '../../rpc/lazy-gates';
 import type { RemoteMethod, RemoteServiceResolver } from '../extension-points';
 import { PASS_THROUGH, type PassThroughSpec } from '../pass-through';
 import { DiscoveryConfigError, validateDiscoveryConfig, type BalancingStrategy, type InstanceAddress, type ServiceDiscoveryConfig } from './discovery-config';
@@ -79,18 +80,31 @@ const JSON_CODEC: WireCodec = {
 
 /**
  * Protobuf binary on the wire. The gateway hands remote handlers JSON-shaped
- * requests (its transports decode JSON; no local codec ran), so requests go
- * through `fromJSON` before `encode` and responses through `toJSON` after
- * `decode`: remote methods are JSON in, JSON out, like inline handlers.
+ * requests (its transports decode JSON; no local codec ran), so requests are
+ * read as proto3 JSON before `encode` and responses written as canonical
+ * proto3 JSON after `decode` (through the message gates when the descriptor
+ * embeds its files): remote methods are JSON in, JSON out, like inline handlers.
  */
-function binaryCodec(codec: MethodDescriptor['requestCodec']): WireCodec {
+function binaryCodecs(descriptor: ServiceDescriptor, md: MethodDescriptor): { requestCodec: WireCodec; responseCodec: WireCodec } {
+  const gates = gatesOf(descriptor, md);
+  const readRequest = gates === undefined ? (json: unknown) => md.requestCodec.fromJSON(json) : (json: unknown) => gates.request.fromJson(json);
+  const writeResponse = gates === undefined ? (value: unknown) => md.responseCodec.toJSON(value) : (value: unknown) => gates.response.toJson(value);
+  const readResponse = gates === undefined ? (json: unknown) => md.responseCodec.fromJSON(json) : (json: unknown) => gates.response.fromJson(json);
+  const writeRequest = gates === undefined ? (value: unknown) => md.requestCodec.toJSON(value) : (value: unknown) => gates.request.toJson(value);
   return {
-    serialize: (value) => {
-      const bytes = codec.encode(codec.fromJSON(value));
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    requestCodec: {
+      serialize: (value) => asBuffer(md.requestCodec.encode(readRequest(value))),
+      deserialize: (bytes) => writeRequest(md.requestCodec.decode(bytes)),
     },
-    deserialize: (bytes) => codec.toJSON(codec.decode(bytes)),
+    responseCodec: {
+      serialize: (value) => asBuffer(md.responseCodec.encode(readResponse(value))),
+      deserialize: (bytes) => writeResponse(md.responseCodec.decode(bytes)),
+    },
   };
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Protobuf binary of the handler-native messages a hosted generated service passes (the gateway decoded JSON at the edge). */
@@ -263,9 +277,9 @@ export function createServiceDiscovery(config: ServiceDiscoveryConfig, options: 
     if (descriptor !== undefined) {
       const md = findMethod(descriptor, method);
       if (md === undefined) return undefined;
-      const codec = own !== undefined ? nativeCodec : binaryCodec;
+      const codecs = own !== undefined ? { requestCodec: nativeCodec(md.requestCodec), responseCodec: nativeCodec(md.responseCodec) } : binaryCodecs(descriptor, md);
       const idempotent = md.idempotency === 'idempotent' || md.idempotency === 'no_side_effects' || (svc?.idempotentMethods?.includes(md.localName) ?? false);
-      return createRemoteMethod({ ...common, paths: [md.path], streaming: md.streaming, requestCodec: codec(md.requestCodec), responseCodec: codec(md.responseCodec), protobuf: true, idempotent });
+      return createRemoteMethod({ ...common, paths: [md.path], streaming: md.streaming, ...codecs, protobuf: true, idempotent });
     }
     const conventional = `/${service}/${pascal(method)}`;
     const asNamed = `/${service}/${method}`;

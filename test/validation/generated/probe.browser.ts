@@ -5,7 +5,7 @@
 // not import (each is a separate pure constant); see docs/browser.md.
 
 import { createClient, rpc, type ClientOf, type Transport } from 'fw/browser';
-import { Probe, Verdict } from './probe';
+import { Probe, Verdict } from './probe.browser-messages';
 
 // ---------------------------------------------------------------------------
 // probe.v1.ProbeService

@@ -74,7 +74,7 @@ export interface Probe {
   id: string;
   age: number;
   count: number;
-  big: number;
+  big: bigint;
   ratio: number;
   blob: Uint8Array;
   color: Color;
@@ -83,7 +83,7 @@ export interface Probe {
   contact: { $case: "phone"; phone: string } | { $case: "handle"; handle: string } | undefined;
   inner: Inner | undefined;
   inners: Inner[];
-  at: Date | undefined;
+  at: Timestamp | undefined;
   ttl: Duration | undefined;
   must: string;
   low: number;
@@ -178,7 +178,7 @@ function createBaseProbe(): Probe {
     id: "",
     age: 0,
     count: 0,
-    big: 0,
+    big: 0n,
     ratio: 0,
     blob: new Uint8Array(0),
     color: 0,
@@ -214,10 +214,13 @@ export const Probe: MessageFns<Probe> = {
     if (message.count !== 0) {
       writer.uint32(40).uint32(message.count);
     }
-    if (message.big !== 0) {
+    if (message.big !== 0n) {
+      if (BigInt.asIntN(64, message.big) !== message.big) {
+        throw new globalThis.Error("value provided for field message.big of type int64 too large");
+      }
       writer.uint32(48).int64(message.big);
     }
-    if (message.ratio !== 0) {
+    if (message.ratio !== 0 || Object.is(message.ratio, -0)) {
       writer.uint32(57).double(message.ratio);
     }
     if (message.blob.length !== 0) {
@@ -247,7 +250,7 @@ export const Probe: MessageFns<Probe> = {
       Inner.encode(v!, writer.uint32(122).fork()).join();
     }
     if (message.at !== undefined) {
-      Timestamp.encode(toTimestamp(message.at), writer.uint32(130).fork()).join();
+      Timestamp.encode(message.at, writer.uint32(130).fork()).join();
     }
     if (message.ttl !== undefined) {
       Duration.encode(message.ttl, writer.uint32(138).fork()).join();
@@ -328,7 +331,7 @@ export const Probe: MessageFns<Probe> = {
               break;
             }
 
-            message.big = longToNumber(reader.int64());
+            message.big = reader.int64() as bigint;
             continue;
           }
           case 7: {
@@ -411,7 +414,7 @@ export const Probe: MessageFns<Probe> = {
               break;
             }
 
-            message.at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.at = Timestamp.decode(reader, reader.uint32());
             continue;
           }
           case 17: {
@@ -481,7 +484,7 @@ export const Probe: MessageFns<Probe> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       age: isSet(object.age) ? globalThis.Number(object.age) : 0,
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
-      big: isSet(object.big) ? globalThis.Number(object.big) : 0,
+      big: isSet(object.big) ? BigInt(object.big) : 0n,
       ratio: isSet(object.ratio) ? globalThis.Number(object.ratio) : 0,
       blob: isSet(object.blob) ? bytesFromBase64(object.blob) : new Uint8Array(0),
       color: isSet(object.color) ? colorFromJSON(object.color) : 0,
@@ -538,8 +541,8 @@ export const Probe: MessageFns<Probe> = {
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
     }
-    if (message.big !== 0) {
-      obj.big = Math.round(message.big);
+    if (message.big !== 0n) {
+      obj.big = message.big.toString();
     }
     if (message.ratio !== 0) {
       obj.ratio = floatToJson(message.ratio);
@@ -574,7 +577,7 @@ export const Probe: MessageFns<Probe> = {
       obj.inners = message.inners.map((e) => Inner.toJSON(e));
     }
     if (message.at !== undefined) {
-      obj.at = message.at.toISOString();
+      obj.at = fromTimestamp(message.at).toISOString();
     }
     if (message.ttl !== undefined) {
       obj.ttl = Duration.toJSON(message.ttl);
@@ -607,7 +610,7 @@ export const Probe: MessageFns<Probe> = {
     message.id = object.id ?? "";
     message.age = object.age ?? 0;
     message.count = object.count ?? 0;
-    message.big = object.big ?? 0;
+    message.big = (object.big !== undefined && object.big !== null) ? BigInt(object.big) : 0n;
     message.ratio = object.ratio ?? 0;
     message.blob = object.blob ?? new Uint8Array(0);
     message.color = object.color ?? 0;
@@ -637,7 +640,7 @@ export const Probe: MessageFns<Probe> = {
     }
     message.inner = (object.inner !== undefined && object.inner !== null) ? Inner.fromPartial(object.inner) : undefined;
     message.inners = object.inners?.map((e) => Inner.fromPartial(e)) || [];
-    message.at = object.at ?? undefined;
+    message.at = (object.at !== undefined && object.at !== null) ? Timestamp.fromPartial(object.at) : undefined;
     message.ttl = (object.ttl !== undefined && object.ttl !== null) ? Duration.fromPartial(object.ttl) : undefined;
     message.must = object.must ?? "";
     message.low = object.low ?? 0;
@@ -863,10 +866,10 @@ function floatToJson(value: number | null | undefined): number | string | null |
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends { $case: string } ? { [K in keyof Omit<T, "$case">]?: DeepPartial<T[K]> } & { $case: T["$case"] }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
@@ -877,36 +880,36 @@ export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function toTimestamp(date: Date): Timestamp {
-  const seconds = Math.trunc(date.getTime() / 1_000);
+  const seconds = BigInt(Math.trunc(date.getTime() / 1_000));
   const nanos = (date.getTime() % 1_000) * 1_000_000;
   return { seconds, nanos };
 }
 
 function fromTimestamp(t: Timestamp): Date {
-  let millis = (t.seconds || 0) * 1_000;
+  let millis = (globalThis.Number(t.seconds.toString()) || 0) * 1_000;
   millis += (t.nanos || 0) / 1_000_000;
   return new globalThis.Date(millis);
 }
 
-function fromJsonTimestamp(o: any): Date {
-  if (o instanceof globalThis.Date) {
-    return o;
-  } else if (typeof o === "string") {
-    return new globalThis.Date(o);
-  } else {
-    return fromTimestamp(Timestamp.fromJSON(o));
-  }
-}
+const timestampFractionRegex = /:\d{2}\.\d+/;
 
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+function fromJsonTimestamp(o: any): Timestamp {
+  if (o instanceof globalThis.Date) {
+    return toTimestamp(o);
+  } else if (typeof o === "string") {
+    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
+    // so parse the fractional seconds ourselves and give Date only the whole seconds
+    const fraction = timestampFractionRegex.exec(o);
+    if (fraction === null) {
+      return toTimestamp(new globalThis.Date(o));
+    }
+    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
+    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
+    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
+    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
+  } else {
+    return Timestamp.fromJSON(o);
   }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
 }
 
 function isObject(value: any): boolean {

@@ -5,7 +5,7 @@
 // not import (each is a separate pure constant); see docs/browser.md.
 
 import { createClient, rpc, type ClientOf, type Transport } from 'fw/browser';
-import { CreateUserRequest, User } from './plain_user';
+import { CreateUserRequest, User } from './plain_user.browser-messages';
 
 // ---------------------------------------------------------------------------
 // plainuser.UserService
