@@ -36,7 +36,7 @@ describe('request content types', () => {
 
   beforeEach(() => handled.splice(0));
 
-  const send = (method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Response> =>
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array<ArrayBuffer>): Promise<Response> =>
     fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(5000) });
 
   async function expect415(res: Response): Promise<void> {
