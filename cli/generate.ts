@@ -11,6 +11,7 @@ import { preloadTemplates, renderBrowser, renderFw, renderOpenApi } from './rend
 import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
 import { browserMessages, browserMessagesPath } from './browser-messages';
+import { tsProtoInput } from './editions-for-ts-proto';
 import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
@@ -104,7 +105,7 @@ async function renderAll(
   modelStage: ReturnType<typeof loadModelStage>,
 ): Promise<GenerationPlan> {
   const suffix = importSuffix(moduleSystem);
-  const tsProto = plugin.generate(bytes, wanted, suffix);
+  const tsProto = plugin.generate(tsProtoInput(bytes), wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.
   tsProto.catch(() => undefined);
   const files = new Map<string, string>();
