@@ -179,12 +179,12 @@ export class ModelBuilder {
       }
       return r;
     };
-    const schemaBuilder = new SchemaBuilder(this.rulesOf, '#/components/schemas/');
+    const schemaBuilder = new SchemaBuilder(this.rulesOf, '#/components/schemas/', 'canonical');
     const services: ServiceModel[] = file.services.map((service, si) => {
       const methods: MethodModel[] = service.methods.map((m, mi) => {
         const localName = handlerName(m.name);
-        schemaBuilder.ref(m.input);
-        schemaBuilder.ref(m.output);
+        schemaBuilder.component(m.input);
+        schemaBuilder.component(m.output);
         return {
           name: m.name,
           localName,

@@ -12,6 +12,7 @@ import { importSuffix, type ModuleSystem } from './module-system';
 import { checkRouteCollisions } from './route-collisions';
 import { browserMessages, browserMessagesPath } from './browser-messages';
 import { keepNegativeZero } from './negative-zero';
+import { tsProtoInput } from './editions-for-ts-proto';
 import { acquireTsProto, type TsProtoRun } from './run-ts-proto';
 
 /**
@@ -105,7 +106,7 @@ async function renderAll(
   modelStage: ReturnType<typeof loadModelStage>,
 ): Promise<GenerationPlan> {
   const suffix = importSuffix(moduleSystem);
-  const tsProto = plugin.generate(bytes, wanted, suffix);
+  const tsProto = plugin.generate(tsProtoInput(bytes), wanted, suffix);
   // A rendering error is the one reported; the plugin then exits by itself.
   tsProto.catch(() => undefined);
   const files = new Map<string, string>();

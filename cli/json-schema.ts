@@ -1,11 +1,16 @@
 /**
- * JSON Schema for proto messages in their canonical proto3 JSON form
- * (camelCase keys, timestamps as RFC 3339 strings), tightened by
- * `buf.validate` rules. The output compiles with ajv (draft-07 and 2020-12
- * vocabularies: `$defs`, `$ref`, `format` from ajv-formats) and is reused,
- * with another `$ref` prefix, as OpenAPI 3.1 component schemas.
+ * JSON Schema for proto messages in proto3 JSON (camelCase keys, well-known
+ * types in their JSON forms), tightened by `buf.validate` rules, in two forms:
+ * - `input`: what a request may carry (int64 as a number or a string, enum
+ *   names or numbers), the handler-side validation schema;
+ * - `canonical`: exactly what the canonical proto3 JSON writer emits (int64
+ *   and uint64 as strings, enums as names, floats as numbers or
+ *   "NaN"/"Infinity"/"-Infinity", no unknown keys), the OpenAPI components
+ *   that describe replies.
+ * The output compiles with ajv (draft-07 and 2020-12 vocabularies: `$defs`,
+ * `$ref`, `format` from ajv-formats).
  */
-import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import type { Json, SimpleSchema } from './model';
 
 /** The `buf.validate.FieldRules` of one field, as proto3 JSON (only set rules present). */
@@ -20,6 +25,40 @@ export interface FieldRulesJson {
 export type RulesReader = (field: DescField) => FieldRulesJson | undefined;
 
 type Obj = { [key: string]: Json };
+
+/** Which JSON a schema describes: what requests may carry, or what the canonical writer emits. */
+export type SchemaForm = 'input' | 'canonical';
+
+/** A decimal 64-bit integer as canonical proto3 JSON writes it. */
+const INT64_TEXT: Obj = { type: 'string', pattern: '^-?(0|[1-9][0-9]{0,18})$' };
+const UINT64_TEXT: Obj = { type: 'string', pattern: '^(0|[1-9][0-9]{0,19})$' };
+/** float and double: a JSON number, or the three non-finite values as strings. */
+const FLOATING: Obj = { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] };
+
+function nullable(schema: Obj): Obj {
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** Well-known types as the canonical writer emits them; a wrapper is its scalar, or null. */
+const CANONICAL_WELL_KNOWN: Record<string, Obj> = {
+  'google.protobuf.Timestamp': { type: 'string', format: 'date-time' },
+  'google.protobuf.Duration': { type: 'string', pattern: '^-?[0-9]+(\\.[0-9]{1,9})?s$' },
+  'google.protobuf.FieldMask': { type: 'string', pattern: '^([a-z][a-zA-Z0-9]*(\\.[a-z][a-zA-Z0-9]*)*(,[a-z][a-zA-Z0-9]*(\\.[a-z][a-zA-Z0-9]*)*)*)?$' },
+  'google.protobuf.Struct': { type: 'object' },
+  'google.protobuf.Value': {},
+  'google.protobuf.ListValue': { type: 'array' },
+  'google.protobuf.Empty': { type: 'object', additionalProperties: false },
+  'google.protobuf.Any': { type: 'object', properties: { '@type': { type: 'string' } }, required: ['@type'] },
+  'google.protobuf.StringValue': { type: ['string', 'null'] },
+  'google.protobuf.BytesValue': { type: ['string', 'null'], contentEncoding: 'base64' },
+  'google.protobuf.BoolValue': { type: ['boolean', 'null'] },
+  'google.protobuf.Int32Value': { type: ['integer', 'null'] },
+  'google.protobuf.UInt32Value': { type: ['integer', 'null'], minimum: 0 },
+  'google.protobuf.Int64Value': { type: ['string', 'null'], pattern: INT64_TEXT['pattern'] as string },
+  'google.protobuf.UInt64Value': { type: ['string', 'null'], pattern: UINT64_TEXT['pattern'] as string },
+  'google.protobuf.FloatValue': nullable(FLOATING),
+  'google.protobuf.DoubleValue': nullable(FLOATING),
+};
 
 const WELL_KNOWN: Record<string, Obj> = {
   'google.protobuf.Timestamp': { type: 'string', format: 'date-time' },
@@ -50,6 +89,24 @@ const FORMATS: Record<string, string> = {
   uriRef: 'uri-reference',
   uuid: 'uuid',
 };
+
+/** A scalar as the canonical writer emits it. */
+function canonicalScalarSchema(scalar: ScalarType): Obj {
+  switch (scalar) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return { ...FLOATING };
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return { ...INT64_TEXT };
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return { ...UINT64_TEXT };
+    default:
+      return scalarSchema(scalar);
+  }
+}
 
 function scalarSchema(scalar: ScalarType): Obj {
   switch (scalar) {
@@ -127,17 +184,27 @@ export class SchemaBuilder {
   /**
    * @param rulesOf reads `buf.validate.field` rules of a field
    * @param refPrefix `#/$defs/` for JSON Schema, `#/components/schemas/` for OpenAPI
+   * @param form what requests may carry (`input`), or what the canonical writer emits
    */
   constructor(
     private readonly rulesOf: RulesReader,
     private readonly refPrefix: string,
+    private readonly form: SchemaForm = 'input',
   ) {}
 
   /** A schema that refers to `message` (or inlines a well-known type). */
   ref(message: DescMessage): Obj {
-    const wkt = WELL_KNOWN[message.typeName];
+    const wkt = (this.form === 'canonical' ? CANONICAL_WELL_KNOWN : WELL_KNOWN)[message.typeName];
     if (wkt !== undefined) return { ...wkt };
     this.define(message);
+    return { $ref: this.refPrefix + message.typeName };
+  }
+
+  /** Like `ref`, but a well-known type is also given a schema of its own under `defs`, so a method's request or response is always a `$ref`. */
+  component(message: DescMessage): Obj {
+    const wkt = (this.form === 'canonical' ? CANONICAL_WELL_KNOWN : WELL_KNOWN)[message.typeName];
+    if (wkt === undefined) return this.ref(message);
+    if (!this.defs.has(message.typeName)) this.defs.set(message.typeName, { ...wkt });
     return { $ref: this.refPrefix + message.typeName };
   }
 
@@ -154,19 +221,29 @@ export class SchemaBuilder {
     }
     obj['properties'] = properties;
     if (required.length > 0) obj['required'] = required;
+    // The writer emits declared fields only; input may carry unknown ones (`ignoreUnknownFields`).
+    if (this.form === 'canonical') obj['additionalProperties'] = false;
     if (message.typeName.startsWith('google.protobuf.') === false) obj['title'] = message.name;
+  }
+
+  /** An enum value: input takes names or numbers; the writer emits names, and numbers only for unknown values of an open enum. */
+  private enumSchema(enumeration: DescEnum): Obj {
+    if (enumeration.typeName === 'google.protobuf.NullValue') return { type: 'null' };
+    const names: Json[] = enumeration.values.map((v) => v.name);
+    if (this.form === 'canonical') return enumeration.open ? { anyOf: [{ type: 'string', enum: names }, { type: 'integer' }] } : { type: 'string', enum: names };
+    const numbers: Json[] = enumeration.values.map((v) => v.number);
+    return { type: ['string', 'integer'], enum: [...names, ...numbers] };
+  }
+
+  private scalar(scalar: ScalarType): Obj {
+    return this.form === 'canonical' ? canonicalScalarSchema(scalar) : scalarSchema(scalar);
   }
 
   private singular(field: DescField, rules: FieldRulesJson | undefined): Obj {
     if (field.fieldKind === 'message') return this.ref(field.message);
-    if (field.fieldKind === 'enum') {
-      if (field.enum.typeName === 'google.protobuf.NullValue') return { type: 'null' };
-      const names: Json[] = field.enum.values.map((v) => v.name);
-      const numbers: Json[] = field.enum.values.map((v) => v.number);
-      return { type: ['string', 'integer'], enum: [...names, ...numbers] };
-    }
+    if (field.fieldKind === 'enum') return this.enumSchema(field.enum);
     if (field.fieldKind === 'scalar') {
-      const s = scalarSchema(field.scalar);
+      const s = this.scalar(field.scalar);
       applyScalarRules(s, rules);
       if (rules?.required === true && field.scalar === ScalarType.STRING && s['minLength'] === undefined) s['minLength'] = 1;
       return s;
@@ -179,9 +256,9 @@ export class SchemaBuilder {
       let items: Obj;
       const itemRules = rules?.repeated?.items;
       if (field.listKind === 'message') items = this.ref(field.message);
-      else if (field.listKind === 'enum') items = { type: ['string', 'integer'], enum: [...field.enum.values.map((v) => v.name), ...field.enum.values.map((v) => v.number)] };
+      else if (field.listKind === 'enum') items = this.enumSchema(field.enum);
       else {
-        items = scalarSchema(field.scalar);
+        items = this.scalar(field.scalar);
         applyScalarRules(items, itemRules);
       }
       const list: Obj = { type: 'array', items };
@@ -197,11 +274,31 @@ export class SchemaBuilder {
     if (field.fieldKind === 'map') {
       let values: Obj;
       if (field.mapKind === 'message') values = this.ref(field.message);
-      else if (field.mapKind === 'enum') values = { type: ['string', 'integer'], enum: [...field.enum.values.map((v) => v.name), ...field.enum.values.map((v) => v.number)] };
-      else values = scalarSchema(field.scalar);
-      return { type: 'object', additionalProperties: values };
+      else if (field.mapKind === 'enum') values = this.enumSchema(field.enum);
+      else values = this.scalar(field.scalar);
+      const map: Obj = { type: 'object', additionalProperties: values };
+      const keys = this.form === 'canonical' ? mapKeyPattern(field.mapKey) : undefined;
+      if (keys !== undefined) map['propertyNames'] = { pattern: keys };
+      return map;
     }
     return this.singular(field, rules);
+  }
+}
+
+/** Map keys are JSON object keys: the decimal text of an integer key, `true`/`false` for bool; any string for string keys. */
+function mapKeyPattern(key: ScalarType): string | undefined {
+  switch (key) {
+    case ScalarType.STRING:
+      return undefined;
+    case ScalarType.BOOL:
+      return '^(true|false)$';
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return '^(0|[1-9][0-9]*)$';
+    default:
+      return '^(0|-?[1-9][0-9]*)$';
   }
 }
 

@@ -30,7 +30,7 @@ export const ERROR_CATALOGUE = {
   INVALID_JSON: entry(400, GrpcStatus.INVALID_ARGUMENT, 'The body or message is not valid JSON, or carries `__proto__`/`constructor.prototype` keys.'),
   MALFORMED_MESSAGE: entry(400, GrpcStatus.INVALID_ARGUMENT, 'A WebSocket message is not valid JSON or MessagePack, or lacks its envelope fields.'),
   MALFORMED_FRAME: entry(400, GrpcStatus.INVALID_ARGUMENT, 'A TCP or UDP frame is malformed.'),
-  UNSUPPORTED_MEDIA_TYPE: entry(415, GrpcStatus.INVALID_ARGUMENT, 'A body charset other than UTF-8, or an unknown content-encoding.'),
+  UNSUPPORTED_MEDIA_TYPE: entry(415, GrpcStatus.INVALID_ARGUMENT, 'A body that is not JSON on an HTTP/JSON route (Content-Type other than `application/json` or `+json`), a charset other than UTF-8, an unknown content-encoding; on Connect and gRPC-Web a content type they do not speak.'),
   STREAMING_NOT_SUPPORTED: entry(400, GrpcStatus.INVALID_ARGUMENT, 'The method\'s call kind is not available over this protocol.'),
   PAYLOAD_TOO_LARGE: entry(413, GrpcStatus.RESOURCE_EXHAUSTED, 'A request body exceeds its size limit.'),
   FRAME_TOO_LARGE: entry(413, GrpcStatus.RESOURCE_EXHAUSTED, 'A TCP or UDP frame exceeds its size limit.'),

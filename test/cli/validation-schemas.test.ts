@@ -64,7 +64,7 @@ describe('validation schemas', () => {
       components: { schemas: Record<string, unknown> };
     };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/users', '/users/{id}', '/UserService/searchUsers']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/users', '/users/{id}', '/api/UserService/searchUsers']));
     expect(Object.keys(doc.paths['/users/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);
     expect(doc.paths['/users/{id}']?.['get']?.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
     expect(doc.paths['/users']?.['get']?.parameters?.map((p) => p.name)).toEqual(['page', 'limit', 'sortBy', 'sortOrder']);

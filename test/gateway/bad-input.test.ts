@@ -59,7 +59,7 @@ describe('gateway bad input', () => {
     const replies = await tcp.call('ok', 'Echo', 'echo', { alive: true });
     expect(replies[0]).toMatchObject({ type: FrameType.Response, payload: { data: { alive: true } } });
     tcp.close();
-    const res = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', body: '{"a":1}', signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`http://${HOST}:${port}/api/Echo/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', signal: AbortSignal.timeout(5000) });
     expect(await res.json()).toEqual({ data: { a: 1 } });
   }
 

@@ -206,7 +206,7 @@ describe('Connect and gRPC-Web wire', () => {
 
   it('HTTP/JSON is untouched beside it: the default binding and google.api.http routes still answer', async () => {
     const res = await fetch(`${base}/users/5`, { signal: AbortSignal.timeout(5000) });
-    expect(await res.json()).toMatchObject({ data: { id: '5' } });
+    expect(await res.json()).toMatchObject({ id: '5' });
     const plain = await post('/api/Echo/echo', { 'content-type': 'application/json' }, '{"b":1}');
     expect(await plain.json()).toEqual({ data: { b: 1 } });
   });

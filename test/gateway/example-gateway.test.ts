@@ -47,7 +47,7 @@ describe('examples/user-service gateway (npm start)', () => {
       body: JSON.stringify({ name: 'Start', email: 'start@example.com' }),
       signal: AbortSignal.timeout(5000),
     });
-    const user = ((await res.json()) as { data: { id: string } }).data;
+    const user = (await res.json()) as { id: string };
     const udp = await udpCall(port as number, encodeFrame(FrameType.Request, { id: 1, service: 'UserService', method: 'getUser', data: { id: user.id } }));
     expect(udp).toMatchObject({ type: FrameType.Response, payload: { data: { name: 'Start' } } });
     const tcp = await TcpFrameClient.connect(port as number);
@@ -113,7 +113,7 @@ requirePeers(PEERS.curl)('the calls npm start prints', () => {
     const calls = sampleCalls(HOST, running.address.port as number);
     expect(calls.map((c) => c.protocol)).toEqual(['HTTP', 'gRPC', 'WebSocket', 'TCP', 'UDP']);
     const run = (protocol: string): Promise<string> => sh(calls.find((c) => c.protocol === protocol)!.command);
-    expect(JSON.parse(await run('HTTP'))).toMatchObject({ data: { name: 'Ada', email: 'ada@example.com' } });
+    expect(JSON.parse(await run('HTTP'))).toMatchObject({ name: 'Ada', email: 'ada@example.com' });
     expect(JSON.parse(await run('WebSocket'))).toMatchObject({ id: 1, type: 'response', data: { name: 'Lin' } });
     for (const [protocol, name] of [['TCP', 'Tom'], ['UDP', 'Uma']] as const) {
       const out = await run(protocol);

@@ -193,7 +193,8 @@ describe('gateway fuzz', () => {
     };
     for (let i = 0; i < N; i += 50) await Promise.all(Array.from({ length: 50 }, one));
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(N);
-    expect([...statuses.keys()].every((s) => [200, 400, 404].includes(s))).toBe(true);
+    // 415: the text/plain bodies on a bound route, refused before they are read.
+    expect([...statuses.keys()].every((s) => [200, 400, 404, 415].includes(s))).toBe(true);
     await stillServes();
   }, 120_000);
 

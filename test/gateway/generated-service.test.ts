@@ -33,17 +33,17 @@ describe('generated user service through the gateway', () => {
 
   const req = (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => jsonRequester(base)(method, url, body);
 
-  it('serves the google.api.http routes: create, get, update, delete', async () => {
+  it('serves the google.api.http routes: create, get, update, delete, answering the bare message', async () => {
     const created = await req('POST', '/users', { name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
     expect(created.status).toBe(200);
-    const user = created.json.data as Json;
+    const user = created.json;
     expect(user).toMatchObject({ name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
     expect(typeof user.id).toBe('string');
     expect(typeof user.createdAt).toBe('string');
 
-    expect((await req('GET', `/users/${String(user.id)}`)).json.data).toMatchObject({ id: user.id, name: 'Ada' });
-    expect((await req('PUT', `/users/${String(user.id)}`, { name: 'Ada L.' })).json.data).toMatchObject({ id: user.id, name: 'Ada L.' });
-    expect((await req('DELETE', `/users/${String(user.id)}`)).json.data).toEqual({ success: true });
+    expect((await req('GET', `/users/${String(user.id)}`)).json).toMatchObject({ id: user.id, name: 'Ada' });
+    expect((await req('PUT', `/users/${String(user.id)}`, { name: 'Ada L.' })).json).toMatchObject({ id: user.id, name: 'Ada L.' });
+    expect((await req('DELETE', `/users/${String(user.id)}`)).json).toEqual({ success: true });
     const gone = await req('GET', `/users/${String(user.id)}`);
     expect(gone.status).toBe(404);
     expect(gone.json).toMatchObject({ error: 'NOT_FOUND' });
@@ -59,11 +59,11 @@ describe('generated user service through the gateway', () => {
     ]);
   });
 
-  it('streams ListUsers over HTTP as NDJSON and serves the default POST binding', async () => {
-    for (const n of ['a', 'b']) await req('POST', '/api/UserService/createUser', { name: n, email: `${n}@example.com` });
+  it('streams ListUsers over HTTP as grpc-gateway\'s {"result"} lines and serves the default POST binding in {data}', async () => {
+    for (const n of ['a', 'b']) expect((await req('POST', '/api/UserService/createUser', { name: n, email: `${n}@example.com` })).json.data).toMatchObject({ name: n });
     const res = await fetch(`${base}/users?limit=10`, { signal: AbortSignal.timeout(5000) });
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { data: Json });
-    expect(lines.map((l) => l.data.name)).toEqual(expect.arrayContaining(['a', 'b']));
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { result: Json });
+    expect(lines.map((l) => l.result.name)).toEqual(expect.arrayContaining(['a', 'b']));
   });
 
   it('serves real protobuf gRPC to a client built from proto/user.proto', async () => {

@@ -75,7 +75,7 @@ describe('Google API protos served over REST', () => {
     expect(list.status).toBe(200);
     expect(calls).toEqual([{ rpc: 'ListOperations', request: expect.objectContaining({ name: 'operations', filter: 'done=true', pageSize: 5 }) }]);
     const get = await call('GET', '/v1/operations/a/b/c');
-    expect(get.json).toEqual({ data: { name: 'operations/a/b/c' } });
+    expect(get.json).toEqual({ name: 'operations/a/b/c' });
     expect(calls[1]).toEqual({ rpc: 'GetOperation', request: { name: 'operations/a/b/c' } });
   });
 
@@ -107,7 +107,7 @@ describe('Google API protos served over REST', () => {
     }
     expect(calls.map((c) => c.request['logName'])).toEqual(['projects/p1/logs/syslog', 'organizations/o1/logs/audit', 'billingAccounts/b1/logs/x']);
     const listed = await call('GET', '/v2/projects/p1/locations/global/buckets/b/views/v/logs?resource_names=projects/p1&resource_names=projects/p2');
-    expect(listed.json).toEqual({ data: { logNames: ['a', 'b'] } });
+    expect(listed.json).toEqual({ logNames: ['a', 'b'] });
     expect(calls[3]?.request).toMatchObject({ parent: 'projects/p1/locations/global/buckets/b/views/v', resourceNames: ['projects/p1', 'projects/p2'] });
     // One segment short of every DELETE binding: that path is ListLogs' (GET) only.
     expect((await call('DELETE', '/v2/projects/p1/logs')).status).toBe(405);
@@ -121,17 +121,17 @@ describe('Google API protos served over REST', () => {
     expect(calls[1]?.request['name']).toBe('shelves/s 1/books/b%2F2');
   });
 
-  it('response_body: the reply is that field of the response', async () => {
+  it('response_body: the reply is that field of the response, bare as grpc-gateway gives it', async () => {
     const got = await call('GET', '/v1/shelves/1/books/2');
-    expect(got.json).toEqual({ data: 'Dune' });
+    expect(got.json).toBe('Dune');
     const found = await call('GET', '/v1/shelves/1/books:search?tags=a&tags=b&author.display_name=Ann&author.living=true&page_size=3');
-    expect(found.json).toEqual({ data: [{ name: 'shelves/1/books/2', title: 'Emma', tags: ['x'] }] });
+    expect(found.json).toEqual([{ name: 'shelves/1/books/2', title: 'Emma', tags: ['x'] }]);
     expect(calls[1]?.request).toEqual({ parent: 'shelves/1', tags: ['a', 'b'], author: { displayName: 'Ann', living: true }, pageSize: 3 });
   });
 
   it('body: "book" with the nested path variable {book.name}, other fields from the query', async () => {
     const updated = await call('PATCH', '/v1/shelves/1/books/9?validate_only=true', { title: 'New', tags: ['t'] });
-    expect(updated.json).toEqual({ data: { name: 'shelves/1/books/9', title: 'New', tags: ['t'] } });
+    expect(updated.json).toEqual({ name: 'shelves/1/books/9', title: 'New', tags: ['t'] });
     expect(calls[0]?.request).toEqual({ book: { name: 'shelves/1/books/9', title: 'New', tags: ['t'], author: undefined }, validateOnly: true });
   });
 

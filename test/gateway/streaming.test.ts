@@ -162,23 +162,23 @@ describe('gateway streaming', () => {
   });
 
   it('server-streams over HTTP as NDJSON, and as SSE when asked', async () => {
-    const nd = await fetch(`http://${HOST}:${port}/api/Stream/count`, { method: 'POST', body: JSON.stringify({ n: 2 }), signal: AbortSignal.timeout(5000) });
+    const nd = await fetch(`http://${HOST}:${port}/api/Stream/count`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: 2 }), signal: AbortSignal.timeout(5000) });
     expect(nd.headers.get('content-type')).toContain('application/x-ndjson');
     expect((await nd.text()).trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([{ data: { i: 1 } }, { data: { i: 2 } }]);
 
-    const sse = await fetch(`http://${HOST}:${port}/api/Stream/count`, { method: 'POST', headers: { accept: 'text/event-stream' }, body: JSON.stringify({ n: 2 }), signal: AbortSignal.timeout(5000) });
+    const sse = await fetch(`http://${HOST}:${port}/api/Stream/count`, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify({ n: 2 }), signal: AbortSignal.timeout(5000) });
     expect(sse.headers.get('content-type')).toContain('text/event-stream');
     expect(await sse.text()).toBe('data: {"i":1}\n\ndata: {"i":2}\n\nevent: end\ndata: {}\n\n');
 
-    const broken = await fetch(`http://${HOST}:${port}/api/Stream/failAfterOne`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(5000) });
+    const broken = await fetch(`http://${HOST}:${port}/api/Stream/failAfterOne`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(5000) });
     const lines = (await broken.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([{ data: { i: 1 } }, { error: 'UNAVAILABLE', message: 'stream broke' }]);
   });
 
   it('takes a client stream over HTTP as a JSON array', async () => {
-    const res = await fetch(`http://${HOST}:${port}/api/Stream/sum`, { method: 'POST', body: JSON.stringify([{ n: 1 }, { n: 2 }]), signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`http://${HOST}:${port}/api/Stream/sum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ n: 1 }, { n: 2 }]), signal: AbortSignal.timeout(5000) });
     expect(await res.json()).toEqual({ data: { total: 3 } });
-    const bad = await fetch(`http://${HOST}:${port}/api/Stream/sum`, { method: 'POST', body: JSON.stringify({ n: 1 }), signal: AbortSignal.timeout(5000) });
+    const bad = await fetch(`http://${HOST}:${port}/api/Stream/sum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: 1 }), signal: AbortSignal.timeout(5000) });
     expect(bad.status).toBe(400);
   });
 
@@ -190,7 +190,7 @@ describe('gateway streaming', () => {
   it('aborts context.signal when the client goes away mid-stream (HTTP, WebSocket, TCP)', async () => {
     aborted.length = 0;
     const controller = new AbortController();
-    const res = await fetch(`http://${HOST}:${port}/api/Stream/endless`, { method: 'POST', body: '{}', signal: controller.signal });
+    const res = await fetch(`http://${HOST}:${port}/api/Stream/endless`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: controller.signal });
     const reader = res.body?.getReader();
     await reader?.read();
     controller.abort();

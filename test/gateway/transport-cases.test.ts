@@ -143,10 +143,10 @@ describe('one gateway, five protocols, one port', () => {
   it('takes the trace id from W3C traceparent when no X-Trace-ID is sent, and refuses unsafe ids', async () => {
     const port = (gateway.address?.port ?? 0) as number;
     const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    const res = await fetch(`http://${HOST}:${port}/api/Echo/whoami`, { method: 'POST', body: '{}', headers: { traceparent: tp }, signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`http://${HOST}:${port}/api/Echo/whoami`, { method: 'POST', body: '{}', headers: { traceparent: tp, 'content-type': 'application/json' }, signal: AbortSignal.timeout(5000) });
     expect(res.headers.get('x-trace-id')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(((await res.json()) as { data: { traceId: string } }).data.traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
-    const unsafe = await fetch(`http://${HOST}:${port}/api/Echo/whoami`, { method: 'POST', body: '{}', headers: { 'x-trace-id': 'a b<script>' }, signal: AbortSignal.timeout(5000) });
+    const unsafe = await fetch(`http://${HOST}:${port}/api/Echo/whoami`, { method: 'POST', body: '{}', headers: { 'x-trace-id': 'a b<script>', 'content-type': 'application/json' }, signal: AbortSignal.timeout(5000) });
     expect(unsafe.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
   });
 

@@ -55,9 +55,10 @@ function classifyPost(headers: IncomingHttpHeaders): WebRpcRequest | undefined {
     const codec = suffix === '' ? 'proto' : suffix.startsWith('+') ? codecOf(suffix.slice(1)) : undefined;
     return { protocol: 'grpc-web', codec, enveloped: true, text, get: false, contentType: type };
   }
-  if (headers['connect-protocol-version'] !== undefined && type.startsWith('application/')) {
-    const codec = codecOf(type.slice('application/'.length));
-    return { protocol: 'connect', codec, enveloped: false, text: false, get: false, contentType: type };
+  if (headers['connect-protocol-version'] !== undefined) {
+    // A Connect unary call in a content type Connect does not define (text/plain, a form) is Connect's 415, not an HTTP/JSON body.
+    const codec = type.startsWith('application/') ? codecOf(type.slice('application/'.length)) : undefined;
+    return { protocol: 'connect', codec, enveloped: false, text: false, get: false, contentType: type === '' ? '(none)' : type };
   }
   return undefined;
 }

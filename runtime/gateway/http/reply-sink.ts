@@ -1,7 +1,9 @@
 /**
  * How an HTTP/JSON call answers (its ReplySink): one JSON reply, or a server
  * stream as NDJSON (`application/x-ndjson`, one `{"data": item}` line per
- * message, a final `{"error": ...}` line on failure) or Server-Sent Events
+ * message and the error body as a final line on failure; on `google.api.http`
+ * routes grpc-gateway's `{"result": item}` lines and a final
+ * `{"error": <error body>}` line) or Server-Sent Events
  * when the client accepts `text/event-stream` (`data:` events, then
  * `event: end` or `event: error`). The handler's headers go out as HTTP
  * headers and its trailers as `grpc-trailer-<name>` (context.ts). Stream
@@ -54,8 +56,8 @@ export class HttpReplySink implements ReplySink<string> {
   readonly #deps: HttpReplyDeps;
   readonly #traceId: string | undefined;
   readonly #context: RequestContext | undefined;
-  /** Set once a server stream has begun: SSE or NDJSON, and the signal that ends waiting for drain. */
-  #stream: { sse: boolean; signal: AbortSignal } | undefined = undefined;
+  /** Set once a server stream has begun: SSE or NDJSON (grpc-gateway's lines or fw's), and the signal that ends waiting for drain. */
+  #stream: { sse: boolean; grpcGateway: boolean; signal: AbortSignal } | undefined = undefined;
 
   constructor(res: ServerResponse, deps: HttpReplyDeps, traceId: string | undefined, context?: RequestContext) {
     this.#res = res;
@@ -75,10 +77,10 @@ export class HttpReplySink implements ReplySink<string> {
     res.end(json);
   }
 
-  /** Begins a server stream now (status and headers leave before the first item); SSE when `sse`. */
-  stream(sse: boolean, signal: AbortSignal): void {
+  /** Begins a server stream now (status and headers leave before the first item); SSE when `sse`, grpc-gateway's NDJSON lines when `grpcGateway`. */
+  stream(sse: boolean, signal: AbortSignal, grpcGateway = false): void {
     const res = this.#res;
-    this.#stream = { sse, signal };
+    this.#stream = { sse, grpcGateway, signal };
     if (this.#traceId !== undefined) res.setHeader(this.#deps.traceHeader, this.#traceId);
     if (this.#context !== undefined) writeCallMetadata(res, this.#context);
     res.statusCode = 200;
@@ -97,7 +99,7 @@ export class HttpReplySink implements ReplySink<string> {
   item(json: string): Promise<void> {
     const stream = this.#stream;
     if (stream === undefined || this.done) return RESOLVED;
-    const ok = this.#res.write(stream.sse ? `data: ${json}\n\n` : `{"data":${json}}\n`);
+    const ok = this.#res.write(stream.sse ? `data: ${json}\n\n` : stream.grpcGateway ? `{"result":${json}}\n` : `{"data":${json}}\n`);
     return ok ? RESOLVED : drained(this.#res, stream.signal);
   }
 
@@ -121,7 +123,7 @@ export class HttpReplySink implements ReplySink<string> {
       if (stream === undefined) res.destroy();
       else if (!res.destroyed) {
         const json = JSON.stringify(this.#deps.render(error).body ?? {});
-        res.end(stream.sse ? `event: error\ndata: ${json}\n\n` : `${json}\n`);
+        res.end(stream.sse ? `event: error\ndata: ${json}\n\n` : stream.grpcGateway ? `{"error":${json}}\n` : `${json}\n`);
       }
       return;
     }

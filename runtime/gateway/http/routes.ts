@@ -21,6 +21,8 @@ export interface RouteMatch {
   body: string | undefined;
   /** `response_body`: the reply is this field of the response instead of the whole message. */
   responseBody?: string | undefined;
+  /** A `google.api.http` rule: replies as grpc-gateway gives them (the bare message, `{"result": …}` stream lines), not in `{data}`. */
+  grpcGateway?: boolean;
   /** The request's JSON Schema (generated services): which query parameters repeat or are booleans. */
   inputSchema?: unknown;
 }
@@ -33,6 +35,7 @@ interface PatternRoute {
   body: string | undefined;
   responseBody: string | undefined;
   inputSchema: unknown;
+  grpcGateway: boolean;
 }
 
 function splitPath(path: string): string[] {
@@ -76,23 +79,23 @@ export class RouteTable {
       const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(spec);
       const t = /^([^.]+)\.(.+)$/.exec(target);
       if (m === null || t === null) throw new TypeError(`configureHTTP routes: "${spec}": "${target}" must look like "GET /path": "Service.method"`);
-      this.#add((m[1] as string).toUpperCase(), joinPath(this.#basePrefix, m[2] as string), t[1] as string, t[2] as string, undefined, undefined, undefined);
+      this.#add((m[1] as string).toUpperCase(), joinPath(this.#basePrefix, m[2] as string), t[1] as string, t[2] as string, undefined, undefined, undefined, false);
     }
     for (const service of registry.services()) {
       for (const m of service.methods) {
-        for (const rule of m.descriptor?.http ?? []) this.#add(rule.method, rule.path, service.name, m.method, rule.body, rule.responseBody, m.descriptor?.inputSchema);
+        for (const rule of m.descriptor?.http ?? []) this.#add(rule.method, rule.path, service.name, m.method, rule.body, rule.responseBody, m.descriptor?.inputSchema, true);
       }
     }
   }
 
-  #add(verb: string, path: string, service: string, method: string, body: string | undefined, responseBody: string | undefined, inputSchema: unknown): void {
+  #add(verb: string, path: string, service: string, method: string, body: string | undefined, responseBody: string | undefined, inputSchema: unknown, grpcGateway: boolean): void {
     const template = parsePathTemplate(toTemplate(path));
     if (isLiteralTemplate(template)) {
       const key = `${verb} ${normalize(path)}`;
-      if (!this.#static.has(key)) this.#static.set(key, { service, method, params: {}, body, responseBody, inputSchema });
+      if (!this.#static.has(key)) this.#static.set(key, { service, method, params: {}, body, responseBody, inputSchema, grpcGateway });
       return;
     }
-    (template.verb === undefined ? this.#patterns : this.#verbPatterns).push({ verb, template, service, method, body, responseBody, inputSchema });
+    (template.verb === undefined ? this.#patterns : this.#verbPatterns).push({ verb, template, service, method, body, responseBody, inputSchema, grpcGateway });
   }
 
   /** The route for a request, or undefined. `path` has no query string. */
@@ -143,7 +146,7 @@ export class RouteTable {
     for (const route of routes) {
       if (route.verb !== verb) continue;
       const params = matchPathTemplate(route.template, parts);
-      if (params !== undefined) return { service: route.service, method: route.method, params, body: route.body, responseBody: route.responseBody, inputSchema: route.inputSchema };
+      if (params !== undefined) return { service: route.service, method: route.method, params, body: route.body, responseBody: route.responseBody, inputSchema: route.inputSchema, grpcGateway: route.grpcGateway };
     }
     return undefined;
   }

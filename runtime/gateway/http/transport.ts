@@ -20,6 +20,7 @@ import { HttpCallContext } from '../http-exchange';
 import { httpDeadline, type CallDeadline } from '../../rpc/deadline';
 import { dataEnvelopeJson } from '../wire/reply-json';
 import { buildRequest, jsonBodyParser, readBody, type ParsedRequest, type TransformRequest } from './call-reader';
+import { unacceptedContentType } from './content-type';
 import { httpContext } from './context';
 import { HttpReplySink, isSse, type HttpReplyDeps } from './reply-sink';
 import { getPath, jsonFieldPath, RouteTable, type RouteMatch } from './routes';
@@ -190,7 +191,14 @@ export class HttpTransport implements TransportAdapter {
     }
     const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
     if (req.body !== undefined || this.#parser === undefined) {
+      // A host app that parsed the body (express.json()) has read it already: its type is the host's concern.
       this.#dispatch(req, res, match, path, query);
+      return;
+    }
+    const unaccepted = unacceptedContentType(req.headers);
+    if (unaccepted !== undefined) {
+      req.resume();
+      this.#fail(res, unaccepted, this.#tracing.read(req.headers).traceId);
       return;
     }
     readBody(req, res, this.#parser, this.#limit, (refusal) => {
@@ -253,7 +261,7 @@ export class HttpTransport implements TransportAdapter {
         sink.fail(ServiceErrors.notIterable());
         return;
       }
-      sink.stream(isSse(req), context.signal);
+      sink.stream(isSse(req), context.signal, match.grpcGateway === true);
       // A drain past its timeout ends the stream with an error line before the connection is cut.
       const untrack = this.#deps.core.dispatcher.trackStream((error) => sink.fail(error));
       void pumpStream(result as AsyncIterable<unknown>, resolved?.toJSON, sink).finally(untrack);
@@ -261,7 +269,9 @@ export class HttpTransport implements TransportAdapter {
     }
     const whole = resolved?.toJSON === undefined ? result : resolved.toJSON(result);
     const data = match.responseBody === undefined ? whole : getPath(whole, jsonFieldPath(match.responseBody));
-    sink.message(config.transformResponse === undefined ? dataEnvelopeJson(data) : JSON.stringify(config.transformResponse(data, match.method, req)));
+    if (config.transformResponse !== undefined) sink.message(JSON.stringify(config.transformResponse(data, match.method, req)));
+    // grpc-gateway answers the bare message (or its response_body field); the default and configured routes keep spec 4.10's `{data}`.
+    else sink.message(match.grpcGateway === true ? bareJson(data) : dataEnvelopeJson(data));
   }
 
   /**
@@ -287,6 +297,11 @@ export class HttpTransport implements TransportAdapter {
   #fail(res: ServerResponse, error: ServiceError, traceId: string | undefined): void {
     new HttpReplySink(res, this.#replyDeps, traceId).fail(error);
   }
+}
+
+/** A bare reply body: a response_body field that is unset still answers valid JSON. */
+function bareJson(data: unknown): string {
+  return JSON.stringify(data) ?? 'null';
 }
 
 /** Writes a server stream's items through `sink`; a failure after the first item becomes its error line. */

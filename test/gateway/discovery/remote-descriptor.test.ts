@@ -49,11 +49,11 @@ describe('a remote-only generated service, by descriptor', () => {
   it('serves the proto HTTP routes, forwarding on the real gRPC paths', async () => {
     const created = await req('POST', '/users', { name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
     expect(created.status).toBe(200);
-    const user = created.json.data as Json;
+    const user = created.json;
     expect(user).toMatchObject({ name: 'Ada', email: 'ada@example.com', roles: ['admin'] });
     expect(typeof user.createdAt).toBe('string');
-    expect((await req('GET', `/users/${String(user.id)}`)).json.data).toMatchObject({ id: user.id, name: 'Ada' });
-    expect((await req('DELETE', `/users/${String(user.id)}`)).json.data).toEqual({ success: true });
+    expect((await req('GET', `/users/${String(user.id)}`)).json).toMatchObject({ id: user.id, name: 'Ada' });
+    expect((await req('DELETE', `/users/${String(user.id)}`)).json).toEqual({ success: true });
     const gone = await req('GET', `/users/${String(user.id)}`);
     expect(gone.status).toBe(404);
     expect(seenPaths).toEqual(expect.arrayContaining(['/user.UserService/CreateUser', '/user.UserService/GetUser', '/user.UserService/DeleteUser']));
@@ -70,8 +70,8 @@ describe('a remote-only generated service, by descriptor', () => {
   it('forwards server streams (ListUsers as NDJSON) and serves gRPC clients with the real protobuf encoding', async () => {
     for (const n of ['a', 'b']) await req('POST', '/api/UserService/createUser', { name: n, email: `${n}@example.com` });
     const res = await fetch(`${base}/users?limit=10`, { signal: AbortSignal.timeout(5000) });
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { data: Json });
-    expect(lines.map((l) => l.data.name)).toEqual(expect.arrayContaining(['a', 'b']));
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { result: Json });
+    expect(lines.map((l) => l.result.name)).toEqual(expect.arrayContaining(['a', 'b']));
 
     const { client, call } = userServiceGrpcClient(HOST, port);
     try {

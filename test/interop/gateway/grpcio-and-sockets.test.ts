@@ -86,7 +86,7 @@ requirePeers(PEERS.grpcio, PEERS.curl)('gateway interop: grpcio, Python sockets,
   it('curl creates, reads and streams over HTTP with trace ids', async () => {
     const base = `http://${HOST}:${port}`;
     const created = await run('curl', ['-sS', '-X', 'POST', `${base}/users`, '-H', 'Content-Type: application/json', '-d', '{"name":"Curl","email":"curl@example.com"}'], { timeout: 20_000 });
-    const user = (JSON.parse(created.stdout) as { data: { id: string; name: string } }).data;
+    const user = JSON.parse(created.stdout) as { id: string; name: string };
     expect(user.name).toBe('Curl');
     const got = await run('curl', ['-sS', '-i', '-H', 'X-Trace-ID: curl-trace', `${base}/users/${user.id}`], { timeout: 20_000 });
     expect(got.stdout).toMatch(/^x-trace-id: curl-trace\r?$/im);
@@ -96,5 +96,11 @@ requirePeers(PEERS.grpcio, PEERS.curl)('gateway interop: grpcio, Python sockets,
     const sse = await run('curl', ['-sS', '-N', '-H', 'Accept: text/event-stream', `${base}/users?limit=100`], { timeout: 20_000 });
     expect(sse.stdout).toContain('"name":"Curl"');
     expect(sse.stdout.trim().endsWith('event: end\ndata: {}')).toBe(true);
+    const ndjson = await run('curl', ['-sS', '-N', `${base}/users?limit=100`], { timeout: 20_000 });
+    expect(ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l) as { result: { name: string } }).map((l) => l.result.name)).toContain('Curl');
+    const form = await run('curl', ['-sS', '-w', '\n%{http_code}', '-X', 'POST', `${base}/users`, '-d', '{"name":"Form","email":"form@example.com"}'], { timeout: 20_000 });
+    const [formBody, formStatus] = form.stdout.split('\n');
+    expect(formStatus).toBe('415');
+    expect(JSON.parse(formBody ?? '')).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE' });
   }, 90_000);
 });
