@@ -41,6 +41,7 @@ const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('..
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
 const { cpuSeconds } = require('../support/process-cpu');
+const { compileFw } = require('../support/compiled-fw');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 1) * 1000;
@@ -271,6 +272,8 @@ async function subject(name, kind, load) {
 
 async function main() {
   pinLoadGenerator();
+  // Servers run fw compiled, with the generated services they serve (../support/compiled-fw.js).
+  compileFw([path.join(__dirname, '../../../generated'), path.join(__dirname, 'generated')]);
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
   const rows = [];
   for (const s of SCENARIOS) {

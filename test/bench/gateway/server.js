@@ -13,15 +13,18 @@
  * Prints `PORT <n>` when listening.
  */
 'use strict';
-// fw (and generated code importing `fw`) from its TypeScript source.
-require('../../support/require-ts');
+// fw compiled, as a team deploys it (../support/compiled-fw.js; its TypeScript source when run alone):
+// from source, modules a call first needs are compiled by TypeScript inside the measured window.
+const path = require('node:path');
+const { useCompiledFw, benchModule } = require('../support/compiled-fw');
+useCompiledFw();
 
 const HOST = '127.0.0.1';
 
 /** A gateway serving one generated UserService whose createUser answers at once (no store: only decoding and validation differ). */
 async function userGateway(descriptorModule, descriptorName) {
-  const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
-  const descriptor = require(descriptorModule)[descriptorName];
+  const { ProtocolGateway } = require('fw');
+  const descriptor = require(benchModule(path.join(__dirname, descriptorModule)))[descriptorName];
   const gateway = new ProtocolGateway({});
   gateway.addService(descriptor, { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) });
   const { port } = await gateway.listen(0, HOST);
@@ -32,7 +35,7 @@ const parse = (b) => JSON.parse(b.toString('utf8'));
 
 const servers = {
   async gateway() {
-    const { ProtocolGateway } = require('../../../runtime/gateway/index.ts');
+    const { ProtocolGateway } = require('fw');
     // One load generator is one source address: UDP's per-address rate limit (docs/security.md) would cap it at 100 calls/s.
     const gateway = new ProtocolGateway({ udp: { rateLimit: false } });
     gateway.addService('Echo', { echo: async (request) => request });
