@@ -6,6 +6,9 @@ import type { Duplex } from 'node:stream';
 import type { StreamPortMethod, UnaryPortMethod } from './grpc-call-port';
 import type { GrpcServerOptions, GrpcTlsOptions } from './options';
 
+/** How long a forced shutdown lets the statuses it wrote leave before the connections are cut (ms), on either engine. */
+export const STATUS_FLUSH_MS = 250;
+
 /** Engine options: the `grpc` options of either server, plus the gateway's one size limit for both directions. */
 export type ServerEngineOptions = GrpcServerOptions & { maxMessageSize?: number };
 
@@ -21,7 +24,11 @@ export interface ServerEngine {
   inject(socket: Duplex): void;
   /** GOAWAY on every connection; resolves once running calls finish. */
   shutdown(): Promise<void>;
-  /** Cancels whatever still runs and closes every connection (idempotent). */
+  /**
+   * Cancels whatever still runs and closes every connection (idempotent). A
+   * stream still open first ends with UNAVAILABLE (errors.ts drainedStatus);
+   * its connection is cut once that status has left, at most STATUS_FLUSH_MS later.
+   */
   forceShutdown(): void;
 }
 

@@ -7,7 +7,7 @@
 import type { ServiceError as GrpcJsServiceError } from '@grpc/grpc-js';
 import { InvalidMetadataError, metadataEntries, type MetadataRecord, type MetadataValue } from '../core/call-metadata';
 import { GrpcStatus, grpcStatusName } from '../core/status';
-import { GENERIC_INTERNAL_MESSAGE, grpcStatusOf } from '../rpc/error-catalogue';
+import { GENERIC_INTERNAL_MESSAGE, grpcStatusOf, ServiceErrors } from '../rpc/error-catalogue';
 import { ServiceError } from '../rpc/service-error';
 import { isReadableMetadata, MetadataMap, type ReadableMetadata } from './metadata-map';
 import { encodeBadRequestStatus, STATUS_DETAILS_KEY } from '../validation/status-details';
@@ -78,6 +78,23 @@ export interface FwStatusObject {
   code: number;
   details: string;
   metadata: MetadataMap;
+}
+
+/**
+ * The status a forced shutdown ends a still-open stream with, on either
+ * engine: UNAVAILABLE (retry elsewhere), named `x-error-code: UNAVAILABLE`
+ * as the gateway names it. Never a bare cut.
+ */
+export function drainedStatus(): FwStatusObject {
+  const drained = ServiceErrors.streamDrained();
+  const metadata = new MetadataMap();
+  metadata.set('x-error-code', drained.code);
+  return { code: GrpcStatus.UNAVAILABLE as number, details: drained.message, metadata };
+}
+
+/** The message of a request whose bytes do not decode: INVALID_ARGUMENT on either engine (the caller's fault, not the server's). */
+export function undecodableRequest(error: unknown): string {
+  return `Error deserializing request: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** Receives errors that were turned into a generic INTERNAL, so they are not lost. */

@@ -29,18 +29,37 @@ interface GrpcJsStreamCall extends CallSource {
 /** grpc-js's client-streaming callback. */
 type Reply = (error: FwStatusObject | null, value?: unknown, trailers?: OutgoingMetadata) => void;
 
-class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, GrpcBidiStreamPort {
+/** A streaming call the engine can end itself (a forced shutdown). */
+export interface OpenStreamCall {
+  /** Ends the call with `status` unless it has its own; what its handler sends afterwards is dropped. */
+  end(status: FwStatusObject): void;
+}
+
+/**
+ * The engine's streaming calls still open. A call leaves when grpc-js
+ * reports it over ('cancelled': its status sent, the client gone, or the
+ * connection cut).
+ */
+export type OpenStreamCalls = Set<OpenStreamCall>;
+
+class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, GrpcBidiStreamPort, OpenStreamCall {
   readonly #call: GrpcJsStreamCall;
   readonly #callback: Reply | undefined;
   #answered = false;
+  /** The engine ended the call (a forced shutdown): the handler's later messages and answers go nowhere. */
+  #ended = false;
+  /** The 'cancelled' listeners fw registered, run at once when the engine ends the call (grpc-js reports it only once the status is sent). */
+  readonly #onCancel: (() => void)[] = [];
 
-  constructor(call: GrpcJsStreamCall, callback: Reply | undefined, readsRequests: boolean) {
+  constructor(call: GrpcJsStreamCall, callback: Reply | undefined, readsRequests: boolean, open: OpenStreamCalls) {
     this.#call = call;
     this.#callback = callback;
-    // grpc-js also reports 'cancelled' when a finished call's stream closes: those are ignored.
+    open.add(this);
+    call.once('cancelled', () => open.delete(this));
+    // grpc-js also reports 'cancelled' when a finished call's stream closes: those are ignored, unless the engine ended the call.
     if (readsRequests) {
       call.once('cancelled', () => {
-        if (!this.#answered && !call.readableEnded) call.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
+        if ((!this.#answered || this.#ended) && !call.readableEnded) call.destroy(new GrpcError(GrpcStatus.CANCELLED, 'Call cancelled by the client'));
       });
     }
   }
@@ -55,7 +74,7 @@ class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, Gr
     return this.#call.metadata;
   }
   get cancelled(): boolean {
-    return this.#call.cancelled;
+    return this.#ended || this.#call.cancelled;
   }
   getPeer(): string {
     return this.#call.getPeer();
@@ -64,7 +83,14 @@ class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, Gr
     return this.#call.getDeadline();
   }
   once(event: 'cancelled', listener: () => void): unknown {
-    return this.#call.once(event, listener);
+    let ran = false;
+    const once = (): void => {
+      if (ran) return;
+      ran = true;
+      listener();
+    };
+    this.#onCancel.push(once);
+    return this.#call.once(event, once);
   }
   sendMetadata(metadata: OutgoingMetadata): void {
     this.#call.sendMetadata?.(metadata);
@@ -75,6 +101,7 @@ class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, Gr
     return { [Symbol.asyncIterator]: () => refuseRejected(call.iterator({ destroyOnReturn: false })) };
   }
   write(message: unknown): boolean {
+    if (this.#ended) return true;
     return this.#call.write(message);
   }
   drained(): Promise<void> {
@@ -92,18 +119,28 @@ class GrpcJsStreamPort implements GrpcServerStreamPort, GrpcClientStreamPort, Gr
     });
   }
   finish(trailers: OutgoingMetadata | undefined): void {
+    if (this.#ended) return;
     this.#answered = true;
     if (trailers === undefined) this.#call.end();
     else this.#call.end(trailers);
   }
   reply(value: unknown, trailers: OutgoingMetadata | undefined): void {
+    if (this.#ended) return;
     this.#answered = true;
     this.#callback?.(null, value, trailers);
   }
   fail(status: FwStatusObject): void {
+    if (this.#ended) return;
     this.#answered = true;
     if (this.#callback === undefined) this.#call.emit('error', status);
     else this.#callback(status);
+  }
+  end(status: FwStatusObject): void {
+    if (this.#answered) return;
+    this.fail(status);
+    this.#ended = true;
+    // As a client's cancel does: the handler's signal aborts, its stream stops at the next item.
+    for (const listener of this.#onCancel.splice(0)) listener();
   }
 }
 
@@ -122,20 +159,20 @@ function refuseRejected(source: AsyncIterator<unknown>): AsyncIterator<unknown> 
 /** A grpc-js-shaped streaming handler (what grpc-js's Server takes). */
 export type GrpcJsStreamHandler = ((call: GrpcJsStreamCall) => void) | ((call: GrpcJsStreamCall, callback: Reply) => void);
 
-/** `method`'s serve function as the grpc-js-shaped handler grpc-js's Server calls. */
-export function grpcJsStreamHandler(method: ServeStream): GrpcJsStreamHandler {
+/** `method`'s serve function as the grpc-js-shaped handler grpc-js's Server calls; each call is in `open` until grpc-js reports it over. */
+export function grpcJsStreamHandler(method: ServeStream, open: OpenStreamCalls): GrpcJsStreamHandler {
   switch (method.kind) {
     case 'server': {
       const serve = method.serve;
-      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, false));
+      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, false, open));
     }
     case 'client': {
       const serve = method.serve;
-      return (call: GrpcJsStreamCall, callback: Reply) => serve(new GrpcJsStreamPort(call, callback, true));
+      return (call: GrpcJsStreamCall, callback: Reply) => serve(new GrpcJsStreamPort(call, callback, true, open));
     }
     default: {
       const serve = method.serve;
-      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, true));
+      return (call: GrpcJsStreamCall) => serve(new GrpcJsStreamPort(call, undefined, true, open));
     }
   }
 }

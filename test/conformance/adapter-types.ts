@@ -41,8 +41,8 @@ export interface AdapterSpec {
   readonly kinds: readonly CallKind[];
   /** Why a call kind the service has is not run over this adapter, by kind. */
   readonly kindsNot?: Readonly<Partial<Record<CallKind, string>>>;
-  /** Which server it reaches: the gateway on its own port, the gateway hosted on an fw app's port, or a `server.grpc()` app. */
-  readonly server: 'gateway' | 'hosted' | 'grpc-app';
+  /** Which server it reaches: the gateway on its own port, the gateway hosted on an fw app's port, or a `server.grpc()` app (on fw's engine, or on `engine: 'grpc-js'`). */
+  readonly server: 'gateway' | 'hosted' | 'grpc-app' | 'grpc-js-app';
   /** The message encoding: the inline JSON service, or the generated protobuf one. */
   readonly codec: 'json' | 'proto';
   /** The error fields the protocol carries, checked against the case. */
@@ -73,13 +73,15 @@ export interface Servers {
   readonly hosted: GatewayPorts;
   readonly grpcApp: GrpcApplication;
   readonly grpcPort: number;
+  /** The same `server.grpc()` app on the grpc-js engine (`grpc: {engine: 'grpc-js'}`). */
+  readonly grpcJsPort: number;
 }
 
 /** The wire form an adapter speaks, whatever address it talks to. */
 export const formOf = (a: AdapterSpec): string => a.form ?? a.name;
 
 /** True when the adapter reaches a gateway (its own port or hosted), where gateway-only features apply. */
-export const reachesGateway = (a: AdapterSpec): boolean => a.server !== 'grpc-app';
+export const reachesGateway = (a: AdapterSpec): boolean => a.server === 'gateway' || a.server === 'hosted';
 
 /** An open adapter: how it calls, and how it lets go of its connection. */
 export interface Connection {

@@ -73,16 +73,46 @@ function atGateway(server: 'gateway' | 'hosted'): Adapter[] {
   }));
 }
 
-/** Every adapter: the gateway's wire forms on its own port and hosted on an fw app's port, then server.grpc()'s clients. */
+/** A `server.grpc()` client, opened against an app's port. */
+interface GrpcAppAdapter extends Omit<AdapterSpec, 'server'> {
+  open(port: number): Promise<Connection>;
+}
+
+/** server.grpc()'s clients over a socket, each parameterised by the port of the app it calls. */
+const GRPC_APP_ADAPTERS: readonly GrpcAppAdapter[] = [
+  // server.grpc() names the fw code (x-error-code) only for errors that have one; its status is the contract.
+  { name: 'server.grpc() JSON (grpc-js client)', kinds: EVERY_KIND, codec: 'json', carries: ['grpc', 'message'], open: async (port) => grpcJs(port, JSON_CODEC) },
+  { name: 'server.grpc() proto (grpc-js client)', kinds: EVERY_KIND, codec: 'proto', carries: ['grpc', 'message'], open: async (port) => grpcJs(port, PROTO_CODEC) },
+  { name: 'server.grpc() (fw/grpc-client)', kinds: EVERY_KIND, codec: 'json', carries: ['grpc', 'message'], encodesItself: true, open: async (port) => fwGrpcClient(`${HOST}:${port}`) },
+  // The generated client is typed from the descriptor: it has no way to name a method or service the proto lacks.
+  { name: 'server.grpc() proto (fw/grpc-client)', kinds: EVERY_KIND, codec: 'proto', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, open: async (port) => fwGrpcProtoClient(`${HOST}:${port}`) },
+];
+
+/** Suffix of an adapter's name when it calls the `server.grpc()` app on the grpc-js engine. */
+export const ON_GRPC_JS = " (engine: 'grpc-js')";
+
+/** server.grpc()'s socket clients against the app on one engine: fw's node:http2 (default) or grpc-js. */
+function atGrpcApp(server: 'grpc-app' | 'grpc-js-app'): Adapter[] {
+  return GRPC_APP_ADAPTERS.map((a) => ({
+    ...a,
+    name: server === 'grpc-js-app' ? `${a.name}${ON_GRPC_JS}` : a.name,
+    form: a.name,
+    server,
+    open: (s: Servers) => a.open(server === 'grpc-js-app' ? s.grpcJsPort : s.grpcPort),
+  }));
+}
+
+/**
+ * Every adapter: the gateway's wire forms on its own port and hosted on an
+ * fw app's port, then server.grpc()'s clients on fw's engine, fw/testing,
+ * and the socket clients again on the grpc-js engine (fw/testing reaches
+ * the app without a socket, through no engine: it runs once).
+ */
 export const ADAPTERS: readonly Adapter[] = [
   ...atGateway('gateway'),
   ...atGateway('hosted'),
-  // server.grpc() names the fw code (x-error-code) only for errors that have one; its status is the contract.
-  { name: 'server.grpc() JSON (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, JSON_CODEC) },
-  { name: 'server.grpc() proto (grpc-js client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], open: async (s) => grpcJs(s.grpcPort, PROTO_CODEC) },
-  { name: 'server.grpc() (fw/grpc-client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], encodesItself: true, open: async (s) => fwGrpcClient(`${HOST}:${s.grpcPort}`) },
-  // The generated client is typed from the descriptor: it has no way to name a method or service the proto lacks.
-  { name: 'server.grpc() proto (fw/grpc-client)', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, open: async (s) => fwGrpcProtoClient(`${HOST}:${s.grpcPort}`) },
+  ...atGrpcApp('grpc-app'),
   { name: 'fw/testing', kinds: EVERY_KIND, server: 'grpc-app', codec: 'json', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, inProcess: true, open: async (s) => inProcess(s.grpcApp) },
   { name: 'fw/testing proto', kinds: EVERY_KIND, server: 'grpc-app', codec: 'proto', carries: ['grpc', 'message'], namesOnlyKnownMethods: true, encodesItself: true, inProcess: true, open: async (s) => inProcess(s.grpcApp, true) },
+  ...atGrpcApp('grpc-js-app'),
 ];

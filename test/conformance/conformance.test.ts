@@ -5,13 +5,14 @@
  * gRPC (JSON and proto), WebSocket json/msgpack/binary, TCP and UDP, each on
  * the gateway's own port and hosted on an fw app's port; and
  * `server.grpc()` through grpc-js, fw/grpc-client and fw/testing, each with
- * the inline JSON service and the generated protobuf one. The same handler
+ * the inline JSON service and the generated protobuf one, and its socket
+ * clients again against the app on the grpc-js engine. The same handler
  * failing the same way must give the same outcome in every protocol's form.
  * Drain is drain.test.ts (it closes its servers).
  */
 import type { FwApplication, ProtocolGateway } from 'fw';
 import type { GrpcApplication } from 'fw/grpc';
-import { ADAPTERS, HOSTED, MALFORMED, type Connection } from './adapters';
+import { ADAPTERS, HOSTED, MALFORMED, ON_GRPC_JS, type Connection } from './adapters';
 import { aborted, CASES, SERVICE } from './case-table';
 import { carried, expected, notApplicable } from './expectations';
 import { conformanceApp, conformanceGateway, hostingApp, listenHosted } from './servers';
@@ -21,38 +22,55 @@ const runs = CASES.flatMap((c) => ADAPTERS.filter((a) => notApplicable(c, a) ===
 // Rows a call kind rules out are listed by the first test, the rest by the second (a case over named adapters alone says so itself).
 const notRun = CASES.filter((c) => c.onlyOver === undefined).flatMap((c) => ADAPTERS.filter((a) => a.kinds.includes(c.kind)).map((a) => [c.name, a.name, notApplicable(c, a)] as const).filter(([, , why]) => why !== undefined));
 
+const SOCKET_CLIENTS = ['server.grpc() JSON (grpc-js client)', 'server.grpc() proto (grpc-js client)', 'server.grpc() (fw/grpc-client)', 'server.grpc() proto (fw/grpc-client)'];
+
 /** The transformError rows over server.grpc()'s clients, which do not run. */
 function notTransformed(...cases: string[]): string[] {
-  const adapters = ['server.grpc() JSON (grpc-js client)', 'server.grpc() proto (grpc-js client)', 'server.grpc() (fw/grpc-client)', 'server.grpc() proto (fw/grpc-client)', 'fw/testing', 'fw/testing proto'];
+  const adapters = [...SOCKET_CLIENTS, 'fw/testing', 'fw/testing proto', ...SOCKET_CLIENTS.map((a) => `${a}${ON_GRPC_JS}`)];
   return cases.flatMap((c) => adapters.map((a) => `${c} / ${a}: configureErrorHandling is the gateway's`));
+}
+
+/** `rows` (`<case> / <adapter>: <why>`), then the same for the grpc-js engine's adapters of those that are socket clients. */
+function onBothEngines(rows: string[]): string[] {
+  const again = rows.filter((r) => SOCKET_CLIENTS.some((a) => r.includes(` / ${a}: `))).map((r) => r.replace(/ \/ (.+?): /, (_m, a: string) => ` / ${a}${ON_GRPC_JS}: `));
+  return [...rows, ...again];
 }
 
 /** The rows that do not run for a reason other than the call kind, each with that reason. */
 const OTHER_NOT_RUN = [
-  'validation / server.grpc() JSON (grpc-js client): an inline service on server.grpc() carries no input schema',
-  'validation / server.grpc() (fw/grpc-client): an inline service on server.grpc() carries no input schema',
-  'validation / fw/testing: an inline service on server.grpc() carries no input schema',
-  'unknown method / server.grpc() proto (fw/grpc-client): a typed client only has the methods the service has',
-  'unknown method / fw/testing: a typed client only has the methods the service has',
-  'unknown method / fw/testing proto: a typed client only has the methods the service has',
-  'unknown service / server.grpc() proto (fw/grpc-client): a typed client only has the methods the service has',
-  'unknown service / fw/testing: a typed client only has the methods the service has',
-  'unknown service / fw/testing proto: a typed client only has the methods the service has',
-  'malformed input / server.grpc() (fw/grpc-client): the client encodes every request itself',
-  'malformed input / server.grpc() proto (fw/grpc-client): the client encodes every request itself',
-  'malformed input / fw/testing: the client encodes every request itself',
-  'malformed input / fw/testing proto: the client encodes every request itself',
+  ...onBothEngines([
+    'validation / server.grpc() JSON (grpc-js client): an inline service on server.grpc() carries no input schema',
+    'validation / server.grpc() (fw/grpc-client): an inline service on server.grpc() carries no input schema',
+    'validation / fw/testing: an inline service on server.grpc() carries no input schema',
+  ]),
+  ...onBothEngines([
+    'unknown method / server.grpc() proto (fw/grpc-client): a typed client only has the methods the service has',
+    'unknown method / fw/testing: a typed client only has the methods the service has',
+    'unknown method / fw/testing proto: a typed client only has the methods the service has',
+  ]),
+  ...onBothEngines([
+    'unknown service / server.grpc() proto (fw/grpc-client): a typed client only has the methods the service has',
+    'unknown service / fw/testing: a typed client only has the methods the service has',
+    'unknown service / fw/testing proto: a typed client only has the methods the service has',
+  ]),
+  ...onBothEngines([
+    'malformed input / server.grpc() (fw/grpc-client): the client encodes every request itself',
+    'malformed input / server.grpc() proto (fw/grpc-client): the client encodes every request itself',
+    'malformed input / fw/testing: the client encodes every request itself',
+    'malformed input / fw/testing proto: the client encodes every request itself',
+  ]),
   ...notTransformed('transformError on a unary call', 'transformError after a stream item'),
   'a client cancel reaching context.signal (unary) / UDP: a datagram cannot be called back',
   'a client cancel reaching context.signal (unary) / UDP (hosted): a datagram cannot be called back',
-  ...['validation of an invalid client-stream item', 'validation of an invalid bidi item'].flatMap((c) =>
-    ['server.grpc() JSON (grpc-js client)', 'server.grpc() (fw/grpc-client)', 'fw/testing'].map((a) => `${c} / ${a}: an inline service on server.grpc() carries no input schema`)),
+  ...['validation of an invalid client-stream item', 'validation of an invalid bidi item'].flatMap((c) => onBothEngines(
+    ['server.grpc() JSON (grpc-js client)', 'server.grpc() (fw/grpc-client)', 'fw/testing'].map((a) => `${c} / ${a}: an inline service on server.grpc() carries no input schema`))),
   ...notTransformed('transformError on a client stream', 'transformError after a bidi item'),
 ];
 
 describe('conformance: one case table over every adapter', () => {
   let gateway: ProtocolGateway;
   let app: GrpcApplication;
+  let grpcJsApp: GrpcApplication;
   // One fw app hosting its own gateway, for every hosted row.
   let hostedGateway: ProtocolGateway;
   let hosted: FwApplication;
@@ -67,8 +85,10 @@ describe('conformance: one case table over every adapter', () => {
     hosted = hostingApp(hostedGateway);
     app = conformanceApp();
     const { port } = await app.listen(0, HOST);
+    grpcJsApp = conformanceApp('grpc-js');
+    const grpcJsPort = (await grpcJsApp.listen(0, HOST)).port;
     metricsUrl = `http://${HOST}:${address.port as number}/metrics`;
-    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port };
+    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port, grpcJsPort };
     hostedMetricsUrl = `http://${HOST}:${servers.hosted.port}/metrics`;
     for (const a of ADAPTERS) connections.set(a.name, await a.open(servers));
   });
@@ -79,6 +99,7 @@ describe('conformance: one case table over every adapter', () => {
     await hosted.close({ graceMs: 1000 });
     await hostedGateway.close();
     await app.close({ timeoutMs: 1000 });
+    await grpcJsApp.close({ timeoutMs: 1000 });
   });
 
   it('names why a call kind does not run over an adapter', () => {

@@ -1,7 +1,7 @@
 /**
  * Drain, as rows of the conformance table: with every adapter's calls in
  * flight, the gateway, the fw app hosting a gateway (its close()) and the
- * `server.grpc()` app close with a short shutdown timeout. A server or bidi stream still open when it passes ends with its
+ * `server.grpc()` app (on fw's engine and on grpc-js's) close with a short shutdown timeout. A server or bidi stream still open when it passes ends with its
  * protocol's UNAVAILABLE (gRPC status 14, an NDJSON/SSE error line, a Connect
  * or gRPC-Web end-of-stream error, a WebSocket error envelope, a TCP error
  * frame), never a bare cut; a unary call started before close() is answered.
@@ -29,6 +29,7 @@ const rows = DRAIN_CASES.flatMap((c) => ADAPTERS.filter((a) => notApplicable(c, 
 describe('conformance: drain with calls in flight, over every adapter', () => {
   let gateway: ProtocolGateway;
   let app: GrpcApplication;
+  let grpcJsApp: GrpcApplication;
   let hostedGateway: ProtocolGateway;
   let hosted: FwApplication;
   const connections: Connection[] = [];
@@ -41,7 +42,9 @@ describe('conformance: drain with calls in flight, over every adapter', () => {
     hosted = hostingApp(hostedGateway);
     app = conformanceApp();
     const { port } = await app.listen(0, HOST);
-    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port };
+    grpcJsApp = conformanceApp('grpc-js');
+    const grpcJsPort = (await grpcJsApp.listen(0, HOST)).port;
+    const servers = { gateway: { port: address.port as number, udpPort: address.udpPort as number }, hosted: await listenHosted(hosted), grpcApp: app, grpcPort: port, grpcJsPort };
     const before = started.count;
     for (const [caseName, adapterName, c, a] of rows) {
       const connection = await a.open(servers);
@@ -52,7 +55,7 @@ describe('conformance: drain with calls in flight, over every adapter', () => {
     for (let i = 0; i < 500 && started.count - before < rows.length; i++) await new Promise((r) => setTimeout(r, 10));
     expect(started.count - before).toBe(rows.length);
     // The hosted rows drain through the app's close(), as a user's app stops.
-    await Promise.all([gateway.close(), hosted.close({ graceMs: SHUTDOWN_TIMEOUT }), app.close({ timeoutMs: SHUTDOWN_TIMEOUT })]);
+    await Promise.all([gateway.close(), hosted.close({ graceMs: SHUTDOWN_TIMEOUT }), app.close({ timeoutMs: SHUTDOWN_TIMEOUT }), grpcJsApp.close({ timeoutMs: SHUTDOWN_TIMEOUT })]);
   }, 30_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
  * table's handlers twice: as the inline JSON service `Conformance` and as the
  * generated protobuf service `conformance.ConformanceProto` (fixtures/conformance.proto):
  * a gateway on its own port, a gateway hosted on an fw app's port, and a
- * `server.grpc()` app.
+ * `server.grpc()` app (on fw's node:http2 engine, and again on grpc-js's).
  */
 import { ProtocolGateway, server, ServiceError, type FwApplication, type Protocol } from 'fw';
 import { createGrpcApplication, GrpcError, GrpcStatus, RateLimiter, type GrpcApplication } from 'fw/grpc';
@@ -59,9 +59,9 @@ export async function listenHosted(app: FwApplication): Promise<GatewayPorts> {
   return { port: app.port, udpPort: app.port };
 }
 
-/** The `server.grpc()` app: both services, its own middleware and rate limiter for the refusals. */
-export function conformanceApp(): GrpcApplication {
-  const app = createGrpcApplication();
+/** The `server.grpc()` app: both services, its own middleware and rate limiter for the refusals; on `engine` (default fw's node:http2). */
+export function conformanceApp(engine?: 'grpc-js'): GrpcApplication {
+  const app = engine === undefined ? createGrpcApplication() : createGrpcApplication().withOptions({ grpc: { engine } });
   const limiter = new RateLimiter({ windowMs: 60_000, max: 1 });
   // server.grpc()'s own ways to refuse: its middleware and its rate limiter.
   app.use(async (call, next) => {

@@ -4,6 +4,10 @@
  * gzip, health and reflection) and the gateway's one port (gRPC beside
  * Connect over HTTP/2, through the foreign-streams hook, and reflection),
  * and its request timeout (the same pending-requests list as fw's engine).
+ * Where grpc-js alone would answer otherwise, it answers as fw's engine
+ * does: undecodable protobuf is INVALID_ARGUMENT for every call kind, and a
+ * stream open past close()'s timeout ends with UNAVAILABLE. The whole case
+ * table runs on it too (test/conformance).
  */
 import http2 from 'node:http2';
 import { ProtocolGateway } from 'fw';
@@ -54,6 +58,63 @@ describe("server.grpc() on grpc.engine: 'grpc-js'", () => {
     const unknown = await rawCall(address, '/nope.Nope/Nope', [frame(Buffer.alloc(0))]);
     expect(unknown.status).toBe(GrpcStatus.UNIMPLEMENTED);
     expect(unknown.message).toMatch(/does not implement the method/);
+  });
+});
+
+describe("grpc.engine: 'grpc-js' answers as fw's engine does", () => {
+  afterAll(stopAll);
+
+  it('refuses protobuf that does not decode with INVALID_ARGUMENT on every call kind, and keeps serving', async () => {
+    const app = newApp().withOptions({ grpc: { engine: 'grpc-js' } }).addService(protoUserService(loadUserProto()));
+    const address = await listen(app);
+    // A varint tag cut short: no protobuf parser accepts it (grpc-js alone answers INTERNAL).
+    const garbage = frame(Buffer.from([0xff, 0xff]));
+    for (const method of ['GetUser', 'ListUsers', 'CreateMultipleUsers', 'ChatWithUsers']) {
+      const result = await rawCall(address, `/user.UserService/${method}`, [garbage]);
+      expect([method, result.status, result.message]).toEqual([method, GrpcStatus.INVALID_ARGUMENT, expect.stringMatching(/^Error deserializing request/)]);
+    }
+    const client = createGrpcClient<ProtoUserClient>({ address, service: (loadUserProto().user as ProtoDefinition).UserService as ProtoDefinition });
+    try {
+      expect(await client.createUser({ name: 'Ada', email: 'ada@example.com' })).toMatchObject({ name: 'Ada' });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('ends a stream open past close()\'s timeout with UNAVAILABLE and aborts its handler\'s signal', async () => {
+    const signals: AbortSignal[] = [];
+    const app = newApp().withOptions({ grpc: { engine: 'grpc-js' } }).addService({
+      name: 'Drain',
+      methods: {
+        Ticks: {
+          streaming: 'server',
+          handler: async function* (_request: Obj, context: { signal: AbortSignal }) {
+            signals.push(context.signal);
+            // Bounded: 300 ticks of 10 ms, far past the shutdown timeout; it never looks at its signal.
+            for (let i = 0; i < 300; i++) {
+              yield { i };
+              await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+          },
+        },
+      },
+    });
+    const address = await listen(app);
+    const client = createGrpcClient<{ ticks(r: Obj): AsyncIterable<Obj>; close(): void }>({ address, service: { name: 'Drain', methods: { Ticks: 'server' } } });
+    const items: Obj[] = [];
+    let closing: Promise<void> | undefined;
+    const failure = await (async () => {
+      for await (const item of client.ticks({})) {
+        items.push(item);
+        closing ??= app.close({ timeoutMs: 100 });
+      }
+      return undefined;
+    })().catch((error: unknown) => error);
+    await closing;
+    client.close();
+    expect(failure).toMatchObject({ code: GrpcStatus.UNAVAILABLE, message: 'The server shut down before the stream ended; retry on another instance', metadata: { 'x-error-code': 'UNAVAILABLE' } });
+    expect(items.length).toBeGreaterThan(0);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 });
 

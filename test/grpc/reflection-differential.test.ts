@@ -46,7 +46,7 @@ function capture(service: { addToServer(server: never): void }): Map<string, [Me
 /** The same capture of fw's reflection, which registers port methods: each is served here through the grpc-js-shaped adapter, so a duplex can stand in for the call. */
 function captureOurs(service: ReflectionService): Map<string, [Method, Handler]> {
   const methods = new Map<string, [Method, Handler]>();
-  service.addToServer({ addStreams: (added) => added.forEach((method) => methods.set(method.path, [method, grpcJsStreamHandler(method) as Handler])) });
+  service.addToServer({ addStreams: (added) => added.forEach((method) => methods.set(method.path, [method, grpcJsStreamHandler(method, new Set()) as Handler])) });
   return methods;
 }
 

@@ -13,7 +13,7 @@ import { LengthPrefixedReader, type Envelope, type EnvelopeErrors } from '../../
 import { GrpcStatus } from '../../core/status';
 import { newStreamCompression, STATE, type StreamCompression } from '../compression';
 import { CALL, frameMessage, sendHeaders, sendLast, sendStatus, type CallStream, type MessageLimits, type Responder, type ServedMethod } from './responder';
-import { GrpcError, type FwStatusObject } from '../errors';
+import { GrpcError, undecodableRequest, type FwStatusObject } from '../errors';
 import type { GrpcUnaryPort, ServeUnary } from '../grpc-call-port';
 import { addListener, runListeners, type ListenerSlot } from '../../core/listener-slot';
 import type { PendingRequest } from '../pending-requests';
@@ -85,8 +85,8 @@ export function decode(call: CallHead, envelope: Envelope): unknown {
   try {
     return call.served.deserialize(bytes);
   } catch (error) {
-    // The caller's bytes do not decode: its fault, INVALID_ARGUMENT as the gateway answers it (grpc-js says INTERNAL).
-    throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, `Error deserializing request: ${(error as Error).message}`);
+    // The caller's bytes do not decode: its fault, INVALID_ARGUMENT as the gateway answers it.
+    throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, undecodableRequest(error));
   }
 }
 

@@ -10,12 +10,13 @@
  */
 import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
-import { MetadataMap } from '../metadata-map';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { ServiceErrors } from '../../rpc/error-catalogue';
 import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
+import { STATUS_FLUSH_MS } from '../engine-contract';
+import { drainedStatus } from '../errors';
 import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
 import type { ServeStream, StreamPortMethod, UnaryPortMethod } from '../grpc-call-port';
@@ -58,9 +59,6 @@ function sessionPolicy(options: GrpcServerOptions): SessionPolicy {
     maxResetsPerSecond: resolveHttp2Limits(options).maxResetsPerSecond,
   };
 }
-
-/** How long a forced shutdown lets the statuses it wrote leave before the connections are cut (ms). */
-const STATUS_FLUSH_MS = 250;
 
 /** A gRPC server on node:http2, listening itself or fed connections (the gateway's one port). */
 export class H2GrpcServer {
@@ -160,11 +158,9 @@ export class H2GrpcServer {
     const h2 = this.#h2;
     if (h2?.listening === true) h2.close();
     if (this.#openStreams.size > 0) {
-      const drained = ServiceErrors.streamDrained();
-      const trailers = new MetadataMap();
-      trailers.set('x-error-code', drained.code);
+      const drained = drainedStatus();
       for (const call of [...this.#openStreams]) {
-        sendStatus(call, GrpcStatus.UNAVAILABLE, drained.message, trailers);
+        sendStatus(call, drained.code, drained.details, drained.metadata);
         call.cancel();
       }
       this.#openStreams.clear();
