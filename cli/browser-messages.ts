@@ -8,8 +8,11 @@
  * ts-proto's output is dprint-formatted, so a member of a message object (and
  * of the `MessageFns` interface) starts a line, indented by two spaces (four
  * when a long declaration wraps the literal), and a method ends at the first
- * line holding only `},` at that indentation.
+ * line holding only `},` at that indentation. The well-known types whose
+ * JSON ts-proto writes in a form of its own get canonical JSON
+ * (browser-well-known-json.ts).
  */
+import { canonicalWellKnownJson } from './browser-well-known-json';
 
 /** What `x.ts` becomes: `x.browser-messages.ts`. */
 export const BROWSER_MESSAGES_SUFFIX = '.browser-messages';
@@ -55,7 +58,7 @@ export function browserMessages(tsProtoSource: string, importSuffix: string): st
     if (i === lines.length) throw new Error(`fw-gen: no end of the ts-proto member at line ${start + 1}: ${line.trim()}`);
     if (lines[i + 1] === '') i++;
   }
-  return withoutUnusedHelpers(out).join('\n');
+  return withoutUnusedHelpers(canonicalWellKnownJson(out)).join('\n');
 }
 
 /** Drops top-level helper functions only the binary codec called (`longToNumber`, …), so `noUnusedLocals` projects compile it. */

@@ -11,3 +11,4 @@ export { createWebSocketTransport, type WebSocketTransport, type WebSocketTransp
 export { createFetchTransport, type FetchTransportOptions } from './fetch-transport';
 export { callBidiStream, callClientStream, callServerStream, callUnary, createClient, type ClientOf } from './calls';
 export { createRequestQueue, type RequestQueue } from './request-queue';
+export { bytesFromJson, bytesToJson, durationFromJson, durationToJson, fieldMaskFromJson, fieldMaskToJson, type DurationValue } from './well-known-json';

@@ -11,6 +11,7 @@ import type { Options, PackageDefinition } from '@grpc/proto-loader';
 import path from 'node:path';
 import { MissingPeerError } from '../core/optional-peer';
 import { grpcJs, protoLoader } from './grpc-js-peer';
+import { checkBigintLongs, PROTO_LOADER_OPTIONS } from './proto-loader-options';
 
 /** A loaded proto file: namespaces down to service constructors (`def.user.UserService`). */
 export type ProtoDefinition = GrpcObject;
@@ -28,11 +29,10 @@ export interface ResolvedProtoService {
 
 const packageOf = new WeakMap<object, PackageDefinition>();
 
-/** proto-loader settings: camelCase fields, enums as names, 64-bit ints as strings, defaults filled. */
-const LOADER_DEFAULTS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
-
 /**
  * Loads `filePath` (and its imports; google/api and google/protobuf protos are found automatically).
+ * Messages have camelCase fields, enums as names, defaults filled and 64-bit
+ * integers as `bigint`, as in generated code (`options` may change them).
  *
  * @example
  * import { loadProtoDefinition } from 'fw/grpc';
@@ -42,9 +42,12 @@ const LOADER_DEFAULTS: Options = { keepCase: false, longs: String, enums: String
 export function loadProtoDefinition(filePath: string, options: Options = {}): ProtoDefinition {
   const googleRoot = googleProtoRoot();
   const includeDirs = [path.dirname(path.resolve(filePath)), ...(googleRoot === undefined ? [] : [googleRoot]), ...(options.includeDirs ?? [])];
+  const loaderOptions: Options = { ...PROTO_LOADER_OPTIONS, ...options, includeDirs };
+  const loader = protoLoader('loadProtoDefinition()');
+  checkBigintLongs(loader, loaderOptions, 'loadProtoDefinition()');
   let packageDefinition: PackageDefinition;
   try {
-    packageDefinition = protoLoader('loadProtoDefinition()').loadSync(path.resolve(filePath), { ...LOADER_DEFAULTS, ...options, includeDirs });
+    packageDefinition = loader.loadSync(path.resolve(filePath), loaderOptions);
   } catch (error) {
     // google/protobuf's common types are built into protobufjs; google/api and the rest come from google-proto-files.
     if (googleRoot === undefined && /google\/(?!protobuf\/)[\w/]+\.proto/.test(String((error as Error).message))) {

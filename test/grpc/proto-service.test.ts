@@ -28,7 +28,7 @@ describe('proto-defined gRPC service', () => {
 
   it('unary: creates and reads users with camelCase fields and timestamps', async () => {
     const created = await client.createUser({ name: 'Grace', email: 'grace@example.com', roles: ['dev'] });
-    expect(created).toMatchObject({ name: 'Grace', roles: ['dev'], createdAt: { seconds: expect.any(String) } });
+    expect(created).toMatchObject({ name: 'Grace', roles: ['dev'], createdAt: { seconds: expect.any(BigInt) } });
     await expect(client.getUser({ id: created.id })).resolves.toMatchObject({ email: 'grace@example.com' });
     await expect(client.getUser({ id: 'x' })).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND, message: 'User not found' });
     await expect(client.deleteUser({ id: created.id })).resolves.toEqual({ success: true });

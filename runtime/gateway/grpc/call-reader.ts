@@ -19,9 +19,10 @@ import type { GatewayCore } from '../gateway-core';
 import { tracingFrom } from '../../rpc/tracing';
 import type { CancelWatch } from './cancel-watch';
 import { grpcContext } from './context';
-import { cameAsJson, GRPC_JSON_CONTENT_TYPE, Undecodable } from './message-format';
+import { cameAsJson, GRPC_JSON_CONTENT_TYPE, JsonReply, Undecodable } from './message-format';
 import type { GrpcGatewayConfig, GrpcRoute } from './method-table';
 import { requestFor } from './raw-requests';
+import { wireReply } from './reply-sink';
 
 /** One call handed to the core: its result, the gateway's response headers, and its context. */
 export interface StartedCall {
@@ -78,6 +79,18 @@ export class GrpcCallReader {
   response(value: unknown): unknown {
     const transform = this.#route.mapped ? this.#config().transformResponse : undefined;
     return transform === undefined ? value : transform(value, this.#route.method);
+  }
+
+  /**
+   * A result as the wire takes it, after transformResponse: JSON for a
+   * gRPC+JSON request, written from the proto file's descriptors on
+   * proto-file routes and by the method's own writer on the others.
+   */
+  reply(result: unknown, json: boolean, resolved: ResolvedMethod | undefined): unknown {
+    const value = this.response(result);
+    const toJSON = this.#route.toJSON;
+    if (json && toJSON !== undefined) return new JsonReply(Buffer.from(JSON.stringify(toJSON(value) ?? {})));
+    return wireReply(value, json, resolved);
   }
 
   /**

@@ -4,13 +4,17 @@
  * client with the real .proto works), inline services a JSON codec
  * (`application/grpc+json`, path `/<Service>/<method>`), and
  * `configureGRPC({protoFiles, services, methodMapping})` the proto-loader
- * codecs of those files, routed to the mapped gateway methods.
+ * codecs of those files (64-bit integers as bigint, gRPC+JSON through the
+ * canonical JSON writer, proto-file-json.ts), routed to the mapped gateway
+ * methods.
  */
 import { jsonTextTooDeep, RejectedPayload, TOO_DEEP_MESSAGE } from '../../core/json-depth';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { protoLoader } from '../../grpc/grpc-js-peer';
+import { checkBigintLongs, PROTO_LOADER_OPTIONS } from '../../grpc/proto-loader-options';
 import type { StreamingMode } from '../../rpc/descriptor';
+import type { MethodGates } from '../../rpc/message-gate';
 import type { ServiceRegistry } from '../../rpc/registry';
 import { JsonReply, jsonDeserializer, sniffingDeserializer } from './message-format';
 import { RawMessage } from '../pass-through';
@@ -39,6 +43,8 @@ export interface GrpcRoute {
   definition: MethodDefinition<unknown, unknown>;
   /** proto-loader route: configureGRPC transforms apply. */
   mapped: boolean;
+  /** A proto-loader route's reply as canonical proto3 JSON (its file's descriptors), for gRPC+JSON requests. */
+  toJSON?: (value: unknown) => unknown;
 }
 
 /** A grpc-js service definition keyed by method, plus the routes behind it. */
@@ -118,17 +124,16 @@ export function registryTables(registry: ServiceRegistry): GrpcServiceTable[] {
   return tables;
 }
 
-/** Loads `protoFiles` (proto-loader, camelCase JSON-like objects) and maps them onto gateway services. */
+/** Loads `protoFiles` (proto-loader: camelCase fields, 64-bit integers as bigint) and maps them onto gateway services. */
 export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTable[]; packageDefinition: PackageDefinition | undefined } {
   if (config.protoFiles === undefined || config.protoFiles.length === 0) return { tables: [], packageDefinition: undefined };
-  const packageDefinition = protoLoader('configureGRPC({ protoFiles })').loadSync(config.protoFiles, {
-    keepCase: false,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-    includeDirs: config.includeDirs,
-  });
+  const feature = 'configureGRPC({ protoFiles })';
+  const loader = protoLoader(feature);
+  const options = { ...PROTO_LOADER_OPTIONS, includeDirs: config.includeDirs };
+  checkBigintLongs(loader, options, feature);
+  const packageDefinition = loader.loadSync(config.protoFiles, options);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { protoFileGates } = require('./proto-file-json') as typeof import('./proto-file-json');
   const tables: GrpcServiceTable[] = [];
   for (const [qualified, value] of Object.entries(packageDefinition)) {
     if (!isServiceDefinition(value)) continue;
@@ -137,17 +142,28 @@ export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTab
     const routes = new Map<string, GrpcRoute>();
     for (const [protoMethod, def] of Object.entries(value)) {
       const method = config.methodMapping?.[protoMethod] ?? protoMethod.charAt(0).toLowerCase() + protoMethod.slice(1);
+      const gates = protoFileGates(def);
       routes.set(protoMethod, {
         service: gatewayService,
         method,
         streaming: modeOf(def.requestStream, def.responseStream),
         mapped: true,
-        definition: def as MethodDefinition<unknown, unknown>,
+        definition: gates === undefined ? def : withJson(def, gates),
+        ...(gates === undefined ? {} : { toJSON: (reply: unknown) => gates.response.toJson(reply) }),
       });
     }
     tables.push({ name: qualified, routes });
   }
   return { tables, packageDefinition };
+}
+
+/** A proto-loader method that also takes gRPC+JSON requests (sniffed, message-format.ts) and sends JSON replies as they come. */
+function withJson(def: MethodDefinition<unknown, unknown>, gates: MethodGates): MethodDefinition<unknown, unknown> {
+  return {
+    ...def,
+    requestDeserialize: sniffingDeserializer((json) => gates.request.fromJson(json), (bytes) => def.requestDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
+    responseSerialize: (v: unknown) => (v instanceof JsonReply ? v.bytes : def.responseSerialize(v)),
+  };
 }
 
 function isServiceDefinition(value: unknown): value is Record<string, MethodDefinition<unknown, unknown>> {

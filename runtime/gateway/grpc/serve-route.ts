@@ -15,7 +15,7 @@ import { CancelWatch } from './cancel-watch';
 import type { GrpcCallReader } from './call-reader';
 import { cameAsJson } from './message-format';
 import { requestFor } from './raw-requests';
-import { grpcStatus, GrpcReplySink, wireReply } from './reply-sink';
+import { grpcStatus, GrpcReplySink } from './reply-sink';
 
 /** A request the engine refused (too deep, prototype keys): INVALID_ARGUMENT before anything runs. */
 function refused(rejected: RejectedPayload): Error {
@@ -38,7 +38,7 @@ export function serveUnaryRoute(core: GatewayCore, reader: GrpcCallReader): Serv
     const json = cameAsJson(raw);
     const { promise, headers, context } = reader.start(port, raw instanceof RawMessage ? method.passing : method.resolved, reader.request(raw), () => watch.signal, json, watch);
     const sink = new GrpcReplySink(port, core, headers, context, watch);
-    promise.then((result) => sink.message(wireReply(reader.response(result), json, method.resolved)), (error: unknown) => sink.failWith(error)).catch((error: unknown) => sink.failWith(error));
+    promise.then((result) => sink.message(reader.reply(result, json, method.resolved)), (error: unknown) => sink.failWith(error)).catch((error: unknown) => sink.failWith(error));
   };
 }
 
@@ -63,7 +63,7 @@ function serveClientStream(core: GatewayCore, reader: GrpcCallReader, port: Grpc
   const started = reader.start(port, method.passing ?? method.resolved, requests, () => watch.signal, false, watch);
   headers = started.headers;
   const sink = new GrpcReplySink(port, core, started.headers, started.context, watch);
-  started.promise.then((result) => sink.message(wireReply(reader.response(result), state.json, method.resolved)), (error: unknown) => sink.failWith(error)).catch((error: unknown) => sink.failWith(error));
+  started.promise.then((result) => sink.message(reader.reply(result, state.json, method.resolved)), (error: unknown) => sink.failWith(error)).catch((error: unknown) => sink.failWith(error));
 }
 
 /** A server-streaming (`clientStreams` false) or bidi call: items written with back-pressure, ended by the core's drain if it must. */
@@ -98,7 +98,7 @@ function serveReplyStream(core: GatewayCore, reader: GrpcCallReader, port: GrpcS
       if (result === null || typeof result !== 'object' || !(Symbol.asyncIterator in result)) throw ServiceErrors.notIterable();
       for await (const item of result as AsyncIterable<unknown>) {
         if (signal.aborted || terminated) return;
-        const pending = sink.item(wireReply(reader.response(item), state.json, method.resolved));
+        const pending = sink.item(reader.reply(item, state.json, method.resolved));
         if (pending !== undefined) await pending;
       }
       if (!terminated) sink.end();

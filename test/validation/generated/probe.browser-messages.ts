@@ -190,7 +190,7 @@ export const Probe: MessageFns<Probe> = {
         : undefined,
       inner: isSet(object.inner) ? Inner.fromJSON(object.inner) : undefined,
       inners: globalThis.Array.isArray(object?.inners) ? object.inners.map((e: any) => Inner.fromJSON(e)) : [],
-      at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
+      at: isSet(object.at) ? Timestamp.fromJSON(object.at) : undefined,
       ttl: isSet(object.ttl) ? Duration.fromJSON(object.ttl) : undefined,
       must: isSet(object.must) ? globalThis.String(object.must) : "",
       low: isSet(object.low) ? globalThis.Number(object.low) : 0,
@@ -257,7 +257,7 @@ export const Probe: MessageFns<Probe> = {
       obj.inners = message.inners.map((e) => Inner.toJSON(e));
     }
     if (message.at !== undefined) {
-      obj.at = fromTimestamp(message.at).toISOString();
+      obj.at = Timestamp.toJSON(message.at);
     }
     if (message.ttl !== undefined) {
       obj.ttl = Duration.toJSON(message.ttl);
@@ -446,38 +446,6 @@ type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
-function toTimestamp(date: Date): Timestamp {
-  const seconds = BigInt(Math.trunc(date.getTime() / 1_000));
-  const nanos = (date.getTime() % 1_000) * 1_000_000;
-  return { seconds, nanos };
-}
-
-function fromTimestamp(t: Timestamp): Date {
-  let millis = (globalThis.Number(t.seconds.toString()) || 0) * 1_000;
-  millis += (t.nanos || 0) / 1_000_000;
-  return new globalThis.Date(millis);
-}
-
-const timestampFractionRegex = /:\d{2}\.\d+/;
-
-function fromJsonTimestamp(o: any): Timestamp {
-  if (o instanceof globalThis.Date) {
-    return toTimestamp(o);
-  } else if (typeof o === "string") {
-    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
-    // so parse the fractional seconds ourselves and give Date only the whole seconds
-    const fraction = timestampFractionRegex.exec(o);
-    if (fraction === null) {
-      return toTimestamp(new globalThis.Date(o));
-    }
-    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
-    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
-    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
-    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
-  } else {
-    return Timestamp.fromJSON(o);
-  }
-}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

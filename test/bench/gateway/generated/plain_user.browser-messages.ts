@@ -120,14 +120,14 @@ export const User: MessageFns<User> = {
       address: isSet(object.address) ? Address.fromJSON(object.address) : undefined,
       roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => globalThis.String(e)) : [],
       createdAt: isSet(object.createdAt)
-        ? fromJsonTimestamp(object.createdAt)
+        ? Timestamp.fromJSON(object.createdAt)
         : isSet(object.created_at)
-        ? fromJsonTimestamp(object.created_at)
+        ? Timestamp.fromJSON(object.created_at)
         : undefined,
       updatedAt: isSet(object.updatedAt)
-        ? fromJsonTimestamp(object.updatedAt)
+        ? Timestamp.fromJSON(object.updatedAt)
         : isSet(object.updated_at)
-        ? fromJsonTimestamp(object.updated_at)
+        ? Timestamp.fromJSON(object.updated_at)
         : undefined,
     };
   },
@@ -153,10 +153,10 @@ export const User: MessageFns<User> = {
       obj.roles = message.roles;
     }
     if (message.createdAt !== undefined) {
-      obj.createdAt = fromTimestamp(message.createdAt).toISOString();
+      obj.createdAt = Timestamp.toJSON(message.createdAt);
     }
     if (message.updatedAt !== undefined) {
-      obj.updatedAt = fromTimestamp(message.updatedAt).toISOString();
+      obj.updatedAt = Timestamp.toJSON(message.updatedAt);
     }
     return obj;
   },
@@ -248,38 +248,6 @@ type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
-function toTimestamp(date: Date): Timestamp {
-  const seconds = BigInt(Math.trunc(date.getTime() / 1_000));
-  const nanos = (date.getTime() % 1_000) * 1_000_000;
-  return { seconds, nanos };
-}
-
-function fromTimestamp(t: Timestamp): Date {
-  let millis = (globalThis.Number(t.seconds.toString()) || 0) * 1_000;
-  millis += (t.nanos || 0) / 1_000_000;
-  return new globalThis.Date(millis);
-}
-
-const timestampFractionRegex = /:\d{2}\.\d+/;
-
-function fromJsonTimestamp(o: any): Timestamp {
-  if (o instanceof globalThis.Date) {
-    return toTimestamp(o);
-  } else if (typeof o === "string") {
-    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
-    // so parse the fractional seconds ourselves and give Date only the whole seconds
-    const fraction = timestampFractionRegex.exec(o);
-    if (fraction === null) {
-      return toTimestamp(new globalThis.Date(o));
-    }
-    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
-    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
-    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
-    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
-  } else {
-    return Timestamp.fromJSON(o);
-  }
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

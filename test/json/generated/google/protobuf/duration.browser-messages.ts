@@ -5,6 +5,7 @@
 // source: google/protobuf/duration.proto
 
 /* eslint-disable */
+import { durationFromJson, durationToJson } from "fw/browser";
 
 export const protobufPackage = "google.protobuf";
 
@@ -94,21 +95,11 @@ function createBaseDuration(): Duration {
 
 export const Duration: MessageFns<Duration> = {
   fromJSON(object: any): Duration {
-    return {
-      seconds: isSet(object.seconds) ? BigInt(object.seconds) : 0n,
-      nanos: isSet(object.nanos) ? globalThis.Number(object.nanos) : 0,
-    };
+    return durationFromJson(object);
   },
 
   toJSON(message: Duration): unknown {
-    const obj: any = {};
-    if (message.seconds !== 0n) {
-      obj.seconds = message.seconds.toString();
-    }
-    if (message.nanos !== 0) {
-      obj.nanos = Math.round(message.nanos);
-    }
-    return obj;
+    return durationToJson(message);
   },
 
   create<I extends Exact<DeepPartial<Duration>, I>>(base?: I): Duration {
@@ -134,10 +125,6 @@ export type DeepPartial<T> = T extends bigint ? string | number | bigint
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
-function isSet(value: any): boolean {
-  return value !== null && value !== undefined;
-}
 
 export interface MessageFns<T> {
   fromJSON(object: any): T;

@@ -5,6 +5,7 @@
 // source: google/protobuf/field_mask.proto
 
 /* eslint-disable */
+import { fieldMaskFromJson, fieldMaskToJson } from "fw/browser";
 
 export const protobufPackage = "google.protobuf";
 
@@ -219,17 +220,11 @@ function createBaseFieldMask(): FieldMask {
 
 export const FieldMask: MessageFns<FieldMask> & FieldMaskWrapperFns = {
   fromJSON(object: any): FieldMask {
-    return {
-      paths: typeof object === "string"
-        ? object.split(",").filter(globalThis.Boolean)
-        : globalThis.Array.isArray(object?.paths)
-        ? object.paths.map(globalThis.String)
-        : [],
-    };
+    return { paths: fieldMaskFromJson(object) };
   },
 
   toJSON(message: FieldMask): string {
-    return message.paths.join(",");
+    return fieldMaskToJson(message.paths);
   },
 
   create<I extends Exact<DeepPartial<FieldMask>, I>>(base?: I): FieldMask {

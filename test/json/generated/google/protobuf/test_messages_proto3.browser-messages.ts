@@ -5,6 +5,7 @@
 // source: google/protobuf/test_messages_proto3.proto
 
 /* eslint-disable */
+import { bytesFromJson, bytesToJson } from "fw/browser";
 import { Any } from "./any.browser-messages";
 import { Duration } from "./duration.browser-messages";
 import { FieldMask } from "./field_mask.browser-messages";
@@ -1538,9 +1539,9 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
         ? String(object.optional_string_wrapper)
         : undefined,
       optionalBytesWrapper: isSet(object.optionalBytesWrapper)
-        ? new Uint8Array(object.optionalBytesWrapper)
+        ? bytesFromJson(object.optionalBytesWrapper)
         : isSet(object.optional_bytes_wrapper)
-        ? new Uint8Array(object.optional_bytes_wrapper)
+        ? bytesFromJson(object.optional_bytes_wrapper)
         : undefined,
       repeatedBoolWrapper: globalThis.Array.isArray(object?.repeatedBoolWrapper)
         ? object.repeatedBoolWrapper.map((e: any) => Boolean(e))
@@ -1583,9 +1584,9 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
         ? object.repeated_string_wrapper.map((e: any) => String(e))
         : [],
       repeatedBytesWrapper: globalThis.Array.isArray(object?.repeatedBytesWrapper)
-        ? object.repeatedBytesWrapper.map((e: any) => new Uint8Array(e))
+        ? object.repeatedBytesWrapper.map((e: any) => bytesFromJson(e))
         : globalThis.Array.isArray(object?.repeated_bytes_wrapper)
-        ? object.repeated_bytes_wrapper.map((e: any) => new Uint8Array(e))
+        ? object.repeated_bytes_wrapper.map((e: any) => bytesFromJson(e))
         : [],
       optionalDuration: isSet(object.optionalDuration)
         ? Duration.fromJSON(object.optionalDuration)
@@ -1593,9 +1594,9 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
         ? Duration.fromJSON(object.optional_duration)
         : undefined,
       optionalTimestamp: isSet(object.optionalTimestamp)
-        ? fromJsonTimestamp(object.optionalTimestamp)
+        ? Timestamp.fromJSON(object.optionalTimestamp)
         : isSet(object.optional_timestamp)
-        ? fromJsonTimestamp(object.optional_timestamp)
+        ? Timestamp.fromJSON(object.optional_timestamp)
         : undefined,
       optionalFieldMask: isSet(object.optionalFieldMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.optionalFieldMask))
@@ -1628,9 +1629,9 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
         ? object.repeated_duration.map((e: any) => Duration.fromJSON(e))
         : [],
       repeatedTimestamp: globalThis.Array.isArray(object?.repeatedTimestamp)
-        ? object.repeatedTimestamp.map((e: any) => fromJsonTimestamp(e))
+        ? object.repeatedTimestamp.map((e: any) => Timestamp.fromJSON(e))
         : globalThis.Array.isArray(object?.repeated_timestamp)
-        ? object.repeated_timestamp.map((e: any) => fromJsonTimestamp(e))
+        ? object.repeated_timestamp.map((e: any) => Timestamp.fromJSON(e))
         : [],
       repeatedFieldmask: globalThis.Array.isArray(object?.repeatedFieldmask)
         ? object.repeatedFieldmask.map((e: any) => FieldMask.unwrap(FieldMask.fromJSON(e)))
@@ -2157,7 +2158,7 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
       obj.optionalStringWrapper = message.optionalStringWrapper;
     }
     if (message.optionalBytesWrapper !== undefined) {
-      obj.optionalBytesWrapper = message.optionalBytesWrapper;
+      obj.optionalBytesWrapper = bytesToJson(message.optionalBytesWrapper);
     }
     if (message.repeatedBoolWrapper?.length) {
       obj.repeatedBoolWrapper = message.repeatedBoolWrapper;
@@ -2184,13 +2185,13 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
       obj.repeatedStringWrapper = message.repeatedStringWrapper;
     }
     if (message.repeatedBytesWrapper?.length) {
-      obj.repeatedBytesWrapper = message.repeatedBytesWrapper;
+      obj.repeatedBytesWrapper = message.repeatedBytesWrapper.map((e) => bytesToJson(e));
     }
     if (message.optionalDuration !== undefined) {
       obj.optionalDuration = Duration.toJSON(message.optionalDuration);
     }
     if (message.optionalTimestamp !== undefined) {
-      obj.optionalTimestamp = fromTimestamp(message.optionalTimestamp).toISOString();
+      obj.optionalTimestamp = Timestamp.toJSON(message.optionalTimestamp);
     }
     if (message.optionalFieldMask !== undefined) {
       obj.optionalFieldMask = FieldMask.toJSON(FieldMask.wrap(message.optionalFieldMask));
@@ -2211,7 +2212,7 @@ export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
       obj.repeatedDuration = message.repeatedDuration.map((e) => Duration.toJSON(e));
     }
     if (message.repeatedTimestamp?.length) {
-      obj.repeatedTimestamp = message.repeatedTimestamp.map((e) => fromTimestamp(e).toISOString());
+      obj.repeatedTimestamp = message.repeatedTimestamp.map((e) => Timestamp.toJSON(e));
     }
     if (message.repeatedFieldmask?.length) {
       obj.repeatedFieldmask = message.repeatedFieldmask.map((e) => FieldMask.toJSON(FieldMask.wrap(e)));
@@ -3559,38 +3560,6 @@ type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
-function toTimestamp(date: Date): Timestamp {
-  const seconds = BigInt(Math.trunc(date.getTime() / 1_000));
-  const nanos = (date.getTime() % 1_000) * 1_000_000;
-  return { seconds, nanos };
-}
-
-function fromTimestamp(t: Timestamp): Date {
-  let millis = (globalThis.Number(t.seconds.toString()) || 0) * 1_000;
-  millis += (t.nanos || 0) / 1_000_000;
-  return new globalThis.Date(millis);
-}
-
-const timestampFractionRegex = /:\d{2}\.\d+/;
-
-function fromJsonTimestamp(o: any): Timestamp {
-  if (o instanceof globalThis.Date) {
-    return toTimestamp(o);
-  } else if (typeof o === "string") {
-    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
-    // so parse the fractional seconds ourselves and give Date only the whole seconds
-    const fraction = timestampFractionRegex.exec(o);
-    if (fraction === null) {
-      return toTimestamp(new globalThis.Date(o));
-    }
-    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
-    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
-    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
-    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
-  } else {
-    return Timestamp.fromJSON(o);
-  }
-}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;
