@@ -100,7 +100,7 @@ async function callEveryProtocol(port: number): Promise<void> {
     signal: AbortSignal.timeout(10_000),
   });
   expect(http.status).toBe(200);
-  expect(await http.json()).toEqual({ data: { message: 'Hello, Http!' } });
+  expect(await http.json()).toEqual({ message: 'Hello, Http!' });
 
   const ws = await WsClient.connect(`ws://127.0.0.1:${port}/ws`);
   try {
