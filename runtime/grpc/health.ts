@@ -51,9 +51,14 @@ export class HealthState {
     return undefined;
   }
 
+  /** Every service NOT_SERVING, Watch streams told and left open (the drain delay: probes see it while calls are still served). */
+  notServing(): void {
+    for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
+  }
+
   /** Every service NOT_SERVING and all Watch streams ended (server shutdown). */
   shutdown(): void {
-    for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
+    this.notServing();
     this.#closing.abort();
   }
 

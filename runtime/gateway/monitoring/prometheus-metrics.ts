@@ -238,6 +238,11 @@ export class PrometheusMetrics {
     return this.registry.getMetricsAsJSON();
   }
 
+  /** The process's metrics as prom-client's JSON (none with `metrics.processMetrics: false`), for the same aggregation. */
+  async processJSON(): Promise<unknown[]> {
+    return this.#withProcess ? processMetricsRegistry().getMetricsAsJSON() : [];
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }

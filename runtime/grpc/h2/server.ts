@@ -14,6 +14,7 @@ import { MetadataMap } from '../metadata-map';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { ServiceErrors } from '../../rpc/error-catalogue';
+import { streamSharing } from '../../workers/port-sharing';
 import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { resolveHttp2Limits } from '../h2-limits';
@@ -130,7 +131,8 @@ export class H2GrpcServer {
     return new Promise((resolve, reject) => {
       const onError = (error: Error): void => reject(error);
       h2.once('error', onError);
-      h2.listen(port, host, () => {
+      // A worker of `workers` on Linux binds the port itself beside the others (reusePort); elsewhere node:cluster shares it.
+      h2.listen({ port, host, ...streamSharing() }, () => {
         h2.off('error', onError);
         const address = h2.address();
         resolve(typeof address === 'object' && address !== null ? address.port : port);
