@@ -96,6 +96,8 @@ export interface GrpcApplication {
 
 /** `close()`'s wait for running calls when neither it nor `grpc.shutdownTimeoutMs` says (ms). */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** How long `close()` waits, after cancelling what was left, for the connections to close (ms). */
+const CONNECTIONS_CLOSE_MS = 1_000;
 
 const defaultUnexpected: UnexpectedErrorListener = (error, method) => {
   console.error(`[fw/grpc] ${method} failed with an unexpected error (sent INTERNAL):`, error);
@@ -158,6 +160,8 @@ class GrpcApplicationImpl implements GrpcApplication {
       options: this.#options,
       shutdownTimeoutMs: () => this.#shutdownTimeoutMs(),
       stoppable: this.#stoppable,
+      // grpc-js's server binds without reusePort: its workers share the port through node:cluster.
+      clusterShared: serverEngine(this.#options.grpc) === 'grpc-js',
       bind: async (assigned) => ({ host, port: await this.#listenHere(host, assigned.port ?? requested), udpPort: undefined }),
     });
     // The cluster primary of `workers` serves nothing itself: its port is the one its workers share.
@@ -226,8 +230,9 @@ class GrpcApplicationImpl implements GrpcApplication {
     this.#health.shutdown();
     const timeoutMs = options.timeoutMs ?? this.#shutdownTimeoutMs();
     let timer: NodeJS.Timeout | undefined;
+    const closed = server.shutdown();
     await Promise.race([
-      server.shutdown(),
+      closed,
       new Promise<void>((resolve) => {
         timer = setTimeout(() => {
           // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
@@ -239,6 +244,9 @@ class GrpcApplicationImpl implements GrpcApplication {
     clearTimeout(timer);
     await this.#pipeline.idle();
     server.forceShutdown();
+    // The statuses a forced shutdown wrote leave before the connections close: wait for that, so a
+    // process that exits next (SIGTERM, a worker told to stop) does not cut them off. Bounded.
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CONNECTIONS_CLOSE_MS).unref())]);
     this.#server = undefined;
     this.#listening = false;
   }

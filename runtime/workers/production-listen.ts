@@ -8,7 +8,7 @@
  * drains and exits on SIGTERM only with `handleSignals: true`.
  */
 import { drainDelay, workerCount, type ProductionOptions } from './production-options';
-import { isClusterPrimary, isFwWorker } from './port-sharing';
+import { hasReusePort, isClusterPrimary, isFwWorker } from './port-sharing';
 import type { Stoppable } from './process-shutdown';
 import type { WorkerSupervisor, WorkersAddress } from './supervisor';
 import type { WorkerLink } from './worker-link';
@@ -25,6 +25,12 @@ export interface ProductionListen {
   shutdownTimeoutMs(): number;
   /** What fw drains on SIGTERM, or on the supervisor's word in a worker (the same object every listen). */
   stoppable: Stoppable;
+  /**
+   * True when the server cannot bind with `reusePort` itself (grpc-js's
+   * server): its workers then share the port through node:cluster's primary,
+   * as every server does where the OS has no `reusePort`.
+   */
+  clusterShared?: boolean;
   /**
    * Binds this process's sockets, the assigned ports winning over the
    * application's; resolves where it listens. `link` is the worker's link to
@@ -62,7 +68,10 @@ export async function listenInProduction(how: ProductionListen): Promise<Product
   const link = (require('./worker-link') as typeof import('./worker-link')).workerLink();
   /* eslint-enable @typescript-eslint/no-require-imports */
   const assigned = await link.nextBind();
-  const address = await how.bind({ port: assigned.port, udpPort: assigned.udpPort }, link);
+  // Through the cluster's primary every worker asks for what the application asked for (port 0
+  // included): the primary keeps one socket per request and hands each worker the same port.
+  const shared = how.clusterShared === true || !hasReusePort();
+  const address = await how.bind(shared ? { port: undefined, udpPort: undefined } : { port: assigned.port, udpPort: assigned.udpPort }, link);
   link.listening(assigned.index, address);
   return { address, supervisor: undefined };
 }

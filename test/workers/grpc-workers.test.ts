@@ -7,7 +7,9 @@
  * (fixtures/workers-grpc.js) both workers answer, never the primary; and
  * SIGTERM to the primary under load turns health NOT_SERVING first, answers
  * every call begun before, ends open streams with UNAVAILABLE and exits
- * within the drain delay plus the shutdown timeout.
+ * within the drain delay plus the shutdown timeout. On the 'grpc-js'
+ * engine, which cannot bind with reusePort, the workers share the port
+ * through node:cluster's primary and both answer too.
  */
 import path from 'node:path';
 import { server } from 'fw';
@@ -52,7 +54,7 @@ describe('server.grpc() production options in one process', () => {
     expect(() => server.grpc().withOptions({ workers: 0 })).toThrow(/workers must be 'auto' or an integer from 1 to 1024, got 0/);
     expect(() => server.grpc().withOptions({ workers: 'many' as never })).toThrow(/workers must be/);
     expect(() => server.grpc().withOptions({ drainDelay: -5 })).toThrow(/drainDelay must be a non-negative number of ms, got -5/);
-    expect(() => server.grpc().withOptions({ handleSignals: 'yes' as never })).toThrow(/handleSignals must be a boolean, got yes/);
+    expect(() => server.grpc().withOptions({ handleSignals: 'yes' as never })).toThrow(/handleSignals must be a boolean, got "yes"/);
   });
 
   it('binds HOST and PORT when the code names neither, and refuses a bad PORT', async () => {
@@ -156,4 +158,18 @@ describe('server.grpc() with workers: 2', () => {
     expect(s.child.exitCode).toBe(0);
     for (const connection of connections) connection.close();
   }, 60_000);
+});
+
+describe("server.grpc() with workers: 2 on the 'grpc-js' engine", () => {
+  it('shares the port through node:cluster (grpc-js binds without reusePort): both workers answer', async () => {
+    const s = await startWorkers({ WORKERS: '2', ENGINE: 'grpc-js' }, 'workers-grpc.js');
+    try {
+      const pids = await pidsOver('grpc', s, 2);
+      expect(pids.size).toBe(2);
+      expect(pids.has(s.child.pid!)).toBe(false);
+    } finally {
+      await s.stop();
+    }
+    expect(s.child.exitCode).toBe(0);
+  }, 90_000);
 });
