@@ -11,7 +11,7 @@
  * checked are sums over both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,13 +68,20 @@ const SERVICES: ReadonlyArray<{ name: string; start: () => Promise<RunningServic
     name: 'workers: 2',
     start: async () => {
       const s = await startWorkers({ WORKERS: '2' });
-      // One TCP connection held open, as in the one-process case: the gauge summed over both workers is 1.
+      // One TCP connection held open, as in the one-process case (the gauge summed over both workers is 1). It
+      // carries the first TCP call: the port tells a TCP-frames connection by its first bytes.
       const held = await connectionOf('tcp', s.port, s.udpPort);
+      let heldCalled = false;
       return {
         port: s.port,
         processes: 2,
         async call(protocol, outcome) {
           if (outcome === 'missing') return { ok: (await httpCall(s.port, '/api/Workers/Missing')).status === 200, pid: undefined };
+          if (protocol === 'tcp' && !heldCalled) {
+            heldCalled = true;
+            const reply = await held.call('Workers', 'Pid', 'unary', {});
+            return { ok: reply.error === undefined, pid: (reply.items[0] as { pid: number } | undefined)?.pid };
+          }
           // A connection of its own per call: the kernel picks the worker.
           return { ok: true, pid: (await callOver(protocol, s, 'Pid')).pid as number };
         },
@@ -98,6 +105,12 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** This process's soft limit of open files, as prom-client reads it (children inherit it). */
+function openFilesLimit(): number | undefined {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return line === undefined ? undefined : Number(line.split(/\s+/)[3]);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -242,6 +255,13 @@ describeWithPrometheus('a real Prometheus scraping fw', () => {
       for (const name of ['fw_gateway_requests_total', 'fw_gateway_request_duration_seconds_bucket', 'fw_gateway_active_connections', 'fw_gateway_messages_total', 'fw_gateway_udp_packets_lost_total', 'fw_gateway_connections_opened_total', 'process_cpu_seconds_total', 'nodejs_active_handles']) {
         expect(text).toContain(name);
       }
+      // Across workers, a per-process limit is not summed and the start time is kept (the oldest worker's).
+      const sample = (name: string): number | undefined => {
+        const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+        return line === undefined ? undefined : Number(line.split(' ')[1]);
+      };
+      expect(sample('process_max_fds')).toBe(openFilesLimit());
+      expect(sample('process_start_time_seconds')).toBeGreaterThan(0);
       const { code, output } = await promtoolCheck(text);
       expect(output).toBe('');
       expect(code).toBe(0);
