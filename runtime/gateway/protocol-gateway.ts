@@ -36,8 +36,9 @@ import type { Monitoring } from './monitoring/create-monitoring';
 import type { MonitoringConfig } from './monitoring/monitoring-config';
 import type { GatewayMetrics } from './monitoring/metrics-snapshot';
 import type { WorkerSupervisor } from '../workers/supervisor';
-import { checkProductionOptions, drainDelay, envHost, envPort, workerCount } from '../workers/production-options';
-import { isClusterPrimary, isFwWorker } from '../workers/port-sharing';
+import { checkProductionOptions, drainDelay, envHost, envPort } from '../workers/production-options';
+import { listenInProduction } from '../workers/production-listen';
+import { isFwWorker } from '../workers/port-sharing';
 import type { AdminServer } from './admin-server';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -507,51 +508,39 @@ export class ProtocolGateway {
    */
   async listen(port?: number, host?: string): Promise<GatewayAddress> {
     if (this.#address !== undefined) throw new Error('gateway is already listening');
-    const workers = workerCount(this.#options.workers);
-    if (workers !== undefined && isClusterPrimary()) return this.#superviseWorkers(workers);
-    pinTickObjectShape();
     const bindHost = host ?? this.#options.host ?? envHost('0.0.0.0');
-    let wanted = port ?? this.#options.port ?? envPort(0);
-    let udpPort = this.#udpConfig.port;
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const link = isFwWorker() ? (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink() : undefined;
-    const bind = await link?.nextBind();
-    if (bind?.port !== undefined) wanted = bind.port;
-    if (bind?.udpPort !== undefined) udpPort = bind.udpPort;
-    if (link !== undefined || this.#options.handleSignals === true) {
-      const shutdown = require('../workers/process-shutdown') as typeof import('../workers/process-shutdown');
-      shutdown.registerStoppable(this.#stoppable);
-      shutdown.handleTerminationSignals();
+    const wanted = port ?? this.#options.port ?? envPort(0);
+    const { address, supervisor } = await listenInProduction({
+      options: this.#options,
+      shutdownTimeoutMs: () => this.#options.shutdownTimeout ?? gracefulShutdown().DEFAULT_SHUTDOWN_TIMEOUT,
+      stoppable: this.#stoppable,
+      bind: async (assigned, link) => {
+        pinTickObjectShape();
+        link?.addMetricsSource({
+          prometheusJSON: async () => (await this.#monitoring?.metricsJSON()) ?? [],
+          processJSON: async () => (await this.#monitoring?.processMetricsJSON()) ?? [],
+          snapshot: () => this.#monitoring?.getMetrics(),
+        });
+        const bound = await this.#listenHere(assigned.port ?? wanted, bindHost, assigned.udpPort ?? this.#udpConfig.port);
+        if (this.#options.adminPort !== undefined) {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          const admin = new (require('./admin-server') as typeof import('./admin-server')).AdminServer({ metrics: () => this.#metricsEndpoint(), readiness: () => this.#readiness() });
+          this.#admin = admin;
+          bound.adminPort = await admin.listen(this.#options.adminPort, bindHost);
+        }
+        return bound;
+      },
+    });
+    // The cluster primary of `workers` serves nothing itself: its address is where the workers listen.
+    if (supervisor !== undefined) {
+      this.#supervisor = supervisor;
+      this.#address = { host: address.host, port: address.port, udpPort: address.udpPort };
     }
-    link?.addMetricsSource({ prometheusJSON: async () => (await this.#monitoring?.metricsJSON()) ?? [], snapshot: () => this.#monitoring?.getMetrics() });
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    const address = await this.#listenHere(wanted, bindHost, udpPort);
-    if (this.#options.adminPort !== undefined) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const admin = new (require('./admin-server') as typeof import('./admin-server')).AdminServer({ metrics: () => this.#metricsEndpoint(), readiness: () => this.#readiness() });
-      this.#admin = admin;
-      address.adminPort = await admin.listen(this.#options.adminPort, bindHost);
-    }
-    if (bind !== undefined) link?.listening(bind.index, { host: address.host, port: address.port, udpPort: address.udpPort });
-    return address;
+    return this.#address as GatewayAddress;
   }
 
   /** What fw drains on SIGTERM (or the supervisor's word): readiness false, the drain delay, then close(). */
   readonly #stoppable = { shutdown: (): Promise<void> => this.close() };
-
-  /** The cluster primary: forks the workers, which run this same script and listen themselves. */
-  async #superviseWorkers(count: number): Promise<GatewayAddress> {
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const { workerSupervisor } = require('../workers/supervisor') as typeof import('../workers/supervisor');
-    const { DEFAULT_SHUTDOWN_TIMEOUT } = gracefulShutdown();
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    const stopTimeoutMs = drainDelay(this.#options.drainDelay) + (this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT) + 5_000;
-    const supervisor = workerSupervisor({ count, stopTimeoutMs, handleSignals: this.#options.handleSignals !== false });
-    this.#supervisor = supervisor;
-    const bound = await supervisor.listen();
-    this.#address = { host: bound.host, port: bound.port, udpPort: bound.udpPort };
-    return this.#address;
-  }
 
   /** Binds this process's sockets: the one TCP listener and UDP on its port number. */
   async #listenHere(wanted: number, bindHost: string, udpPort: number | undefined): Promise<GatewayAddress> {

@@ -1,8 +1,10 @@
 /**
  * The gRPC application behind `server.grpc()` (spec 4.1, 4.6–4.8): register
  * services in any of the three forms, add middleware, configure, listen (on
- * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), and shut
- * down gracefully.
+ * fw's node:http2 gRPC server, or grpc-js's; server-engine.ts), alone or as
+ * `workers` processes sharing the port (runtime/workers/production-listen.ts,
+ * the same rule as the gateway's and `server.http()`'s), and shut down
+ * gracefully: health NOT_SERVING for the drain delay, then the drain.
  */
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from './reflection-service';
@@ -17,6 +19,9 @@ import { CallPipeline, type GrpcMiddleware } from './pipeline';
 import { hostService, registerHostedService, type HostedService } from './registry';
 import type { DescriptorOptions } from './request-checks';
 import { addToServer } from './serve-binding';
+import { checkProductionOptions, drainDelay, envHost, envPort } from '../workers/production-options';
+import { listenInProduction } from '../workers/production-listen';
+import type { WorkerSupervisor } from '../workers/supervisor';
 import {
   bindDescriptor,
   bindInline,
@@ -60,12 +65,19 @@ export interface GrpcApplication {
   addService(descriptor: ServiceDescriptor, handlers: DescriptorHandlers, options?: DescriptorOptions): GrpcApplication;
   /** Adds middleware, run in registration order around every call except health checks. */
   use(middleware: GrpcMiddleware): GrpcApplication;
-  /** Starts serving; the port argument wins over `withOptions({port})`; 0 picks a free port. */
+  /**
+   * Starts serving; the port argument wins over `withOptions({port})`, then
+   * `PORT`; 0 picks a free port. With `workers`, the process becomes the
+   * supervisor of that many worker processes sharing the port.
+   */
   listen(port?: number, hostname?: string): Promise<GrpcListenAddress>;
   /**
    * Stops accepting calls (GOAWAY), waits up to `timeoutMs` (default
    * `grpc.shutdownTimeoutMs`, 10 s) for running ones, then cancels the rest
    * (their `signal` aborts) and resolves once every handler has settled.
+   * With `drainDelay`, health answers NOT_SERVING first and calls are served
+   * as usual for that long before the drain begins. In the primary of
+   * `workers`, it drains every worker.
    */
   close(options?: { timeoutMs?: number }): Promise<void>;
   /** Sets the health status of one service (full or short name), or of the whole server with `''`. */
@@ -82,6 +94,11 @@ export interface GrpcApplication {
   findService(name: string): HostedService | undefined;
 }
 
+/** `close()`'s wait for running calls when neither it nor `grpc.shutdownTimeoutMs` says (ms). */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** How long `close()` waits, after cancelling what was left, for the connections to close (ms). */
+const CONNECTIONS_CLOSE_MS = 1_000;
+
 const defaultUnexpected: UnexpectedErrorListener = (error, method) => {
   console.error(`[fw/grpc] ${method} failed with an unexpected error (sent INTERNAL):`, error);
 };
@@ -94,6 +111,9 @@ class GrpcApplicationImpl implements GrpcApplication {
   #server: ServerEngine | undefined;
   #port: number | undefined;
   #listening = false;
+  /** In the cluster primary of `workers`: the supervisor of the workers that serve. */
+  #supervisor: WorkerSupervisor | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor() {
     const health = hostService(bindHealth(this.#health, () => this.#options.grpc?.healthWatchIntervalMs ?? 5000), this.#pipeline);
@@ -106,6 +126,7 @@ class GrpcApplicationImpl implements GrpcApplication {
     toChannelOptions(merged.grpc);
     toCompressionSettings(merged.grpc);
     serverEngine(merged.grpc);
+    checkProductionOptions(merged);
     this.#options = merged;
     return this;
   }
@@ -131,12 +152,34 @@ class GrpcApplicationImpl implements GrpcApplication {
   }
 
   async listen(port?: number, hostname?: string): Promise<GrpcListenAddress> {
-    if (this.#server !== undefined) throw new Error('listen(): already listening');
+    if (this.#server !== undefined || this.#supervisor !== undefined) throw new Error('listen(): already listening');
+    const host = hostname ?? this.#options.hostname ?? envHost('0.0.0.0');
+    const requested = port ?? this.#options.port ?? envPort(0);
+    if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
+    const { address, supervisor } = await listenInProduction({
+      options: this.#options,
+      shutdownTimeoutMs: () => this.#shutdownTimeoutMs(),
+      stoppable: this.#stoppable,
+      // grpc-js's server binds without reusePort: its workers share the port through node:cluster.
+      clusterShared: serverEngine(this.#options.grpc) === 'grpc-js',
+      bind: async (assigned) => ({ host, port: await this.#listenHere(host, assigned.port ?? requested), udpPort: undefined }),
+    });
+    // The cluster primary of `workers` serves nothing itself: its port is the one its workers share.
+    if (supervisor !== undefined) {
+      this.#supervisor = supervisor;
+      this.#port = address.port;
+      this.#listening = true;
+    }
+    return { host, port: this.#port as number };
+  }
+
+  /** What fw drains on SIGTERM/SIGINT (and, in a worker, on the supervisor's word) before the process exits. */
+  readonly #stoppable = { shutdown: (): Promise<void> => this.close() };
+
+  /** Binds this process's server; resolves its port. */
+  async #listenHere(host: string, requested: number): Promise<number> {
     pinTickObjectShape();
     const grpcOptions = this.#options.grpc ?? {};
-    const host = hostname ?? this.#options.hostname ?? '0.0.0.0';
-    const requested = port ?? this.#options.port ?? 0;
-    if (!Number.isInteger(requested) || requested < 0 || requested > 65535) throw new RangeError(`listen(): port must be an integer 0 to 65535, got ${String(requested)}`);
     const compression = toCompressionSettings(grpcOptions);
     const engine = createServerEngine(grpcOptions);
     for (const entry of this.#services.values()) addToServer(engine, entry.service, this.#pipeline, compression);
@@ -152,17 +195,44 @@ class GrpcApplicationImpl implements GrpcApplication {
       throw error;
     }
     this.#listening = true;
-    return { host, port: this.#port };
+    return this.#port;
   }
 
-  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+  #shutdownTimeoutMs(): number {
+    return this.#options.grpc?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  }
+
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#closing ??= this.#shutdown(options).finally(() => {
+      this.#closing = undefined;
+    });
+    return this.#closing;
+  }
+
+  async #shutdown(options: { timeoutMs?: number }): Promise<void> {
+    const supervisor = this.#supervisor;
+    if (supervisor !== undefined) {
+      // The primary: every worker drains (readiness false, the drain delay, the drain) and exits.
+      await supervisor.close();
+      this.#supervisor = undefined;
+      this.#listening = false;
+      this.#port = undefined;
+      return;
+    }
     const server = this.#server;
     if (server === undefined) return;
+    const delay = drainDelay(this.#options.drainDelay);
+    if (delay > 0) {
+      // The preStop window: health answers NOT_SERVING, so probes and load balancers stop sending, while calls are served as usual.
+      this.#health.notServing();
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     this.#health.shutdown();
-    const timeoutMs = options.timeoutMs ?? this.#options.grpc?.shutdownTimeoutMs ?? 10_000;
+    const timeoutMs = options.timeoutMs ?? this.#shutdownTimeoutMs();
     let timer: NodeJS.Timeout | undefined;
+    const closed = server.shutdown();
     await Promise.race([
-      server.shutdown(),
+      closed,
       new Promise<void>((resolve) => {
         timer = setTimeout(() => {
           // Cancelling the calls aborts their handlers' signals; close() still waits for the handlers below.
@@ -174,6 +244,9 @@ class GrpcApplicationImpl implements GrpcApplication {
     clearTimeout(timer);
     await this.#pipeline.idle();
     server.forceShutdown();
+    // The statuses a forced shutdown wrote leave before the connections close: wait for that, so a
+    // process that exits next (SIGTERM, a worker told to stop) does not cut them off. Bounded.
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CONNECTIONS_CLOSE_MS).unref())]);
     this.#server = undefined;
     this.#listening = false;
   }

@@ -51,9 +51,14 @@ export class HealthState {
     return undefined;
   }
 
+  /** Every service NOT_SERVING, Watch streams told and left open (the drain delay: probes see it while calls are still served). */
+  notServing(): void {
+    for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
+  }
+
   /** Every service NOT_SERVING and all Watch streams ended (server shutdown). */
   shutdown(): void {
-    for (const name of [...this.#statuses.keys()]) this.set(name, 'NOT_SERVING');
+    this.notServing();
     this.#closing.abort();
   }
 
@@ -97,10 +102,12 @@ async function* watch(state: HealthState, service: string, intervalMs: number, s
   while (!stop.aborted) {
     const timer = AbortSignal.any([stop, AbortSignal.timeout(intervalMs)]);
     try {
-      // Wake on a change to this service, on the interval, or when the call or server ends.
+      // Wake on a change to this service, on the interval, or when the call or server ends. Several
+      // services can change in one turn (close() sets them all) and `once` hears only the first, so
+      // the status is compared rather than the event's name.
       for (;;) {
-        const [changed] = (await once(state.changes, 'change', { signal: timer })) as [string];
-        if (changed === service || changed.endsWith(`.${service}`)) break;
+        await once(state.changes, 'change', { signal: timer });
+        if ((state.get(service) ?? 'SERVICE_UNKNOWN') !== last) break;
       }
     } catch {
       if (signal.aborted) return;

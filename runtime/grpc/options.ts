@@ -6,6 +6,7 @@
  */
 import type { ChannelOptions } from '@grpc/grpc-js';
 import { http2ChannelOptions, resolveHttp2Limits, type Http2LimitOptions } from './h2-limits';
+import type { ProductionOptions } from '../workers/production-options';
 
 /** `withOptions({grpc: {...}})` (spec 4.8, plus fw's own keys at the end). */
 export interface GrpcServerOptions extends Http2LimitOptions {
@@ -67,10 +68,15 @@ export interface GrpcTlsOptions {
   requireClientCert?: boolean;
 }
 
-/** Options of `app.withOptions()` for a gRPC application. */
-export interface GrpcApplicationOptions {
+/**
+ * Options of `app.withOptions()` for a gRPC application; `workers`,
+ * `drainDelay` and `handleSignals` are the production options the gateway
+ * and `server.http()` take (docs/production.md).
+ */
+export interface GrpcApplicationOptions extends ProductionOptions {
+  /** Port to bind; default `PORT`, else 0 (any free port). */
   port?: number;
-  /** Interface to bind; default `0.0.0.0`. */
+  /** Interface to bind; default `HOST`, else `0.0.0.0`. */
   hostname?: string;
   grpc?: GrpcServerOptions;
 }

@@ -18,8 +18,9 @@ import { compileTrust, type TrustFunction, type TrustProxySetting } from './trus
 import { applyTimeouts, DEFAULT_MAX_REQUEST_BODY_SIZE, parseByteSize, serverConstructorOptions, validateOptions } from './server-options';
 import { globalMiddlewareFactory } from './global-middleware';
 import type { AnyRouteHandler, HttpServerOptions, MiddlewareHandler, NativeRoutes, PathPattern } from './types';
-import { drainDelay, envHost, envPort, workerCount } from '../workers/production-options';
-import { isClusterPrimary, isFwWorker, streamSharing } from '../workers/port-sharing';
+import { drainDelay, envHost, envPort } from '../workers/production-options';
+import { listenInProduction } from '../workers/production-listen';
+import { streamSharing } from '../workers/port-sharing';
 import type { WorkerSupervisor, WorkersAddress } from '../workers/supervisor';
 
 /** `app.get`: a GET route, or with a single string argument an application setting (as in Express). */
@@ -210,51 +211,35 @@ export class FwApplication extends Router {
    */
   listen(port?: number, hostname?: string): Promise<this> {
     let chosen: number;
-    let workers: number | undefined;
     try {
       chosen = port ?? this.#options.port ?? envPort(DEFAULT_PORT);
-      workers = workerCount(this.#options.workers);
     } catch (error) {
       return Promise.reject(error as Error);
     }
     if (!Number.isInteger(chosen) || chosen < 0 || chosen > 65535) {
       return Promise.reject(new TypeError(`listen(): port must be an integer from 0 to 65535, got ${String(chosen)}`));
     }
-    if (workers !== undefined && isClusterPrimary()) return this.#superviseWorkers(workers);
-    if (isFwWorker()) return this.#listenAsWorker(chosen, hostname);
-    if (this.#options.handleSignals === true) this.#handleSignals();
-    return this.#listenHere(chosen, hostname ?? this.#options.hostname ?? envHost(undefined));
+    return listenInProduction({
+      options: this.#options,
+      shutdownTimeoutMs: () => DEFAULT_GRACE_MS,
+      stoppable: this.#stoppable,
+      bind: async (assigned) => {
+        await this.#listenHere(assigned.port ?? chosen, hostname ?? this.#options.hostname ?? envHost(undefined));
+        const address = this.address();
+        return { host: address?.address ?? '', port: address?.port, udpPort: assigned.udpPort };
+      },
+    }).then(({ address, supervisor }) => {
+      // The cluster primary of `workers` serves nothing itself: its address is where the workers listen.
+      if (supervisor !== undefined) {
+        this.#supervisor = supervisor;
+        this.#supervised = address;
+      }
+      return this;
+    });
   }
 
-  /** The cluster primary: forks the workers, which run this same script and listen themselves. */
-  async #superviseWorkers(count: number): Promise<this> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { workerSupervisor } = require('../workers/supervisor') as typeof import('../workers/supervisor');
-    const stopTimeoutMs = drainDelay(this.#options.drainDelay) + DEFAULT_GRACE_MS + 5_000;
-    this.#supervisor = workerSupervisor({ count, stopTimeoutMs, handleSignals: this.#options.handleSignals !== false });
-    this.#supervised = await this.#supervisor.listen();
-    return this;
-  }
-
-  /** A worker: binds the port the supervisor says (the first worker's), then reports it. */
-  async #listenAsWorker(chosen: number, hostname: string | undefined): Promise<this> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const link = (require('../workers/worker-link') as typeof import('../workers/worker-link')).workerLink();
-    const bind = await link.nextBind();
-    this.#handleSignals();
-    await this.#listenHere(bind.port ?? chosen, hostname ?? this.#options.hostname ?? envHost(undefined));
-    const address = this.address();
-    link.listening(bind.index, { host: address?.address ?? '', port: address?.port, udpPort: bind.udpPort });
-    return this;
-  }
-
-  /** fw drains this app on SIGTERM/SIGINT (and, in a worker, on the supervisor's word), then exits. */
-  #handleSignals(): void {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const shutdown = require('../workers/process-shutdown') as typeof import('../workers/process-shutdown');
-    shutdown.registerStoppable({ shutdown: () => this.close() });
-    shutdown.handleTerminationSignals();
-  }
+  /** What fw drains on SIGTERM/SIGINT (and, in a worker, on the supervisor's word) before the process exits. */
+  readonly #stoppable = { shutdown: (): Promise<void> => this.close() };
 
   #listenHere(chosen: number, hostname: string | undefined): Promise<this> {
     const server = this.server;

@@ -5,3 +5,4 @@ export { handleTerminationSignals, registerStoppable, stopProcess, unregisterSto
 export { workerLink, type MetricsSource, type WorkerLink } from './worker-link';
 export { mergeSnapshots } from './merge-snapshots';
 export { workerSupervisor, type WorkerSupervisor, type WorkersAddress } from './supervisor';
+export { listenInProduction, type AssignedPorts, type ProductionListen, type ProductionListening } from './production-listen';

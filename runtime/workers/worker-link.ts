@@ -15,6 +15,8 @@ import { clusterWorkerId as workerId } from './port-sharing';
 export interface MetricsSource {
   /** prom-client's `getMetricsAsJSON()` of its registry. */
   prometheusJSON(): Promise<readonly unknown[]>;
+  /** The same of the process's metrics, which every source of a process shares: a gathering takes them once. */
+  processJSON?(): Promise<readonly unknown[]>;
   /** Its own `getMetrics()` snapshot. */
   snapshot(): unknown;
 }
@@ -87,9 +89,15 @@ class WorkerLink {
   async #collect(): Promise<WorkerMetrics> {
     const prometheus: unknown[] = [];
     let snapshot: unknown = undefined;
+    let processTaken = false;
     for (const source of this.#sources) {
       try {
         prometheus.push(...(await source.prometheusJSON()));
+        if (!processTaken && source.processJSON !== undefined) {
+          const own = await source.processJSON();
+          processTaken = own.length > 0;
+          prometheus.push(...own);
+        }
       } catch {
         // A registry that fails to collect leaves the others' figures standing.
       }

@@ -26,6 +26,8 @@ export interface Monitoring extends GatewayEventSink {
   metricsText(): Promise<string>;
   /** Every metric as prom-client's JSON (what a worker hands over when its supervisor aggregates a scrape). */
   metricsJSON(): Promise<unknown[]>;
+  /** The process's metrics as prom-client's JSON, the same for every gateway of the process (empty with `processMetrics: false`). */
+  processMetricsJSON(): Promise<unknown[]>;
   /** Content-Type of `metricsText()`. */
   readonly metricsContentType: string;
   /** Header name carrying the trace id (config.tracing.correlationHeader, default `X-Trace-ID`). */
@@ -160,6 +162,7 @@ export function createMonitoring(config: MonitoringConfig = {}, methodName?: Met
     getMetrics: () => snapshot.snapshot(),
     metricsText: () => prometheus.text(),
     metricsJSON: () => prometheus.json(),
+    processMetricsJSON: () => prometheus.processJSON(),
     metricsContentType: prometheus.contentType,
     correlationHeader: normalized.tracing.correlationHeader,
     onEvent(event: GatewayEvent): void {

@@ -18,7 +18,7 @@ import { OTHER_METHOD } from './method-names';
 import type { MetricsSnapshot } from './metrics-snapshot';
 import { PROTOCOLS } from './metrics-snapshot';
 import type { NormalizedMonitoringConfig } from './monitoring-config';
-import { processMetricsRegistry } from './process-metrics';
+import { processMetricsJSON, processMetricsRegistry } from './process-metrics';
 
 const PREFIX = 'fw_gateway_';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -56,6 +56,8 @@ export class PrometheusMetrics {
   constructor(config: NormalizedMonitoringConfig, snapshot: MetricsSnapshot) {
     const registers = [this.registry];
     this.#withProcess = config.processMetrics;
+    // Made now, not at the first scrape: prom-client counts CPU time from when its collectors start.
+    if (this.#withProcess) processMetricsRegistry();
     this.#discovery = new Counter({
       name: `${PREFIX}discovery_events_total`,
       help: 'Decisions of service discovery and forwarding: retry, hedge, bulkhead_full, deadline_exceeded, no_instance, circuit_open/half_open/closed, instance_unresponsive, backend_lost/restored',
@@ -236,6 +238,11 @@ export class PrometheusMetrics {
   /** Every metric as prom-client's JSON, for aggregating across workers (AggregatorRegistry). */
   json(): Promise<unknown[]> {
     return this.registry.getMetricsAsJSON();
+  }
+
+  /** The process's metrics as prom-client's JSON (none with `metrics.processMetrics: false`), for the same aggregation. */
+  async processJSON(): Promise<unknown[]> {
+    return this.#withProcess ? processMetricsJSON() : [];
   }
 
   get contentType(): string {

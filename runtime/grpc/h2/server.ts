@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import { parseGrpcTimeout } from '../../core/grpc-timeout';
 import { GrpcStatus } from '../../core/status';
 import { ServiceErrors } from '../../rpc/error-catalogue';
+import { streamSharing } from '../../workers/port-sharing';
 import type { ServiceError } from '../../rpc/service-error';
 import { compressionSettingsOf, newStreamCompression } from '../compression';
 import { STATUS_FLUSH_MS } from '../engine-contract';
@@ -128,7 +129,8 @@ export class H2GrpcServer {
     return new Promise((resolve, reject) => {
       const onError = (error: Error): void => reject(error);
       h2.once('error', onError);
-      h2.listen(port, host, () => {
+      // A worker of `workers` on Linux binds the port itself beside the others (reusePort); elsewhere node:cluster shares it.
+      h2.listen({ port, host, ...streamSharing() }, () => {
         h2.off('error', onError);
         const address = h2.address();
         resolve(typeof address === 'object' && address !== null ? address.port : port);

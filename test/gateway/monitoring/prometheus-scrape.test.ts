@@ -4,11 +4,14 @@
  * and the exposition passes `promtool check metrics` with no lint line.
  *
  * Each entry of SERVICES starts one service and reports the port its
- * `/metrics` is on; a multi-process service (a `workers: 2` gateway) is one
- * more entry, the rest of the suite unchanged.
+ * `/metrics` is on: one gateway in this process, and a `workers: 2` gateway
+ * (test/workers/fixtures/workers-gateway.js), where each scrape lands on one
+ * worker and is answered with both workers' metrics added up. There every
+ * protocol is called until both workers have answered it, so the totals
+ * checked are sums over both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,10 +19,17 @@ import { ProtocolGateway, ServiceError } from 'fw';
 import { PEERS, requirePeers } from '../../support/peers';
 import { allDrivers, type Driver } from '../support/drivers';
 import { HOST } from '../support/clients';
+import { callOver, connectionOf, httpCall, startWorkers } from '../../workers/support/workers';
+
+type Protocol = Driver['protocol'];
 
 interface RunningService {
   /** Port serving the gateway's protocols and `GET /metrics`. */
   readonly port: number;
+  /** Processes serving calls: each protocol is called until this many have answered it. */
+  readonly processes: number;
+  /** One call over `protocol` that succeeds, or one that fails with USER_NOT_FOUND; resolves with the answering process's pid. */
+  call(protocol: Protocol, outcome: 'ok' | 'missing'): Promise<{ ok: boolean; pid: number | undefined }>;
   close(): Promise<void>;
 }
 
@@ -29,20 +39,65 @@ const SERVICES: ReadonlyArray<{ name: string; start: () => Promise<RunningServic
     start: async () => {
       const gateway = new ProtocolGateway({});
       gateway.addService('Users', {
-        getUser: async (req: { id: string }) => ({ id: req.id, name: 'Ada' }),
+        getUser: async (req: { id: string }) => ({ id: req.id, name: 'Ada', pid: process.pid }),
         missing: async () => {
           throw new ServiceError('USER_NOT_FOUND', 'no such user', 404);
         },
       });
       gateway.configureMonitoring({ metrics: { enabled: true } });
       const { port } = await gateway.listen(0, HOST);
-      return { port: port as number, close: () => gateway.close() };
+      // One connection per protocol, kept open (the TCP one is the gauge's active connection).
+      const drivers = await allDrivers(port as number, 'Users', ['getUser', 'missing']);
+      let seq = 0;
+      return {
+        port: port as number,
+        processes: 1,
+        async call(protocol, outcome) {
+          const driver = drivers.find((d) => d.protocol === protocol) as Driver;
+          const reply = await driver.call('Users', outcome === 'ok' ? 'getUser' : 'missing', { id: String(++seq) });
+          return { ok: reply.ok, pid: reply.ok ? (reply.data as { pid: number }).pid : undefined };
+        },
+        async close() {
+          for (const d of drivers) d.close();
+          await gateway.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'workers: 2',
+    start: async () => {
+      const s = await startWorkers({ WORKERS: '2' });
+      // One TCP connection held open, as in the one-process case (the gauge summed over both workers is 1). It
+      // carries the first TCP call: the port tells a TCP-frames connection by its first bytes.
+      const held = await connectionOf('tcp', s.port, s.udpPort);
+      let heldCalled = false;
+      return {
+        port: s.port,
+        processes: 2,
+        async call(protocol, outcome) {
+          if (outcome === 'missing') return { ok: (await httpCall(s.port, '/api/Workers/Missing')).status === 200, pid: undefined };
+          if (protocol === 'tcp' && !heldCalled) {
+            heldCalled = true;
+            const reply = await held.call('Workers', 'Pid', 'unary', {});
+            return { ok: reply.error === undefined, pid: (reply.items[0] as { pid: number } | undefined)?.pid };
+          }
+          // A connection of its own per call: the kernel picks the worker.
+          return { ok: true, pid: (await callOver(protocol, s, 'Pid')).pid as number };
+        },
+        async close() {
+          held.close();
+          await s.stop();
+        },
+      };
     },
   },
 ];
 
 /** Calls per protocol in each of the two batches (the second makes the counters rise between scrapes). */
 const PLAN = { http: 3, websocket: 4, grpc: 5, udp: 2, tcp: 6 } as const;
+/** Bound on the calls a batch adds to reach every process of a service. */
+const MAX_EXTRA_CALLS = 60;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -50,6 +105,12 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** This process's soft limit of open files, as prom-client reads it (children inherit it). */
+function openFilesLimit(): number | undefined {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return line === undefined ? undefined : Number(line.split(/\s+/)[3]);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -138,46 +199,53 @@ describeWithPrometheus('a real Prometheus scraping fw', () => {
   describe.each(SERVICES)('$name', ({ start }) => {
     let service: RunningService;
     let prometheus: Prometheus;
-    let drivers: Driver[];
 
     beforeAll(async () => {
       service = await start();
       prometheus = new Prometheus(service.port, await freePort());
       await prometheus.ready();
-      drivers = await allDrivers(service.port, 'Users', ['getUser', 'missing']);
-    }, 60_000);
+    }, 90_000);
 
     afterAll(async () => {
-      for (const d of drivers ?? []) d.close();
       await prometheus?.stop();
       await service?.close();
-    });
+    }, 30_000);
 
     test('PromQL totals equal the calls made on every protocol, and their rate is not zero', async () => {
       await prometheus.until('up{job="fw"}', 1);
-      const perBatch = Object.values(PLAN).reduce((a, b) => a + b, 0);
+      const made: Record<Protocol, number> = { http: 0, websocket: 0, grpc: 0, udp: 0, tcp: 0 };
+      const answeredBy = new Map<Protocol, Set<number>>();
+      const total = (): number => Object.values(made).reduce((a, b) => a + b, 0);
       for (let batch = 1; batch <= 2; batch++) {
-        for (const d of drivers) {
-          for (let i = 0; i < PLAN[d.protocol]; i++) expect((await d.call('Users', 'getUser', { id: String(i) })).ok).toBe(true);
+        for (const protocol of Object.keys(PLAN) as Protocol[]) {
+          const pids = answeredBy.get(protocol) ?? new Set<number>();
+          answeredBy.set(protocol, pids);
+          // The plan's calls, then more (bounded) until every process of the service has answered this protocol.
+          for (let i = 0; i < PLAN[protocol] + MAX_EXTRA_CALLS && (i < PLAN[protocol] || pids.size < service.processes); i++) {
+            const reply = await service.call(protocol, 'ok');
+            made[protocol]++;
+            expect(reply.ok).toBe(true);
+            pids.add(reply.pid as number);
+          }
         }
         // Each batch is scraped before the next begins, so the counters rise between two samples.
-        await prometheus.until('sum(fw_gateway_requests_total)', batch * perBatch);
+        await prometheus.until('sum(fw_gateway_requests_total)', total());
       }
-      const missing = drivers.find((d) => d.protocol === 'http') as Driver;
-      expect((await missing.call('Users', 'missing', {})).ok).toBe(false);
-      await prometheus.until('sum(fw_gateway_requests_total)', 2 * perBatch + 1);
+      expect(Object.fromEntries([...answeredBy].map(([p, pids]) => [p, pids.size]))).toEqual({ http: service.processes, websocket: service.processes, grpc: service.processes, udp: service.processes, tcp: service.processes });
+      expect((await service.call('http', 'missing')).ok).toBe(false);
+      await prometheus.until('sum(fw_gateway_requests_total)', total() + 1);
 
-      for (const [protocol, n] of Object.entries(PLAN)) {
-        expect(await prometheus.scalar(`sum(fw_gateway_requests_total{protocol="${protocol}",status="OK"})`)).toBe(2 * n);
+      for (const [protocol, n] of Object.entries(made)) {
+        expect([protocol, await prometheus.scalar(`sum(fw_gateway_requests_total{protocol="${protocol}",status="OK"})`)]).toEqual([protocol, n]);
       }
       expect(await prometheus.scalar('sum(fw_gateway_requests_total{status!="OK"})')).toBe(1);
       expect(await prometheus.scalar('sum(fw_gateway_requests_total{status="USER_NOT_FOUND",protocol="http"})')).toBe(1);
-      expect(await prometheus.scalar('sum(fw_gateway_request_duration_seconds_count)')).toBe(2 * perBatch + 1);
+      expect(await prometheus.scalar('sum(fw_gateway_request_duration_seconds_count)')).toBe(total() + 1);
       expect(await prometheus.scalar('sum(rate(fw_gateway_requests_total[1m]))')).toBeGreaterThan(0);
       expect(await prometheus.scalar('sum(rate(fw_gateway_request_duration_seconds_sum[1m]))')).toBeGreaterThan(0);
       expect(await prometheus.scalar('sum(fw_gateway_active_connections{protocol="tcp"})')).toBe(1);
       expect(await prometheus.scalar('process_resident_memory_bytes')).toBeGreaterThan(0);
-    }, 120_000);
+    }, 180_000);
 
     test('the exposition passes promtool check metrics without a lint line', async () => {
       const res = await fetch(`http://${HOST}:${service.port}/metrics`);
@@ -187,6 +255,13 @@ describeWithPrometheus('a real Prometheus scraping fw', () => {
       for (const name of ['fw_gateway_requests_total', 'fw_gateway_request_duration_seconds_bucket', 'fw_gateway_active_connections', 'fw_gateway_messages_total', 'fw_gateway_udp_packets_lost_total', 'fw_gateway_connections_opened_total', 'process_cpu_seconds_total', 'nodejs_active_handles']) {
         expect(text).toContain(name);
       }
+      // Across workers, a per-process limit is not summed and the start time is kept (the oldest worker's).
+      const sample = (name: string): number | undefined => {
+        const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+        return line === undefined ? undefined : Number(line.split(' ')[1]);
+      };
+      expect(sample('process_max_fds')).toBe(openFilesLimit());
+      expect(sample('process_start_time_seconds')).toBeGreaterThan(0);
       const { code, output } = await promtoolCheck(text);
       expect(output).toBe('');
       expect(code).toBe(0);

@@ -106,40 +106,70 @@ describe('gateway tracing', () => {
     expect(createSpanExporter('zipkin', undefined, 'svc')).toBeInstanceOf(ZipkinExporter);
   });
 
+  test('a service.name from spanAttributes is a span attribute: the resource keeps tracing.serviceName', async () => {
+    const { exporter, monitoring } = tracedMonitoring({ tracing: { serviceName: 'gw-test', spanAttributes: (c) => ({ 'service.name': c.service }) } });
+    await run(monitoring.interceptor, makeCall('http', 'UserService', 'getUser'), async () => 1);
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.attributes['service.name']).toBe('UserService');
+    expect(span?.resource.attributes['service.name']).toBe('gw-test');
+    await monitoring.close();
+  });
+
+  test('exported, that span attribute stays a tag over OTLP and becomes the span\'s service in Zipkin', async () => {
+    const attributes = JSON.stringify({ 'service.name': 'UserService' });
+    const otlp = JSON.parse((await exportOneSpan('otlp', '/v1/traces', attributes)).body) as {
+      resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[];
+    };
+    const [resourceSpans] = otlp.resourceSpans;
+    const valueOf = (list: { key: string; value: { stringValue?: string } }[] | undefined): string | undefined => list?.find((a) => a.key === 'service.name')?.value.stringValue;
+    expect(valueOf(resourceSpans?.resource.attributes)).toBe('gw-test');
+    expect(valueOf(resourceSpans?.scopeSpans[0]?.spans[0]?.attributes)).toBe('UserService');
+    const zipkin = JSON.parse((await exportOneSpan('zipkin', '/api/v2/spans', attributes)).body) as { localEndpoint: { serviceName: string }; tags: Record<string, string> }[];
+    expect(zipkin[0]?.localEndpoint.serviceName).toBe('UserService');
+  });
+
   test.each([
     ['otlp', '/v1/traces'],
     ['jaeger', '/v1/traces'],
     ['zipkin', '/api/v2/spans'],
   ] as const)('provider %s posts spans to its collector endpoint', async (provider, urlPath) => {
-    const received: { url: string; body: string }[] = [];
-    const collector = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString('latin1')));
-      req.on('end', () => {
-        received.push({ url: req.url ?? '', body });
-        res.writeHead(provider === 'zipkin' ? 202 : 200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-    const { port } = collector.address() as AddressInfo;
-    try {
-      // A plain Node child: the OTLP exporter's dynamic import() of node:http does not run inside jest's sandbox.
-      const script = path.join(__dirname, 'fixtures', 'export-one-span.js');
-      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-      const stdout = await new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, [script, provider, `http://127.0.0.1:${port}${urlPath}`, traceId], { timeout: 20000 }, (error, out, err) => {
-          if (error !== null) reject(new Error(`${error.message}\n${err}`));
-          else resolve(out);
-        });
-      });
-      expect(stdout).toBe('exported\n');
-      expect(received).toHaveLength(1);
-      expect(received[0]?.url).toBe(urlPath);
-      expect(received[0]?.body).toContain('UserService/getUser');
-      // Zipkin JSON carries the hex trace id; OTLP/JSON carries it too (hex, per the OTLP JSON mapping).
-      expect(received[0]?.body).toContain(traceId);
-    } finally {
-      await new Promise((r) => collector.close(r));
-    }
+    const received = await exportOneSpan(provider, urlPath);
+    expect(received.url).toBe(urlPath);
+    expect(received.body).toContain('UserService/getUser');
+    // Zipkin JSON carries the hex trace id; OTLP/JSON carries it too (hex, per the OTLP JSON mapping).
+    expect(received.body).toContain(TRACE_ID);
   });
 });
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** Exports one call's span through `provider` to a collector on loopback; resolves with the one request it received. */
+async function exportOneSpan(provider: 'otlp' | 'jaeger' | 'zipkin', urlPath: string, spanAttributes?: string): Promise<{ url: string; body: string }> {
+  const received: { url: string; body: string }[] = [];
+  const collector = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('latin1')));
+    req.on('end', () => {
+      received.push({ url: req.url ?? '', body });
+      res.writeHead(provider === 'zipkin' ? 202 : 200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+  const { port } = collector.address() as AddressInfo;
+  try {
+    // A plain Node child: the OTLP exporter's dynamic import() of node:http does not run inside jest's sandbox.
+    const script = path.join(__dirname, 'fixtures', 'export-one-span.js');
+    const args = [script, provider, `http://127.0.0.1:${port}${urlPath}`, TRACE_ID, ...(spanAttributes === undefined ? [] : [spanAttributes])];
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, args, { timeout: 20000 }, (error, out, err) => {
+        if (error !== null) reject(new Error(`${error.message}\n${err}`));
+        else resolve(out);
+      });
+    });
+    expect(stdout).toBe('exported\n');
+    expect(received).toHaveLength(1);
+    return received[0]!;
+  } finally {
+    await new Promise((r) => collector.close(r));
+  }
+}
