@@ -3,6 +3,10 @@
  * depends on these choices, and so does the descriptor template, which wires
  * ts-proto's `encode/decode/fromJSON/toJSON/fromPartial` into the runtime's
  * MessageCodec. See docs/codegen.md "Messages and codecs" for the rationale.
+ * The runtime reads ts-proto's objects directly too (runtime/validation/
+ * ts-proto-shapes.ts): it expects these options and ts-proto's default
+ * `snakeToCamel`, and keeps the trip through binary for codecs it does not
+ * recognise.
  */
 
 /** ts-proto option → value, rendered as the plugin parameter in this order. */

@@ -3,11 +3,15 @@
  * @bufbuild/protobuf, then protovalidate's standard rules and CEL
  * expressions, over the descriptors embedded in the generated `x.fw.ts`; and
  * on the way out, the one canonical JSON writer every JSON transport uses.
- * Handlers keep ts-proto's shapes: canonical JSON, once @bufbuild/protobuf
- * has accepted it, reaches ts-proto through binary (or through ts-proto's
- * `fromJSON` for messages it maps exactly); replies are written by
- * @bufbuild/protobuf's `toJson` from ts-proto's binary encoding, so the
- * JSON is protobuf-es's to the byte. Binary requests are ts-proto `decode`d,
+ * Handlers keep ts-proto's shapes. Canonical JSON, once @bufbuild/protobuf
+ * has accepted it, reaches ts-proto through ts-proto's `fromJSON` for the
+ * messages it maps exactly, else through a builder compiled from the
+ * descriptor (validation/ts-proto-object-builder.ts), else through binary.
+ * Replies are written by ts-proto's `toJSON` where it maps them exactly,
+ * else by a writer compiled from the descriptor
+ * (validation/ts-proto-json-writer.ts), else by @bufbuild/protobuf's
+ * `toJson` from ts-proto's binary encoding: on every path the JSON is what
+ * protobuf-es writes, to the byte. Binary requests are ts-proto `decode`d,
  * their bytes kept for validation.
  *
  * Loaded on first use (registering a generated service), so an HTTP-only
@@ -19,6 +23,9 @@ import type { MessageCodec, MethodDescriptor, ServiceDescriptor } from './descri
 import { locateJsonError } from '../validation/json-error-path';
 import { hasRules, schemaSetOf, type SchemaSet } from '../validation/schema-registry';
 import { tsProtoJsonExact } from '../validation/ts-proto-json';
+import { compileTsProtoJsonWriter, type TsProtoJsonWriter } from '../validation/ts-proto-json-writer';
+import { compileTsProtoObjectBuilder, type TsProtoObjectBuilder } from '../validation/ts-proto-object-builder';
+import { isTsProtoBase } from '../validation/ts-proto-shapes';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
 
 /** Per-service (or per-gateway) decoding options. */
@@ -67,6 +74,8 @@ export class MessageGate<T = unknown> {
   readonly #codec: MessageCodec<T>;
   readonly #ignoreUnknownFields: boolean;
   readonly #tsProtoJsonExact: boolean;
+  readonly #writeJson: TsProtoJsonWriter | undefined;
+  readonly #buildValue: TsProtoObjectBuilder | undefined;
   readonly #direction: 'request' | 'response';
 
   constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response') {
@@ -75,6 +84,9 @@ export class MessageGate<T = unknown> {
     this.#codec = codec;
     this.#ignoreUnknownFields = options.ignoreUnknownFields === true;
     this.#tsProtoJsonExact = tsProtoJsonExact(schema);
+    const tsProto = !this.#tsProtoJsonExact && decodesToTsProto(schema, codec);
+    this.#writeJson = tsProto ? compileTsProtoJsonWriter(schema, set.typeRegistry) : undefined;
+    this.#buildValue = tsProto ? compileTsProtoObjectBuilder(schema) : undefined;
     this.#direction = direction;
     this.ruled = hasRules(schema);
   }
@@ -94,9 +106,21 @@ export class MessageGate<T = unknown> {
     } catch (error) {
       throw new InvalidMessageError([locateJsonError(this.#schema, input, error, options)], this.#direction);
     }
-    const value = this.#tsProtoJsonExact ? this.#codec.fromJSON(input) : this.#codec.decode(toBinary(this.#schema, message));
+    const value = this.#tsProtoJsonExact ? this.#codec.fromJSON(input) : this.#tsProtoValue(message);
     if (this.ruled) keepOrigin(value, message);
     return value;
+  }
+
+  /** ts-proto's object of a message protobuf-es read: built directly where the builder maps it, else through binary. */
+  #tsProtoValue(message: Message): T {
+    if (this.#buildValue !== undefined) {
+      try {
+        return this.#buildValue(message) as T;
+      } catch {
+        // A shape the builder does not expect: binary decides.
+      }
+    }
+    return this.#codec.decode(toBinary(this.#schema, message));
   }
 
   /**
@@ -108,6 +132,13 @@ export class MessageGate<T = unknown> {
    */
   toJson(value: T): unknown {
     if (this.#tsProtoJsonExact) return this.#codec.toJSON(value);
+    if (this.#writeJson !== undefined) {
+      try {
+        return this.#writeJson(value);
+      } catch {
+        // A value the compiled writer does not map: protobuf-es writes it, or says why not.
+      }
+    }
     return toJson(this.#schema, fromBinary(this.#schema, this.#codec.encode(value)), { registry: this.#set.typeRegistry });
   }
 
@@ -159,6 +190,15 @@ export class MessageGate<T = unknown> {
       if (raw === 'false') return false;
     }
     return raw;
+  }
+}
+
+/** True when `codec` decodes to ts-proto's objects (checked on its empty message), which the compiled writer and builder map. */
+function decodesToTsProto<T>(schema: DescMessage, codec: MessageCodec<T>): boolean {
+  try {
+    return isTsProtoBase(schema, codec.decode(new Uint8Array(0)));
+  } catch {
+    return false;
   }
 }
 

@@ -5,9 +5,10 @@
  * from the handler's ts-proto value) must be what protobuf-es writes, and
  * read by the gate (`fromJson`) must be the message protobuf-es reads. Both
  * of the gate's paths are covered: ts-proto's own JSON for the messages it
- * maps exactly, @bufbuild/protobuf for the rest.
+ * maps exactly, the writer compiled from the descriptor for the rest.
  *
- * FW_JSON_SEED=<n> replays a run (the seed is printed on failure).
+ * FW_JSON_SEED=<n> replays a run (the seed is printed on failure);
+ * FW_JSON_CASES=<n> writes and reads more messages per type than the default.
  */
 import { equals, fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import type { MessageCodec, ServiceDescriptor } from 'fw';
@@ -22,7 +23,7 @@ import { prng } from '../support/prng';
 import { randomMessage } from './support/random-messages';
 
 const SEED = process.env['FW_JSON_SEED'] !== undefined ? Number(process.env['FW_JSON_SEED']) : Math.floor(Math.random() * 2 ** 31);
-const PER_TYPE = 40;
+const PER_TYPE = Number(process.env['FW_JSON_CASES'] ?? 40);
 
 interface Target {
   readonly name: string;
