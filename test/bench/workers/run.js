@@ -10,8 +10,11 @@
  *
  * The load generator is kept light so it leaves the cores to the workers:
  * autocannon with BENCH_CONNECTIONS (default 4) connections for HTTP, and
- * h2load (nghttp2-client, written in C) with 2 connections × 4 streams for
- * gRPC (a Node HTTP/2 client when h2load is missing). Each pass measures 1
+ * h2load (nghttp2-client, written in C) with 8 connections × 2 streams for
+ * gRPC (a Node HTTP/2 client when h2load is missing): the kernel spreads
+ * connections, not calls, over the workers' reusePort sockets, and an HTTP/2
+ * connection's calls all go to one worker, so two connections land on the
+ * same worker half the time; eight give each worker several. Each pass measures 1
  * and 2 workers for BENCH_SLICE seconds each, per protocol; figures are
  * medians over BENCH_PASSES passes. Run it on a quiet machine.
  */
@@ -26,6 +29,8 @@ const { h2Load, hasH2load } = require('../grpc/h2-load');
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 5));
 const SLICE_S = Math.max(1, Number(process.env.BENCH_SLICE || 5));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
+const GRPC_CONNECTIONS = Number(process.env.BENCH_GRPC_CONNECTIONS || 8);
+const GRPC_STREAMS = Number(process.env.BENCH_GRPC_STREAMS || 2);
 const TARGET = 1.6;
 
 function start(workers) {
@@ -58,7 +63,7 @@ const GRPC_REQUEST = (() => {
 })();
 
 async function grpc(port, seconds) {
-  const result = await h2Load({ port, path: '/Work/burn', file: GRPC_REQUEST, ms: seconds * 1000, connections: 2, streams: 4, useH2load: hasH2load() });
+  const result = await h2Load({ port, path: '/Work/burn', file: GRPC_REQUEST, ms: seconds * 1000, connections: GRPC_CONNECTIONS, streams: GRPC_STREAMS, useH2load: hasH2load() });
   if (result.errors > 0) throw new Error(`gRPC: ${result.errors} failed calls`);
   return result.rps;
 }
@@ -66,7 +71,7 @@ async function grpc(port, seconds) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  console.log(`bench:workers: ${os.availableParallelism()} cores, ${PASSES} pass(es) of ${SLICE_S} s per row, HTTP ${CONNECTIONS} connections, gRPC 2×4 streams${hasH2load() ? ' (h2load)' : ' (Node client)'}`);
+  console.log(`bench:workers: ${os.availableParallelism()} cores, ${PASSES} pass(es) of ${SLICE_S} s per row, HTTP ${CONNECTIONS} connections, gRPC ${GRPC_CONNECTIONS}×${GRPC_STREAMS} streams${hasH2load() ? ' (h2load)' : ' (Node client)'}`);
   const rows = { http: { 1: [], 2: [] }, grpc: { 1: [], 2: [] } };
   for (let pass = 0; pass < PASSES; pass++) {
     for (const workers of [1, 2]) {
