@@ -24,7 +24,7 @@ command -v h2load >/dev/null || { echo "h2load is required (apt-get install nght
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 dir=$(mktemp -d)
 own_dist=
-trap 'kill "${vpid:-}" 2>/dev/null || true; rm -rf "$dir" ${own_dist:+"$own_dist"}' EXIT
+trap 'kill "${vpid:-}" 2>/dev/null || true; [ -n "${vpid:-}" ] && wait "$vpid" 2>/dev/null; rm -rf "$dir" ${own_dist:+"$own_dist"}' EXIT
 # The request, framed as gRPC (5-byte prefix), written once.
 node -e "
 const protobuf = require('$ROOT/node_modules/protobufjs');

@@ -18,7 +18,8 @@ path=$1; shift
 WARM=${WARM:-20000}; N=${N:-2000}; PARTS=${PARTS:-5}
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install valgrind)" >&2; exit 2; }
 dir=$(mktemp -d)
-trap 'kill "$vpid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+# Waits for valgrind to exit before removing its folder: its last dump would race the removal.
+trap 'kill "$vpid" 2>/dev/null || true; wait "$vpid" 2>/dev/null || true; rm -rf "$dir"' EXIT
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$dir/out" "$@" > "$dir/log" 2>&1 &
 vpid=$!
 for _ in $(seq 1 600); do grep -q '^PORT ' "$dir/log" && break; sleep 0.5; done
