@@ -21,6 +21,7 @@ import { idempotencyOf } from './idempotency-level';
 import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/path-template';
 import { InputError } from './cli-error';
 import { streamingModeOf } from './streaming-mode';
+import { compileValidators } from './validators/compile-validators';
 
 const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -208,6 +209,10 @@ export class ModelBuilder {
         methods,
       };
     });
+    const methodTypes = new Set(refs.keys());
+    const roots = file.services.flatMap((service) => service.methods.flatMap((m) => [m.input, m.output]));
+    // Type names are settled only once colliding imports are aliased (below): placeholders until then.
+    const compiled = compileValidators(roots, (m) => `\u0000${ref(m).protoName}\u0000`);
     const imports = [...refs.values()].sort((a, b) => (a.protoName < b.protoName ? -1 : a.protoName > b.protoName ? 1 : 0));
     const byName = new Map<string, TsTypeRef[]>();
     for (const r of imports) byName.set(r.exportName, [...(byName.get(r.exportName) ?? []), r]);
@@ -226,7 +231,12 @@ export class ModelBuilder {
       stem,
       packageName: file.proto.package,
       services,
-      imports,
+      imports: imports.filter((r) => methodTypes.has(r.protoName)),
+      validators: {
+        code: compiled.code.replace(/\u0000([^\u0000]+)\u0000/g, (_, name: string) => (refs.get(name) as TsTypeRef).localName),
+        functions: [...compiled.functions].map(([typeName, fn]) => ({ typeName, fn })),
+        types: imports.filter((r) => !methodTypes.has(r.protoName)),
+      },
       schemas,
       descriptorFiles: this.reflectionDescriptors(file),
     };

@@ -77,6 +77,16 @@ export interface ServiceModel {
   methods: MethodModel[];
 }
 
+/** The compiled validators of one file (validators/compile-validators.ts). */
+export interface CompiledValidatorsModel {
+  /** TypeScript: hoisted constants and one function per message type. */
+  code: string;
+  /** Proto type name → function, for the types that compiled. */
+  functions: { typeName: string; fn: string }[];
+  /** Message types the functions name that the methods do not (imported as types only). */
+  types: TsTypeRef[];
+}
+
 /** One user proto file and what fw-gen emits for it. */
 export interface FileModel {
   /** Root-relative proto path: `user.proto`. */
@@ -89,6 +99,8 @@ export interface FileModel {
   imports: TsTypeRef[];
   /** JSON Schemas of every message reachable from the services, by proto name. */
   schemas: { [protoName: string]: Json };
+  /** Validators compiled from the buf.validate rules of the messages the services use. */
+  validators: CompiledValidatorsModel;
   /** FileDescriptorProtos (no source info) of this file and its imports, imports first: for reflection and validation. */
   descriptorFiles: DescriptorFile[];
 }

@@ -147,9 +147,18 @@ export function renderFw(file: FileModel, importSuffix = '', lists: ReadonlyMap<
       })),
     };
   });
-  const lines = importLines(file.imports, false, (mod) => relativeModule(file.stem, mod, importSuffix));
+  const moduleOf = (mod: string): string => relativeModule(file.stem, mod, importSuffix);
+  const lines = importLines(file.imports, false, moduleOf);
+  const compiled = file.validators.functions.length > 0 ? file.validators : undefined;
+  const validatorTypes = compiled === undefined ? [] : importLines(compiled.types, true, moduleOf);
   const descriptors = descriptorEntries(file, lists, importSuffix);
-  return template('service-fw.ts.hbs')({ protoPath: file.protoPath, importLines: [...lines, ...descriptors.imports], services, descriptors: descriptors.entries });
+  return template('service-fw.ts.hbs')({
+    protoPath: file.protoPath,
+    importLines: [...lines, ...validatorTypes, ...descriptors.imports],
+    services,
+    descriptors: descriptors.entries,
+    validators: compiled,
+  });
 }
 
 const CALL_KIND = { none: 'unary', server: 'server', client: 'client', bidirectional: 'bidi' } as const;

@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import {
   ChatMessage,
@@ -109,6 +110,99 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+/** user.CreateUserRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_CreateUserRequest(m: CreateUserRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.name;
+    if (!(v !== '')) out.push({ field: p + "name", rule: "required", message: "value is required" });
+    else {
+      const chars = r.chars(v);
+      if (chars < 1) out.push({ field: p + "name", rule: "string.min_len", message: "must be at least 1 characters" });
+    }
+  }
+  {
+    const v = m.email;
+    if (!(v !== '')) out.push({ field: p + "email", rule: "required", message: "value is required" });
+    else {
+      if (v === '') out.push({ field: p + "email", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+      else if (!r.formats.email(v)) out.push({ field: p + "email", rule: "string.email", message: "must be a valid email address" });
+    }
+  }
+}
+
+/** user.DeleteUserRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_DeleteUserRequest(m: DeleteUserRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.id;
+    if (!(v !== '')) out.push({ field: p + "id", rule: "required", message: "value is required" });
+  }
+}
+
+/** user.GetUserRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_GetUserRequest(m: GetUserRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.id;
+    if (!(v !== '')) out.push({ field: p + "id", rule: "required", message: "value is required" });
+  }
+}
+
+/** user.ListUsersRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_ListUsersRequest(m: ListUsersRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.page;
+    if (v < 0) out.push({ field: p + "page", rule: "int32.gte", message: "must be greater than or equal to 0" });
+  }
+  {
+    const v = m.limit;
+    if (v > 100 || v < 0) out.push({ field: p + "limit", rule: "int32.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 100" });
+  }
+}
+
+/** user.SearchUsersRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_SearchUsersRequest(m: SearchUsersRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.query;
+    if (!(v !== '')) out.push({ field: p + "query", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.limit;
+    if (v > 100 || v < 0) out.push({ field: p + "limit", rule: "int32.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 100" });
+  }
+}
+
+/** user.UpdateUserRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_user_UpdateUserRequest(m: UpdateUserRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.id;
+    if (!(v !== '')) out.push({ field: p + "id", rule: "required", message: "value is required" });
+  }
+  if (m.name !== undefined) {
+    const v = m.name;
+    const chars = r.chars(v);
+    if (chars < 1) out.push({ field: p + "name", rule: "string.min_len", message: "must be at least 1 characters" });
+  }
+  if (m.email !== undefined) {
+    const v = m.email;
+    if (v === '') out.push({ field: p + "email", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+    else if (!r.formats.email(v)) out.push({ field: p + "email", rule: "string.email", message: "must be a valid email address" });
+  }
+}
+
+/** Compiled validators by message type; types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'user.CreateUserRequest': validate_user_CreateUserRequest,
+  'user.DeleteUserRequest': validate_user_DeleteUserRequest,
+  'user.GetUserRequest': validate_user_GetUserRequest,
+  'user.ListUsersRequest': validate_user_ListUsersRequest,
+  'user.SearchUsersRequest': validate_user_SearchUsersRequest,
+  'user.UpdateUserRequest': validate_user_UpdateUserRequest,
+};
 
 // ---------------------------------------------------------------------------
 // user.UserService
@@ -360,6 +454,7 @@ export const UserServiceDescriptor: ServiceDescriptor<UserServiceMethods> = {
   name: 'UserService',
   packageName: 'user',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     GetUser: {
       name: 'GetUser',

@@ -8,6 +8,8 @@
  * It is plain data plus codecs: no grpc-js types leak into generated code.
  */
 
+import type { CompiledValidators } from '../validation/compiled-validator';
+
 /** How a method streams, named as the spec's `streaming` values (spec 2.3). */
 export type StreamingMode = 'none' | 'server' | 'client' | 'bidirectional';
 
@@ -79,6 +81,11 @@ export interface ServiceDescriptor<M extends Record<string, MethodDescriptor> = 
    * its imports. Optional; when present, server reflection describes the service.
    */
   fileDescriptorProtos?: readonly Uint8Array[];
+  /**
+   * Validators fw-gen compiled from the messages' buf.validate rules, by
+   * message type name; types without one are checked by protovalidate.
+   */
+  validators?: CompiledValidators;
 }
 
 /** Request type of a method descriptor. */

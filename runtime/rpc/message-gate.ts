@@ -27,11 +27,14 @@ import { compileTsProtoJsonWriter, type TsProtoJsonWriter } from '../validation/
 import { compileTsProtoObjectBuilder, type TsProtoObjectBuilder } from '../validation/ts-proto-object-builder';
 import { isTsProtoBase } from '../validation/ts-proto-shapes';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
+import type { CompiledValidator, ValidationEngine } from '../validation/compiled-validator';
 
 /** Per-service (or per-gateway) decoding options. */
 export interface GateOptions {
   /** Accept and drop JSON members the message does not declare (protobuf's own option name); default false: refused. */
   ignoreUnknownFields?: boolean;
+  /** `compiled` (default): fw-gen's compiled validators where the descriptor has them; `protovalidate`: the interpreter for every message. */
+  validation?: ValidationEngine;
 }
 
 /**
@@ -77,8 +80,10 @@ export class MessageGate<T = unknown> {
   readonly #writeJson: TsProtoJsonWriter | undefined;
   readonly #buildValue: TsProtoObjectBuilder | undefined;
   readonly #direction: 'request' | 'response';
+  /** fw-gen's validator of this type; when set, protovalidate is not used and no origin is kept. */
+  readonly #compiled: CompiledValidator<T> | undefined;
 
-  constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response') {
+  constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response', compiled?: CompiledValidator<T>) {
     this.#set = set;
     this.#schema = schema;
     this.#codec = codec;
@@ -89,6 +94,8 @@ export class MessageGate<T = unknown> {
     this.#buildValue = tsProto ? compileTsProtoObjectBuilder(schema) : undefined;
     this.#direction = direction;
     this.ruled = hasRules(schema);
+    const useCompiled = compiled !== undefined && this.ruled && options.validation !== 'protovalidate';
+    this.#compiled = useCompiled && (tsProto || decodesToTsProto(schema, codec)) ? compiled : undefined;
   }
 
   /**
@@ -107,7 +114,7 @@ export class MessageGate<T = unknown> {
       throw new InvalidMessageError([locateJsonError(this.#schema, input, error, options)], this.#direction);
     }
     const value = this.#tsProtoJsonExact ? this.#codec.fromJSON(input) : this.#tsProtoValue(message);
-    if (this.ruled) keepOrigin(value, message);
+    if (this.ruled && this.#compiled === undefined) keepOrigin(value, message);
     return value;
   }
 
@@ -150,13 +157,14 @@ export class MessageGate<T = unknown> {
     } catch (error) {
       throw new InvalidMessageError([{ field: '', rule: 'protobuf', message: `malformed protobuf: ${(error as Error).message}` }], this.#direction);
     }
-    if (this.ruled) keepOrigin(value, bytes);
+    if (this.ruled && this.#compiled === undefined) keepOrigin(value, bytes);
     return value;
   }
 
   /** The rules `value` breaks, or undefined. A rule that cannot be evaluated (bad CEL) throws. */
   violations(value: T): FieldViolation[] | undefined {
     if (!this.ruled) return undefined;
+    if (this.#compiled !== undefined) return this.#compiledViolations(value);
     const origin = takeOrigin(value);
     let message: Message;
     if (origin === undefined) message = fromBinary(this.#schema, this.#codec.encode(value));
@@ -166,6 +174,28 @@ export class MessageGate<T = unknown> {
     if (result.kind === 'valid') return undefined;
     if (result.kind === 'error') throw result.error;
     return result.violations.map((v) => ({ field: pathToString(v.field), rule: v.ruleId, message: v.message }));
+  }
+
+  /**
+   * The compiled validator's verdict. A request is checked as the handler
+   * will get it; a response, or a value of another shape than ts-proto's
+   * (built by hand), is checked as it will be encoded: after a round trip
+   * through the codec.
+   */
+  #compiledViolations(value: T): FieldViolation[] | undefined {
+    const validate = this.#compiled as CompiledValidator<T>;
+    const out: FieldViolation[] = [];
+    if (this.#direction === 'request') {
+      try {
+        validate(value, '', out);
+        return out.length === 0 ? undefined : out;
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        out.length = 0;
+      }
+    }
+    validate(this.#codec.decode(this.#codec.encode(value)), '', out);
+    return out.length === 0 ? undefined : out;
   }
 
   /** Throws an InvalidMessageError listing every violation of `value`. */
@@ -233,9 +263,10 @@ export function methodGates(service: ServiceDescriptor, method: MethodDescriptor
   const request = set.registry.getMessage(method.requestType);
   const response = set.registry.getMessage(method.responseType);
   if (request === undefined || response === undefined) return undefined;
+  const compiled = service.validators ?? {};
   return {
-    request: new MessageGate(set, request, method.requestCodec, options, 'request'),
-    response: new MessageGate(set, response, method.responseCodec, options, 'response'),
+    request: new MessageGate(set, request, method.requestCodec, options, 'request', compiled[method.requestType] as CompiledValidator<unknown> | undefined),
+    response: new MessageGate(set, response, method.responseCodec, options, 'response', compiled[method.responseType] as CompiledValidator<unknown> | undefined),
   };
 }
 

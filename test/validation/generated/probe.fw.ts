@@ -13,8 +13,10 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import { Probe, Verdict } from './probe';
+import type { Inner } from './probe';
 
 /** Per-call client options: metadata (bytes for `-bin` keys), a deadline (Date or ms from now), cancellation, response header and trailer callbacks. */
 type CallOptions = GrpcCallOptions;
@@ -82,6 +84,33 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+/** probe.v1.Inner: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_probe_v1_Inner(m: Inner, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.code;
+    if (!r.matches("^[A-Z]{3}$", v)) out.push({ field: p + "code", rule: "string.pattern", message: "does not match regex pattern `^[A-Z]{3}$`" });
+  }
+}
+
+/** probe.v1.Verdict: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_probe_v1_Verdict(m: Verdict, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.items;
+    if (v > 100) out.push({ field: p + "items", rule: "int32.lte", message: "must be less than or equal to 100" });
+  }
+}
+
+/** Compiled validators by message type; types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'probe.v1.Inner': validate_probe_v1_Inner,
+  'probe.v1.Verdict': validate_probe_v1_Verdict,
+};
 
 // ---------------------------------------------------------------------------
 // probe.v1.ProbeService
@@ -313,6 +342,7 @@ export const ProbeServiceDescriptor: ServiceDescriptor<ProbeServiceMethods> = {
   name: 'ProbeService',
   packageName: 'probe.v1',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     Check: {
       name: 'Check',

@@ -1,0 +1,18 @@
+/**
+ * The shape of the validators fw-gen compiles from buf.validate rules
+ * (cli/validators/): one function per message type, over ts-proto's
+ * object, appending what protovalidate would report to `out`.
+ */
+import type { FieldViolation } from './violations';
+
+/**
+ * Checks `message` (ts-proto's object) against its rules; `prefix` is the
+ * field path of the message ('' at the root, else ending in a dot).
+ */
+export type CompiledValidator<T = never> = (message: T, prefix: string, out: FieldViolation[]) => void;
+
+/** Compiled validators by fully-qualified message type name, as generated `x.fw.ts` files list them. */
+export type CompiledValidators = Readonly<Record<string, CompiledValidator>>;
+
+/** Which validator checks generated messages: fw-gen's compiled code (default) or protovalidate's interpreter. */
+export type ValidationEngine = 'compiled' | 'protovalidate';
