@@ -10,6 +10,7 @@ import type { HttpGatewayConfig } from './http/transport';
 import type { MuxOptions } from './mux/connection-mux';
 import type { TcpGatewayConfig } from './tcp/transport';
 import type { UdpGatewayConfig } from './udp/transport';
+import type { ValidationEngine } from '../validation/compiled-validator';
 import type { WebSocketGatewayConfig } from './websocket/transport';
 import type { ProductionOptions } from '../workers/production-options';
 
@@ -46,6 +47,8 @@ export interface GatewayOptions extends ProductionOptions {
   ignoreUnknownFields?: boolean;
   /** Generated services: validate responses against their buf.validate rules too (development aid, costs a re-encode); default false. */
   validateResponses?: boolean;
+  /** Generated services: `compiled` (default) checks buf.validate rules with the validators fw-gen compiled, `protovalidate` with protovalidate's interpreter (same verdicts; the way back if they ever differ). */
+  validation?: ValidationEngine;
   /**
    * Gateway-wide cap on output buffered for clients that do not read, in
    * bytes (beyond each connection's own `maxBufferedBytes`): past it the

@@ -256,7 +256,7 @@ export class ProtocolGateway {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const forms = require('./registry') as typeof import('./registry');
     if (isServiceDescriptor(first)) {
-      const defaults = { ignoreUnknownFields: this.#options.ignoreUnknownFields, validateResponses: this.#options.validateResponses };
+      const defaults = { ignoreUnknownFields: this.#options.ignoreUnknownFields, validateResponses: this.#options.validateResponses, validation: this.#options.validation };
       this.#registry.add(forms.descriptorService(first, second as Record<string, unknown>, options, defaults), [first.typeName]);
     } else if (typeof first === 'string') {
       this.#registry.add(forms.inlineService(first, second as ServiceInput));

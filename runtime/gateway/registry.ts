@@ -80,7 +80,7 @@ export function descriptorService(descriptor: ServiceDescriptor, handlers: Recor
     authentication: options.authentication,
     limiter: checkRateLimit(options.rateLimit, `addService(${name}).rateLimit`),
   };
-  const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields };
+  const gateOptions: GateOptions = { ignoreUnknownFields: options.ignoreUnknownFields ?? defaults.ignoreUnknownFields, validation: options.validation ?? defaults.validation };
   const validateResponses = options.validateResponses ?? defaults.validateResponses ?? false;
   const passThrough = passThroughSpec(handlers);
   const resolved: ResolvedMethod[] = [];

@@ -7,6 +7,7 @@ import type { StreamingMode } from '../rpc/descriptor';
 import type { ServiceAuthenticationConfig } from '../rpc/access-policy';
 import type { RpcHandler } from '../rpc/call-types';
 import type { DispatchInterceptor } from './extension-points';
+import type { ValidationEngine } from '../validation/compiled-validator';
 
 /**
  * Validation schema: the spec's `{type: 'object', properties: {x: {type, required}}}`
@@ -68,6 +69,8 @@ export interface DescriptorServiceOptions {
   ignoreUnknownFields?: boolean;
   /** Check responses against their buf.validate rules too (a development aid); default: the gateway's `validateResponses` (false). */
   validateResponses?: boolean;
+  /** `compiled` (default): fw-gen's compiled validators; `protovalidate`: protovalidate's interpreter for this service; default: the gateway's `validation`. */
+  validation?: ValidationEngine;
   /** Per-method extras keyed by camelCase or PascalCase method name. */
   methods?: Record<string, Partial<Omit<ServiceMethod, 'handler' | 'streaming'>> & {
     /**

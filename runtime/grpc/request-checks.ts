@@ -8,12 +8,15 @@
  */
 import type { GrpcCall } from './call';
 import type { MethodDescriptor, ServiceDescriptor } from '../rpc/descriptor';
+import type { ValidationEngine } from '../validation/compiled-validator';
 import { checkInvalidItems, validateEach, type InvalidItemPolicy } from '../validation/stream-items';
 
 /** `app.addService(descriptor, handlers, options)` for generated services. */
 export interface DescriptorOptions {
   /** Check responses against their rules too (development aid; a failure is INTERNAL); default false. */
   validateResponses?: boolean;
+  /** `compiled` (default) checks buf.validate rules with the validators fw-gen compiled, `protovalidate` with protovalidate's interpreter (same verdicts; the way back if they ever differ). */
+  validation?: ValidationEngine;
   /** Per method (camelCase or PascalCase): `invalidItems: 'deliver'` hands invalid stream items to the handler with their violations. */
   methods?: Record<string, { invalidItems?: InvalidItemPolicy }>;
 }
@@ -37,7 +40,7 @@ export function requestChecks(service: ServiceDescriptor, method: MethodDescript
   const streamsIn = method.streaming === 'client' || method.streaming === 'bidirectional';
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { methodGates } = require('../rpc/message-gate') as typeof import('../rpc/message-gate');
-  const gates = methodGates(service, method);
+  const gates = methodGates(service, method, { validation: options.validation });
   if (gates === undefined) return unchecked(streamsIn);
   const request = gates.request;
   const response = options.validateResponses === true && gates.response.ruled && (method.streaming === 'none' || method.streaming === 'client') ? gates.response : undefined;

@@ -161,3 +161,58 @@ export function objectKeyOrder<K>(map: ReadonlyMap<K, unknown>): K[] {
 export function mapKeys(map: ReadonlyMap<unknown, unknown> | Readonly<Record<string, unknown>>): unknown[] {
   return map instanceof Map ? objectKeyOrder(map) : Object.keys(map);
 }
+
+/** A Duration or Timestamp as ts-proto gives it. */
+export interface Time {
+  readonly seconds: bigint;
+  readonly nanos: number;
+}
+
+/** Negative, zero or positive as `a` is before, at or after `b`. */
+export function compareTime(a: Time, b: Time): number {
+  return a.seconds < b.seconds ? -1 : a.seconds > b.seconds ? 1 : a.nanos - b.nanos;
+}
+
+export function timeInList(list: readonly Time[], value: Time): boolean {
+  for (const member of list) if (compareTime(member, value) === 0) return true;
+  return false;
+}
+
+/** The current time, as a Timestamp. */
+export function now(): Time {
+  const ms = Date.now();
+  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
+}
+
+function addTime(a: Time, b: Time, sign: 1 | -1): Time {
+  let seconds = a.seconds + BigInt(sign) * b.seconds;
+  let nanos = a.nanos + sign * b.nanos;
+  if (nanos >= 1_000_000_000) (nanos -= 1_000_000_000), (seconds += 1n);
+  if (nanos < 0) (nanos += 1_000_000_000), (seconds -= 1n);
+  return { seconds, nanos };
+}
+
+/** True when `value` is no further than `window` from now. */
+export function withinOfNow(value: Time, window: Time): boolean {
+  const current = now();
+  return compareTime(value, addTime(current, window, -1)) >= 0 && compareTime(value, addTime(current, window, 1)) <= 0;
+}
+
+/** FieldMask `const`: the same paths in the same order. */
+export function samePaths(paths: readonly string[], expected: readonly string[]): boolean {
+  return paths.length === expected.length && paths.every((p, i) => p === expected[i]);
+}
+
+function covered(path: string, by: readonly string[]): boolean {
+  return by.some((f) => path === f || path.startsWith(`${f}.`));
+}
+
+/** FieldMask `in`: every path is one of `allowed` or below one. */
+export function pathsWithin(paths: readonly string[], allowed: readonly string[]): boolean {
+  return paths.every((p) => covered(p, allowed));
+}
+
+/** FieldMask `not_in`: some path is one of `blocked` or below one. */
+export function pathsTouch(paths: readonly string[], blocked: readonly string[]): boolean {
+  return paths.some((p) => covered(p, blocked));
+}

@@ -10,6 +10,7 @@
  *              encoding the reply as the gateway's wire format does (reference rows)
  *   user-rules — gateway serving generated/user.fw.ts's UserService.createUser (buf.validate rules)
  *   user-plain — the same call from a copy of its messages without rules (proto/plain_user.proto)
+ *   fastify-ajv — Fastify's POST /users with the same rules as an ajv route schema (fw-gen's JSON Schema of CreateUserRequest)
  * Prints `PORT <n>` when listening.
  */
 'use strict';
@@ -44,6 +45,13 @@ const servers = {
   },
   'user-rules': () => userGateway('../../../generated/user.fw.ts', 'UserServiceDescriptor'),
   'user-plain': () => userGateway('./generated/plain_user.fw.ts', 'UserServiceDescriptor'),
+  async 'fastify-ajv'() {
+    const { UserServiceValidation } = require(benchModule(path.join(__dirname, '../../../generated/user.fw.ts')));
+    const app = require('fastify')({ logger: false });
+    app.post('/users', { schema: { body: UserServiceValidation.createUser.jsonSchema } }, async (request) => ({ id: '1', name: request.body.name, email: request.body.email, phone: '', roles: [] }));
+    await app.listen({ port: 0, host: HOST });
+    return app.server.address().port;
+  },
   async http() {
     const server = require('node:http').createServer((req, res) => {
       const chunks = [];
