@@ -234,7 +234,7 @@ export class ModelBuilder {
       imports: imports.filter((r) => methodTypes.has(r.protoName)),
       validators: {
         code: compiled.code.replace(/\u0000([^\u0000]+)\u0000/g, (_, name: string) => (refs.get(name) as TsTypeRef).localName),
-        functions: [...compiled.functions].map(([typeName, fn]) => ({ typeName, fn })),
+        functions: [...compiled.functions].map(([typeName, fn]) => ({ typeName, fn, cel: compiled.cel.has(typeName) })),
         types: imports.filter((r) => !methodTypes.has(r.protoName)),
       },
       schemas,

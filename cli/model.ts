@@ -82,7 +82,8 @@ export interface CompiledValidatorsModel {
   /** TypeScript: hoisted constants and one function per message type. */
   code: string;
   /** Proto type name → function, for the types that compiled. */
-  functions: { typeName: string; fn: string }[];
+  /** `cel`: protovalidate checks the type's CEL rules too. */
+  functions: { typeName: string; fn: string; cel: boolean }[];
   /** Message types the functions name that the methods do not (imported as types only). */
   types: TsTypeRef[];
 }

@@ -37,6 +37,11 @@ export interface CompiledValidators {
   readonly functions: ReadonlyMap<string, string>;
   /** Proto type name → why it keeps protovalidate, for every ruled type that did not compile. */
   readonly interpreted: ReadonlyMap<string, string>;
+  /**
+   * Compiled types that also need protovalidate for their CEL rules (custom
+   * `cel` on fields and messages, predefined rules), or hold a type that does.
+   */
+  readonly cel: ReadonlySet<string>;
 }
 
 function fieldRulesOf(field: DescField): FieldRules | undefined {
@@ -104,6 +109,8 @@ interface Emit {
   readonly ruled: ReadonlySet<DescMessage>;
   /** The TypeScript type ts-proto gives `message`'s objects. */
   readonly tsType: (message: DescMessage) => string;
+  /** Set while compiling a message that has CEL rules of its own (left to protovalidate). */
+  readonly cel: { found: boolean };
 }
 
 /** Is-set of a scalar or enum value as protovalidate's `isSet` reads it for implicit presence: not its zero. */
@@ -185,7 +192,6 @@ function block(lines: readonly string[], indent: string): string[] {
 
 /** Checks of one message value held in `v` (a user message with a function, or a well-known type checked inline). */
 function messageValue(field: DescField, message: DescMessage, rules: FieldRules | undefined, v: string, path: string, e: Emit): string[] {
-  noCel(rules);
   if (!isWellKnown(message)) {
     if (rules?.type.case !== undefined) notCompiled(`${rules.type.case} rules on message ${message.typeName}`);
     return e.ruled.has(message) ? [`${functionName(message)}(${v}, ${path} + '.', out);`] : [];
@@ -302,9 +308,21 @@ function access(field: DescField): { isSet: string; value: string; implicit: boo
   }
 }
 
+/** Predefined rules (extensions of a rules message) are CEL: protovalidate checks the field's whole rules message. */
+function predefined(rules: FieldRules | undefined): boolean {
+  const value = rules?.type.value as { $unknown?: unknown[] } | undefined;
+  return value?.$unknown !== undefined && value.$unknown.length > 0;
+}
+
 function fieldChecks(field: DescField, messageRules: MessageRules | undefined, e: Emit): string[] {
   const rules = fieldRulesOf(field);
-  noCel(rules);
+  // A field's own CEL rules are protovalidate's (for just them, docs/validation.md); its standard rules are compiled.
+  if (rules !== undefined && (rules.cel.length > 0 || rules.celExpression.length > 0)) e.cel.found = true;
+  const typeRulesByCel = predefined(rules);
+  if (typeRulesByCel) {
+    if (field.fieldKind === 'list' || field.fieldKind === 'map') notCompiled('predefined repeated or map rules');
+    e.cel.found = true;
+  }
   if ((field.fieldKind === 'scalar' || field.fieldKind === 'list') && field.scalar !== undefined && isLong(field.scalar) && field.longAsString) notCompiled('jstype = JS_STRING');
   let ignore = rules?.ignore ?? Ignore.UNSPECIFIED;
   if ((rules === undefined || !ruleSet(rules, FieldRulesSchema, 'ignore')) && messageOneofFields(messageRules).has(field.name)) ignore = Ignore.IF_ZERO_VALUE;
@@ -320,10 +338,12 @@ function fieldChecks(field: DescField, messageRules: MessageRules | undefined, e
       checks = mapChecks(field, rules, 'v', path, e);
       break;
     case 'message':
-      checks = messageValue(field, field.message, rules, 'v', path, e);
+      checks = typeRulesByCel ? [] : messageValue(field, field.message, rules, 'v', path, e);
       break;
     default:
-      checks = scalarTypeRules(rules, field.fieldKind === 'scalar' ? field.scalar : undefined, field.fieldKind === 'enum' ? field.enum : undefined, { value: 'v', path, hoisted: e.hoisted });
+      checks = typeRulesByCel
+        ? []
+        : scalarTypeRules(rules, field.fieldKind === 'scalar' ? field.scalar : undefined, field.fieldKind === 'enum' ? field.enum : undefined, { value: 'v', path, hoisted: e.hoisted });
   }
   if (!required && checks.length === 0) return [];
   const { isSet, value, implicit } = access(field);
@@ -341,9 +361,9 @@ function fieldChecks(field: DescField, messageRules: MessageRules | undefined, e
   return out;
 }
 
-function messageLevelChecks(message: DescMessage, rules: MessageRules | undefined): string[] {
+function messageLevelChecks(message: DescMessage, rules: MessageRules | undefined, e: Emit): string[] {
   const out: string[] = [];
-  if (rules !== undefined && (rules.cel.length > 0 || rules.celExpression.length > 0)) notCompiled('message CEL expressions');
+  if (rules !== undefined && (rules.cel.length > 0 || rules.celExpression.length > 0)) e.cel.found = true;
   const self = `(p === '' ? '' : p.slice(0, -1))`;
   for (const rule of rules?.oneof ?? []) {
     const fields = rule.fields.map((name) => message.fields.find((f) => f.name === name));
@@ -366,8 +386,9 @@ function compileMessage(message: DescMessage, e: Emit): string {
   if (message.file.edition !== EDITION_PROTO3) notCompiled(`${message.file.name} is not proto3`);
   const rules = messageRulesOf(message);
   const body: string[] = [];
+  e.cel.found = false;
   for (const field of message.fields) body.push(...fieldChecks(field, rules, e));
-  body.push(...messageLevelChecks(message, rules));
+  body.push(...messageLevelChecks(message, rules, e));
   const name = functionName(message);
   return [
     `/** ${message.typeName}: field paths start with \`p\` ('' at the root, else the parent's path and a dot). */`,
@@ -382,10 +403,12 @@ export function compileValidators(roots: readonly DescMessage[], tsType: (messag
   const all = reachable(roots);
   const ruled = ruledTypes(all);
   const interpreted = new Map<string, string>();
-  const probe: Emit = { hoisted: new Hoisted(), ruled, tsType };
+  const probe: Emit = { hoisted: new Hoisted(), ruled, tsType, cel: { found: false } };
+  const cel = new Set<string>();
   for (const m of ruled) {
     try {
       compileMessage(m, probe);
+      if (probe.cel.found) cel.add(m.typeName);
     } catch (error) {
       if (!(error instanceof NotCompiled)) throw error;
       interpreted.set(m.typeName, error.message);
@@ -401,12 +424,17 @@ export function compileValidators(roots: readonly DescMessage[], tsType: (messag
     }
   }
   const compiling = new Set([...ruled].filter((m) => !interpreted.has(m.typeName)));
+  // protovalidate's pass for CEL reaches nested messages: a type holding one with CEL rules needs that pass too.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const m of compiling) if (!cel.has(m.typeName) && children(m).some((c) => cel.has(c.typeName))) (cel.add(m.typeName), (changed = true));
+  }
   // Final pass with one set of hoisted constants for exactly the types that compile.
   const hoisted = new Hoisted();
-  const e: Emit = { hoisted, ruled, tsType };
+  const e: Emit = { hoisted, ruled, tsType, cel: { found: false } };
   const ordered = all.filter((m) => compiling.has(m));
   const functions = new Map(ordered.map((m) => [m.typeName, functionName(m)]));
   const bodies = ordered.map((m) => compileMessage(m, e));
   const code = [...hoisted.lines, ...(hoisted.lines.length > 0 ? [''] : []), bodies.join('\n\n')].join('\n');
-  return { code, functions, interpreted };
+  return { code, functions, interpreted, cel: new Set([...cel].filter((t) => functions.has(t))) };
 }

@@ -11,8 +11,14 @@ import type { FieldViolation } from './violations';
  */
 export type CompiledValidator<T = never> = (message: T, prefix: string, out: FieldViolation[]) => void;
 
+/** A compiled validator of a message whose CEL rules (custom and predefined) protovalidate still checks. */
+export interface CompiledWithCel {
+  readonly validate: CompiledValidator;
+  readonly cel: true;
+}
+
 /** Compiled validators by fully-qualified message type name, as generated `x.fw.ts` files list them. */
-export type CompiledValidators = Readonly<Record<string, CompiledValidator>>;
+export type CompiledValidators = Readonly<Record<string, CompiledValidator | CompiledWithCel>>;
 
 /** Which validator checks generated messages: fw-gen's compiled code (default) or protovalidate's interpreter. */
 export type ValidationEngine = 'compiled' | 'protovalidate';
