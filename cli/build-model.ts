@@ -165,6 +165,22 @@ export class ModelBuilder {
     return out;
   }
 
+  /** Every message type of one file, nested ones too (map entries are none), as ts-proto exports them. */
+  messageTypes(protoPath: string): { typeName: string; exportName: string }[] {
+    const file = this.registry.getFile(protoPath);
+    if (file === undefined) throw new Error(`fw-gen: ${protoPath} missing from the buf image`);
+    const out: { typeName: string; exportName: string }[] = [];
+    const visit = (messages: readonly DescMessage[]): void => {
+      for (const message of messages) {
+        if (message.proto.options?.mapEntry === true) continue;
+        out.push({ typeName: message.typeName, exportName: tsExportName(message) });
+        visit(message.nestedMessages);
+      }
+    };
+    visit(file.messages);
+    return out;
+  }
+
   /** The model of one user file (by root-relative proto path). */
   fileModel(protoPath: string): FileModel {
     const file = this.registry.getFile(protoPath);
