@@ -21,14 +21,26 @@ import { idempotencyOf } from './idempotency-level';
 import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/path-template';
 import { InputError } from './cli-error';
 import { streamingModeOf } from './streaming-mode';
+import { snakeToCamel } from 'ts-proto/build/src/case';
 
 const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/** ts-proto's exported name for a message: nested names joined by `_`. */
+/** Names ts-proto suffixes with `Message` so as not to shadow the global (its visit.ts). */
+const TS_PROTO_BUILT_IN_NAMES = new Set(['Date', 'Function']);
+
+/**
+ * ts-proto's exported name for a message: nested names joined by `_`, each
+ * holding `_` camel-cased by ts-proto's own function (its default
+ * `snakeToCamel` includes type names).
+ */
 function tsExportName(message: DescMessage): string {
   const pkg = message.file.proto.package;
   const local = pkg === '' ? message.typeName : message.typeName.slice(pkg.length + 1);
-  return local.split('.').join('_');
+  const name = local
+    .split('.')
+    .map((part) => (part.includes('_') ? snakeToCamel(part) : part))
+    .join('_');
+  return TS_PROTO_BUILT_IN_NAMES.has(name) ? `${name}Message` : name;
 }
 
 function commentAt(file: DescFile, at: readonly number[]): string | undefined {
