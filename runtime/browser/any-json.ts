@@ -30,7 +30,7 @@ export interface AnyValue {
 }
 
 /** Full type name (`pkg.Msg`) → its generated message object, for every browser-messages file the page loaded. */
-const pageTypes = new Map<string, PackableMessage>();
+const pageTypes = /* @__PURE__ */ new Map<string, PackableMessage>();
 
 /** Called by generated browser messages: makes their message types packable into an Any. */
 export function registerMessageTypes(types: Readonly<Record<string, PackableMessage>>): void {
@@ -51,17 +51,17 @@ const WRAPPER_DEFAULTS: Readonly<Record<string, unknown>> = {
 };
 
 /** ts-proto has these as plain JSON values (`wrap`/`unwrap`). */
-const PLAIN_JSON_TYPES = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'google.protobuf.ListValue']);
+const PLAIN_JSON_TYPES: Readonly<Record<string, true>> = { 'google.protobuf.Struct': true, 'google.protobuf.Value': true, 'google.protobuf.ListValue': true };
 
-/** Types whose JSON in an Any sits under `value` (protobuf's list: JSON that is not a message's fields). */
-const VALUE_IN_ANY = new Set([
-  'google.protobuf.Any',
-  'google.protobuf.Timestamp',
-  'google.protobuf.Duration',
-  'google.protobuf.FieldMask',
-  ...PLAIN_JSON_TYPES,
-  ...Object.keys(WRAPPER_DEFAULTS),
-]);
+/** The other types whose JSON is no message's fields. */
+const OWN_JSON_TYPES: Readonly<Record<string, true>> = { 'google.protobuf.Any': true, 'google.protobuf.Timestamp': true, 'google.protobuf.Duration': true, 'google.protobuf.FieldMask': true };
+
+// Object literals, not Sets: a page that never packs an Any drops them all.
+const isWrapper = (name: string): boolean => Object.hasOwn(WRAPPER_DEFAULTS, name);
+const isPlainJson = (name: string): boolean => Object.hasOwn(PLAIN_JSON_TYPES, name);
+
+/** Its JSON in an Any sits under `value` (protobuf's list: JSON that is not a message's fields). */
+const isValueInAny = (name: string): boolean => isWrapper(name) || isPlainJson(name) || Object.hasOwn(OWN_JSON_TYPES, name);
 
 const TYPE_URL_PREFIX = 'type.googleapis.com/';
 
@@ -79,9 +79,9 @@ function pageType(typeUrl: string, doing: string): PackableMessage {
 }
 
 function messageToJson(name: string, fns: PackableMessage, message: unknown): unknown {
-  if (PLAIN_JSON_TYPES.has(name) && fns.unwrap !== undefined) return fns.unwrap(message);
+  if (isPlainJson(name) && fns.unwrap !== undefined) return fns.unwrap(message);
   const json = fns.toJSON(message);
-  if (!(name in WRAPPER_DEFAULTS)) return json;
+  if (!isWrapper(name)) return json;
   const value = (json as { value?: unknown }).value;
   if (value === undefined) return WRAPPER_DEFAULTS[name];
   // "NaN", "Infinity" and "-Infinity" are strings in JSON.
@@ -89,8 +89,8 @@ function messageToJson(name: string, fns: PackableMessage, message: unknown): un
 }
 
 function messageFromJson(name: string, fns: PackableMessage, json: unknown): unknown {
-  if (PLAIN_JSON_TYPES.has(name) && fns.wrap !== undefined) return fns.wrap(json);
-  return fns.fromJSON(name in WRAPPER_DEFAULTS ? { value: json } : json);
+  if (isPlainJson(name) && fns.wrap !== undefined) return fns.wrap(json);
+  return fns.fromJSON(isWrapper(name) ? { value: json } : json);
 }
 
 /** An Any as canonical JSON; an empty Any is `{}`. */
@@ -99,7 +99,7 @@ export function anyToJson(any: AnyValue): unknown {
   const fns = pageType(any.typeUrl, 'write');
   const name = typeNameOf(any.typeUrl);
   const json = messageToJson(name, fns, fns.decode(any.value));
-  if (VALUE_IN_ANY.has(name)) return { '@type': any.typeUrl, value: json };
+  if (isValueInAny(name)) return { '@type': any.typeUrl, value: json };
   return { '@type': any.typeUrl, ...(json as object) };
 }
 
@@ -113,7 +113,7 @@ export function anyFromJson(json: unknown): AnyValue {
   const fns = pageType(typeUrl, 'read');
   const name = typeNameOf(typeUrl);
   let body: unknown;
-  if (VALUE_IN_ANY.has(name) && Object.hasOwn(fields, 'value')) body = fields['value'];
+  if (isValueInAny(name) && Object.hasOwn(fields, 'value')) body = fields['value'];
   else body = Object.fromEntries(Object.entries(fields).filter(([key]) => key !== '@type'));
   return { typeUrl: `${TYPE_URL_PREFIX}${name}`, value: fns.encode(messageFromJson(name, fns, body)).finish() };
 }
