@@ -10,8 +10,13 @@
  * when a long declaration wraps the literal), and a method ends at the first
  * line holding only `},` at that indentation. The well-known types whose
  * JSON ts-proto writes in a form of its own get canonical JSON
- * (browser-well-known-json.ts).
+ * (browser-well-known-json.ts), and so do enums (browser-enum-json.ts).
+ * A run that holds google/protobuf/any.proto keeps the binary codec: an Any's
+ * JSON is the JSON of the message its bytes hold, so every message type is
+ * registered for packing (browser-type-registration.ts).
  */
+import { enumNumbersKept } from './browser-enum-json';
+import { withTypeRegistration, type PackableType } from './browser-type-registration';
 import { canonicalWellKnownJson } from './browser-well-known-json';
 
 /** What `x.ts` becomes: `x.browser-messages.ts`. */
@@ -37,13 +42,18 @@ function browserImport(line: string, importSuffix: string): string {
 
 /**
  * `x.browser-messages.ts` from the text of ts-proto's `x.ts`.
+ * @param packable the file's message types when the run packs Any: the binary codec stays and they are registered
  * @throws when a binary member has no end where formatting puts it (ts-proto's layout changed)
  */
-export function browserMessages(tsProtoSource: string, importSuffix: string): string {
+export function browserMessages(tsProtoSource: string, importSuffix: string, packable?: readonly PackableType[]): string {
   const lines = tsProtoSource.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
+    if (packable !== undefined) {
+      out.push(browserImport(line, importSuffix));
+      continue;
+    }
     if (WIRE_IMPORT.test(line)) continue;
     const member = BINARY_MEMBER.exec(line);
     if (member === null) {
@@ -58,7 +68,8 @@ export function browserMessages(tsProtoSource: string, importSuffix: string): st
     if (i === lines.length) throw new Error(`fw-gen: no end of the ts-proto member at line ${start + 1}: ${line.trim()}`);
     if (lines[i + 1] === '') i++;
   }
-  return withoutUnusedHelpers(canonicalWellKnownJson(out)).join('\n');
+  const registered = packable === undefined ? out : withTypeRegistration(out, packable);
+  return withoutUnusedHelpers(canonicalWellKnownJson(enumNumbersKept(registered))).join('\n');
 }
 
 /** Drops top-level helper functions only the binary codec called (`longToNumber`, …), so `noUnusedLocals` projects compile it. */

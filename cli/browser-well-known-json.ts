@@ -8,9 +8,11 @@
  *   keeps milliseconds and gives pre-1970 fractions negative nanos;
  * - `Duration` is `"1.5s"`, not `{seconds, nanos}`;
  * - `FieldMask` paths are lowerCamelCase in JSON;
- * - a `BytesValue` field is base64, not the bytes' indexes.
+ * - a `BytesValue` field is base64, not the bytes' indexes;
+ * - `Any` is `{"@type", ...}` (runtime/browser/any-json.ts), which needs the
+ *   binary codec of the packed type: only a run that keeps it holds any.proto.
  * Works on the text of the derived file (see browser-messages.ts for the
- * layout it relies on); Any, Struct and the other types are left as ts-proto
+ * layout it relies on); Struct and the other types are left as ts-proto
  * writes them.
  */
 
@@ -18,6 +20,10 @@ const FILE_NAME = /^export const protobufFileName = "([^"]+)";$/m;
 
 /** Members of a well-known type's own message object replaced by one call each. */
 const OWN_MEMBERS: Record<string, ReadonlyArray<readonly [string, string]>> = {
+  'google/protobuf/any.proto': [
+    ['  fromJSON(object: any): Any {', '    return anyFromJson(object);'],
+    ['  toJSON(message: Any): unknown {', '    return anyToJson(message);'],
+  ],
   'google/protobuf/duration.proto': [
     ['  fromJSON(object: any): Duration {', '    return durationFromJson(object);'],
     ['  toJSON(message: Duration): unknown {', '    return durationToJson(message);'],
@@ -28,7 +34,7 @@ const OWN_MEMBERS: Record<string, ReadonlyArray<readonly [string, string]>> = {
   ],
 };
 
-const HELPERS = ['durationFromJson', 'durationToJson', 'fieldMaskFromJson', 'fieldMaskToJson', 'bytesFromJson', 'bytesToJson'];
+const HELPERS = ['anyFromJson', 'anyToJson', 'registerMessageTypes', 'durationFromJson', 'durationToJson', 'fieldMaskFromJson', 'fieldMaskToJson', 'bytesFromJson', 'bytesToJson'];
 
 /** `lines` of one derived browser-messages file, with canonical JSON for the types above. */
 export function canonicalWellKnownJson(lines: readonly string[]): string[] {

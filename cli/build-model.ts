@@ -22,14 +22,26 @@ import { parsePathTemplate, type PathTemplate } from '../runtime/gateway/http/pa
 import { InputError } from './cli-error';
 import { streamingModeOf } from './streaming-mode';
 import { compileValidators } from './validators/compile-validators';
+import { snakeToCamel } from 'ts-proto/build/src/case';
 
 const HTTP_VERBS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/** ts-proto's exported name for a message: nested names joined by `_`. */
+/** Names ts-proto suffixes with `Message` so as not to shadow the global (its visit.ts). */
+const TS_PROTO_BUILT_IN_NAMES = new Set(['Date', 'Function']);
+
+/**
+ * ts-proto's exported name for a message: nested names joined by `_`, each
+ * holding `_` camel-cased by ts-proto's own function (its default
+ * `snakeToCamel` includes type names).
+ */
 function tsExportName(message: DescMessage): string {
   const pkg = message.file.proto.package;
   const local = pkg === '' ? message.typeName : message.typeName.slice(pkg.length + 1);
-  return local.split('.').join('_');
+  const name = local
+    .split('.')
+    .map((part) => (part.includes('_') ? snakeToCamel(part) : part))
+    .join('_');
+  return TS_PROTO_BUILT_IN_NAMES.has(name) ? `${name}Message` : name;
 }
 
 function commentAt(file: DescFile, at: readonly number[]): string | undefined {
@@ -163,6 +175,22 @@ export class ModelBuilder {
       const bytes = this.descriptorBytes.get(f.proto.name);
       if (bytes !== undefined) out.push({ name: f.proto.name, bytes });
     }
+    return out;
+  }
+
+  /** Every message type of one file, nested ones too (map entries are none), as ts-proto exports them. */
+  messageTypes(protoPath: string): { typeName: string; exportName: string }[] {
+    const file = this.registry.getFile(protoPath);
+    if (file === undefined) throw new Error(`fw-gen: ${protoPath} missing from the buf image`);
+    const out: { typeName: string; exportName: string }[] = [];
+    const visit = (messages: readonly DescMessage[]): void => {
+      for (const message of messages) {
+        if (message.proto.options?.mapEntry === true) continue;
+        out.push({ typeName: message.typeName, exportName: tsExportName(message) });
+        visit(message.nestedMessages);
+      }
+    };
+    visit(file.messages);
     return out;
   }
 

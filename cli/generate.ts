@@ -55,6 +55,9 @@ export interface GenerationPlan {
 const WIRE_IMPORT = /from "@bufbuild\/protobuf\/wire";/g;
 const FW_WIRE_IMPORT = 'from "fw/protobuf-wire";';
 
+/** ts-proto's output for google/protobuf/any.proto. */
+const ANY_TS = 'google/protobuf/any.ts';
+
 /** ts-proto's own first line is replaced so that every generated file carries fw-gen's header. */
 function withHeader(content: string): string {
   const nl = content.indexOf('\n');
@@ -120,11 +123,17 @@ async function renderAll(
     files.set(`${model.stem}.openapi.json`, renderOpenApi(model));
   }
   checkRouteCollisions(stubModels);
-  for (const emitted of await tsProto) {
+  const emittedFiles = await tsProto;
+  // An Any's JSON is the JSON of the message its bytes hold: with any.proto in the run, the browser messages keep the binary codec.
+  const packsAny = emittedFiles.some((emitted) => emitted.name === ANY_TS);
+  for (const emitted of emittedFiles) {
     const messages = keepNegativeZero(withHeader(emitted.content).replace(WIRE_IMPORT, FW_WIRE_IMPORT));
     files.set(emitted.name, messages);
     // Only a run with a service has a browser client to import them.
-    if (stubModels.length > 0) files.set(browserMessagesPath(emitted.name), browserMessages(messages, suffix));
+    if (stubModels.length > 0) {
+      const packable = packsAny ? builder.messageTypes(emitted.name.replace(/\.ts$/, '.proto')) : undefined;
+      files.set(browserMessagesPath(emitted.name), browserMessages(messages, suffix, packable));
+    }
   }
   return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), stubModels, moduleSystem };
 }

@@ -12,3 +12,4 @@ export { createFetchTransport, type FetchTransportOptions } from './fetch-transp
 export { callBidiStream, callClientStream, callServerStream, callUnary, createClient, type ClientOf } from './calls';
 export { createRequestQueue, type RequestQueue } from './request-queue';
 export { bytesFromJson, bytesToJson, durationFromJson, durationToJson, fieldMaskFromJson, fieldMaskToJson, type DurationValue } from './well-known-json';
+export { anyFromJson, anyToJson, registerMessageTypes, type AnyValue, type PackableMessage } from './any-json';

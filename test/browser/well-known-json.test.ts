@@ -7,7 +7,7 @@
  * Node codec decodes them; the browser's `toJSON` must be protobuf-es's
  * `toJson`, and its `fromJSON` of protobuf-es's JSON must encode to the same
  * message. fw/browser's helpers refuse what protobuf-es `fromJson` refuses.
- * Any, Struct and enums are outside this scope (ts-proto's own JSON).
+ * Any and enums: any-enum-json.test.ts; Struct fields stay ts-proto's own JSON.
  *
  * FW_JSON_SEED=<n> replays a run (the seed is printed on failure).
  */

@@ -65,6 +65,50 @@ describe('browserMessages', () => {
     expect(out).toContain('export interface MessageFns<T> {\n  fromJSON(object: any): T;\n}');
   });
 
+  it('with Any in the run, keeps the binary codec and registers the message types for packing', () => {
+    const out = browserMessages(SOURCE, '.js', [
+      { typeName: 'pkg.AVeryLongMessageNameThatMakesDprintWrapTheSignature', exportName: 'AVeryLongMessageNameThatMakesDprintWrapTheSignature' },
+      { typeName: 'pkg.Wrapped', exportName: 'Wrapped' },
+    ]);
+    expect(out).toContain('import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";');
+    expect(out).toContain('  decode(input: BinaryReader | Uint8Array, length?: number): AVeryLongMessageNameThatMakesDprintWrapTheSignature {');
+    expect(out).toContain('import { registerMessageTypes } from "fw/browser";');
+    expect(out).toMatch(/registerMessageTypes\(\{\n  "pkg\.AVeryLongMessageNameThatMakesDprintWrapTheSignature": AVeryLongMessageNameThatMakesDprintWrapTheSignature,\n  "pkg\.Wrapped": Wrapped,\n\}\);\n$/);
+    expect(() => browserMessages(SOURCE, '.js', [{ typeName: 'pkg.Missing', exportName: 'Missing' }])).toThrow('ts-proto exported no message object Missing for pkg.Missing');
+  });
+
+  it('writes and reads an enum number no value names as that number', () => {
+    const source = [
+      'export function colorFromJSON(object: any): Color {',
+      '  switch (object) {',
+      '    case 0:',
+      '    case "RED":',
+      '      return Color.RED;',
+      '    case -1:',
+      '    case "UNRECOGNIZED":',
+      '    default:',
+      '      return Color.UNRECOGNIZED;',
+      '  }',
+      '}',
+      '',
+      'export function colorToJSON(object: Color): string {',
+      '  switch (object) {',
+      '    case Color.RED:',
+      '      return "RED";',
+      '    case Color.UNRECOGNIZED:',
+      '    default:',
+      '      return "UNRECOGNIZED";',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    const out = browserMessages(source, '');
+    expect(out).toContain('    default:\n      return Number.isInteger(object) ? object : Color.UNRECOGNIZED;\n');
+    expect(out).toContain('export function colorToJSON(object: Color): string | number {');
+    expect(out).toContain('      return "RED";\n    default:\n      return object;\n');
+    expect(out).not.toContain('case Color.UNRECOGNIZED:');
+  });
+
   it('names the file beside x.ts', () => {
     expect(browserMessagesPath('shop/v1/catalog.ts')).toBe('shop/v1/catalog.browser-messages.ts');
   });

@@ -43,11 +43,11 @@ export function colorFromJSON(object: any): Color {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return Color.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : Color.UNRECOGNIZED;
   }
 }
 
-export function colorToJSON(object: Color): string {
+export function colorToJSON(object: Color): string | number {
   switch (object) {
     case Color.COLOR_UNSPECIFIED:
       return "COLOR_UNSPECIFIED";
@@ -57,9 +57,8 @@ export function colorToJSON(object: Color): string {
       return "COLOR_GREEN";
     case Color.COLOR_BLUE:
       return "COLOR_BLUE";
-    case Color.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 

@@ -5,6 +5,8 @@
 // source: google/protobuf/test_messages_edition2023.proto
 
 /* eslint-disable */
+import { registerMessageTypes } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 
 export const protobufPackage = "protobuf_test_messages.editions";
 
@@ -31,11 +33,11 @@ export function foreignEnumEdition2023FromJSON(object: any): ForeignEnumEdition2
     case -1:
     case "UNRECOGNIZED":
     default:
-      return ForeignEnumEdition2023.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : ForeignEnumEdition2023.UNRECOGNIZED;
   }
 }
 
-export function foreignEnumEdition2023ToJSON(object: ForeignEnumEdition2023): string {
+export function foreignEnumEdition2023ToJSON(object: ForeignEnumEdition2023): string | number {
   switch (object) {
     case ForeignEnumEdition2023.FOREIGN_FOO:
       return "FOREIGN_FOO";
@@ -43,9 +45,8 @@ export function foreignEnumEdition2023ToJSON(object: ForeignEnumEdition2023): st
       return "FOREIGN_BAR";
     case ForeignEnumEdition2023.FOREIGN_BAZ:
       return "FOREIGN_BAZ";
-    case ForeignEnumEdition2023.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -189,11 +190,11 @@ export function testAllTypesEdition2023_NestedEnumFromJSON(object: any): TestAll
     case "NEG":
       return TestAllTypesEdition2023_NestedEnum.NEG;
     default:
-      return TestAllTypesEdition2023_NestedEnum.NEG;
+      return Number.isInteger(object) ? object : TestAllTypesEdition2023_NestedEnum.NEG;
   }
 }
 
-export function testAllTypesEdition2023_NestedEnumToJSON(object: TestAllTypesEdition2023_NestedEnum): string {
+export function testAllTypesEdition2023_NestedEnumToJSON(object: TestAllTypesEdition2023_NestedEnum): string | number {
   switch (object) {
     case TestAllTypesEdition2023_NestedEnum.FOO:
       return "FOO";
@@ -204,7 +205,7 @@ export function testAllTypesEdition2023_NestedEnumToJSON(object: TestAllTypesEdi
     case TestAllTypesEdition2023_NestedEnum.NEG:
       return "NEG";
     default:
-      return "NEG";
+      return object;
   }
 }
 
@@ -327,6 +328,46 @@ function createBaseComplexMessage(): ComplexMessage {
 }
 
 export const ComplexMessage: MessageFns<ComplexMessage> = {
+  encode(message: ComplexMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.d !== undefined) {
+      writer.uint32(8).int32(message.d);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComplexMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComplexMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.d = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): ComplexMessage {
     return { d: isSet(object.d) ? globalThis.Number(object.d) : undefined };
   },
@@ -448,6 +489,1784 @@ function createBaseTestAllTypesEdition2023(): TestAllTypesEdition2023 {
 }
 
 export const TestAllTypesEdition2023: MessageFns<TestAllTypesEdition2023> = {
+  encode(message: TestAllTypesEdition2023, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.optionalInt32 !== undefined) {
+      writer.uint32(8).int32(message.optionalInt32);
+    }
+    if (message.optionalInt64 !== undefined) {
+      if (BigInt.asIntN(64, message.optionalInt64) !== message.optionalInt64) {
+        throw new globalThis.Error("value provided for field message.optionalInt64 of type int64 too large");
+      }
+      writer.uint32(16).int64(message.optionalInt64);
+    }
+    if (message.optionalUint32 !== undefined) {
+      writer.uint32(24).uint32(message.optionalUint32);
+    }
+    if (message.optionalUint64 !== undefined) {
+      if (BigInt.asUintN(64, message.optionalUint64) !== message.optionalUint64) {
+        throw new globalThis.Error("value provided for field message.optionalUint64 of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.optionalUint64);
+    }
+    if (message.optionalSint32 !== undefined) {
+      writer.uint32(40).sint32(message.optionalSint32);
+    }
+    if (message.optionalSint64 !== undefined) {
+      if (BigInt.asIntN(64, message.optionalSint64) !== message.optionalSint64) {
+        throw new globalThis.Error("value provided for field message.optionalSint64 of type sint64 too large");
+      }
+      writer.uint32(48).sint64(message.optionalSint64);
+    }
+    if (message.optionalFixed32 !== undefined) {
+      writer.uint32(61).fixed32(message.optionalFixed32);
+    }
+    if (message.optionalFixed64 !== undefined) {
+      if (BigInt.asUintN(64, message.optionalFixed64) !== message.optionalFixed64) {
+        throw new globalThis.Error("value provided for field message.optionalFixed64 of type fixed64 too large");
+      }
+      writer.uint32(65).fixed64(message.optionalFixed64);
+    }
+    if (message.optionalSfixed32 !== undefined) {
+      writer.uint32(77).sfixed32(message.optionalSfixed32);
+    }
+    if (message.optionalSfixed64 !== undefined) {
+      if (BigInt.asIntN(64, message.optionalSfixed64) !== message.optionalSfixed64) {
+        throw new globalThis.Error("value provided for field message.optionalSfixed64 of type sfixed64 too large");
+      }
+      writer.uint32(81).sfixed64(message.optionalSfixed64);
+    }
+    if (message.optionalFloat !== undefined) {
+      writer.uint32(93).float(message.optionalFloat);
+    }
+    if (message.optionalDouble !== undefined) {
+      writer.uint32(97).double(message.optionalDouble);
+    }
+    if (message.optionalBool !== undefined) {
+      writer.uint32(104).bool(message.optionalBool);
+    }
+    if (message.optionalString !== undefined) {
+      writer.uint32(114).string(message.optionalString);
+    }
+    if (message.optionalBytes !== undefined) {
+      writer.uint32(122).bytes(message.optionalBytes);
+    }
+    if (message.optionalNestedMessage !== undefined) {
+      TestAllTypesEdition2023_NestedMessage.encode(message.optionalNestedMessage, writer.uint32(146).fork()).join();
+    }
+    if (message.optionalForeignMessage !== undefined) {
+      ForeignMessageEdition2023.encode(message.optionalForeignMessage, writer.uint32(154).fork()).join();
+    }
+    if (message.optionalNestedEnum !== undefined) {
+      writer.uint32(168).int32(message.optionalNestedEnum);
+    }
+    if (message.optionalForeignEnum !== undefined) {
+      writer.uint32(176).int32(message.optionalForeignEnum);
+    }
+    if (message.optionalStringPiece !== undefined) {
+      writer.uint32(194).string(message.optionalStringPiece);
+    }
+    if (message.optionalCord !== undefined) {
+      writer.uint32(202).string(message.optionalCord);
+    }
+    if (message.recursiveMessage !== undefined) {
+      TestAllTypesEdition2023.encode(message.recursiveMessage, writer.uint32(218).fork()).join();
+    }
+    if (message.repeatedInt32.length !== 0) {
+      writer.uint32(250).fork();
+      for (const v of message.repeatedInt32) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedInt64.length !== 0) {
+      writer.uint32(258).fork();
+      for (const v of message.repeatedInt64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedInt64 of type int64 is too large");
+        }
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedUint32.length !== 0) {
+      writer.uint32(266).fork();
+      for (const v of message.repeatedUint32) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedUint64.length !== 0) {
+      writer.uint32(274).fork();
+      for (const v of message.repeatedUint64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedUint64 of type uint64 is too large");
+        }
+        writer.uint64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSint32.length !== 0) {
+      writer.uint32(282).fork();
+      for (const v of message.repeatedSint32) {
+        writer.sint32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSint64.length !== 0) {
+      writer.uint32(290).fork();
+      for (const v of message.repeatedSint64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedSint64 of type sint64 is too large");
+        }
+        writer.sint64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFixed32.length !== 0) {
+      writer.uint32(298).fork();
+      for (const v of message.repeatedFixed32) {
+        writer.fixed32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFixed64.length !== 0) {
+      writer.uint32(306).fork();
+      for (const v of message.repeatedFixed64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedFixed64 of type fixed64 is too large");
+        }
+        writer.fixed64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSfixed32.length !== 0) {
+      writer.uint32(314).fork();
+      for (const v of message.repeatedSfixed32) {
+        writer.sfixed32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSfixed64.length !== 0) {
+      writer.uint32(322).fork();
+      for (const v of message.repeatedSfixed64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedSfixed64 of type sfixed64 is too large");
+        }
+        writer.sfixed64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFloat.length !== 0) {
+      writer.uint32(330).fork();
+      for (const v of message.repeatedFloat) {
+        writer.float(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedDouble.length !== 0) {
+      writer.uint32(338).fork();
+      for (const v of message.repeatedDouble) {
+        writer.double(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedBool.length !== 0) {
+      writer.uint32(346).fork();
+      for (const v of message.repeatedBool) {
+        writer.bool(v);
+      }
+      writer.join();
+    }
+    for (const v of message.repeatedString) {
+      writer.uint32(354).string(v!);
+    }
+    for (const v of message.repeatedBytes) {
+      writer.uint32(362).bytes(v!);
+    }
+    for (const v of message.repeatedNestedMessage) {
+      TestAllTypesEdition2023_NestedMessage.encode(v!, writer.uint32(386).fork()).join();
+    }
+    for (const v of message.repeatedForeignMessage) {
+      ForeignMessageEdition2023.encode(v!, writer.uint32(394).fork()).join();
+    }
+    if (message.repeatedNestedEnum.length !== 0) {
+      writer.uint32(410).fork();
+      for (const v of message.repeatedNestedEnum) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedForeignEnum.length !== 0) {
+      writer.uint32(418).fork();
+      for (const v of message.repeatedForeignEnum) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    for (const v of message.repeatedStringPiece) {
+      writer.uint32(434).string(v!);
+    }
+    for (const v of message.repeatedCord) {
+      writer.uint32(442).string(v!);
+    }
+    for (const v of message.packedInt32) {
+      writer.uint32(600).int32(v!);
+    }
+    for (const v of message.packedInt64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(608).int64(v!);
+    }
+    for (const v of message.packedUint32) {
+      writer.uint32(616).uint32(v!);
+    }
+    for (const v of message.packedUint64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type uint64 too large");
+      }
+      writer.uint32(624).uint64(v!);
+    }
+    for (const v of message.packedSint32) {
+      writer.uint32(632).sint32(v!);
+    }
+    for (const v of message.packedSint64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sint64 too large");
+      }
+      writer.uint32(640).sint64(v!);
+    }
+    for (const v of message.packedFixed32) {
+      writer.uint32(653).fixed32(v!);
+    }
+    for (const v of message.packedFixed64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type fixed64 too large");
+      }
+      writer.uint32(657).fixed64(v!);
+    }
+    for (const v of message.packedSfixed32) {
+      writer.uint32(669).sfixed32(v!);
+    }
+    for (const v of message.packedSfixed64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sfixed64 too large");
+      }
+      writer.uint32(673).sfixed64(v!);
+    }
+    for (const v of message.packedFloat) {
+      writer.uint32(685).float(v!);
+    }
+    for (const v of message.packedDouble) {
+      writer.uint32(689).double(v!);
+    }
+    for (const v of message.packedBool) {
+      writer.uint32(696).bool(v!);
+    }
+    for (const v of message.packedNestedEnum) {
+      writer.uint32(704).int32(v!);
+    }
+    for (const v of message.unpackedInt32) {
+      writer.uint32(712).int32(v!);
+    }
+    for (const v of message.unpackedInt64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(720).int64(v!);
+    }
+    for (const v of message.unpackedUint32) {
+      writer.uint32(728).uint32(v!);
+    }
+    for (const v of message.unpackedUint64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type uint64 too large");
+      }
+      writer.uint32(736).uint64(v!);
+    }
+    for (const v of message.unpackedSint32) {
+      writer.uint32(744).sint32(v!);
+    }
+    for (const v of message.unpackedSint64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sint64 too large");
+      }
+      writer.uint32(752).sint64(v!);
+    }
+    for (const v of message.unpackedFixed32) {
+      writer.uint32(765).fixed32(v!);
+    }
+    for (const v of message.unpackedFixed64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type fixed64 too large");
+      }
+      writer.uint32(769).fixed64(v!);
+    }
+    for (const v of message.unpackedSfixed32) {
+      writer.uint32(781).sfixed32(v!);
+    }
+    for (const v of message.unpackedSfixed64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sfixed64 too large");
+      }
+      writer.uint32(785).sfixed64(v!);
+    }
+    for (const v of message.unpackedFloat) {
+      writer.uint32(797).float(v!);
+    }
+    for (const v of message.unpackedDouble) {
+      writer.uint32(801).double(v!);
+    }
+    for (const v of message.unpackedBool) {
+      writer.uint32(808).bool(v!);
+    }
+    for (const v of message.unpackedNestedEnum) {
+      writer.uint32(816).int32(v!);
+    }
+    globalThis.Object.entries(message.mapInt32Int32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapInt32Int32Entry.encode({ key: key as any, value }, writer.uint32(450).fork()).join();
+    });
+    message.mapInt64Int64.forEach((value, key) => {
+      TestAllTypesEdition2023_MapInt64Int64Entry.encode({ key: key as any, value }, writer.uint32(458).fork()).join();
+    });
+    globalThis.Object.entries(message.mapUint32Uint32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapUint32Uint32Entry.encode({ key: key as any, value }, writer.uint32(466).fork()).join();
+    });
+    message.mapUint64Uint64.forEach((value, key) => {
+      TestAllTypesEdition2023_MapUint64Uint64Entry.encode({ key: key as any, value }, writer.uint32(474).fork()).join();
+    });
+    globalThis.Object.entries(message.mapSint32Sint32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapSint32Sint32Entry.encode({ key: key as any, value }, writer.uint32(482).fork()).join();
+    });
+    message.mapSint64Sint64.forEach((value, key) => {
+      TestAllTypesEdition2023_MapSint64Sint64Entry.encode({ key: key as any, value }, writer.uint32(490).fork()).join();
+    });
+    globalThis.Object.entries(message.mapFixed32Fixed32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapFixed32Fixed32Entry.encode({ key: key as any, value }, writer.uint32(498).fork())
+        .join();
+    });
+    message.mapFixed64Fixed64.forEach((value, key) => {
+      TestAllTypesEdition2023_MapFixed64Fixed64Entry.encode({ key: key as any, value }, writer.uint32(506).fork())
+        .join();
+    });
+    globalThis.Object.entries(message.mapSfixed32Sfixed32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapSfixed32Sfixed32Entry.encode({ key: key as any, value }, writer.uint32(514).fork())
+        .join();
+    });
+    message.mapSfixed64Sfixed64.forEach((value, key) => {
+      TestAllTypesEdition2023_MapSfixed64Sfixed64Entry.encode({ key: key as any, value }, writer.uint32(522).fork())
+        .join();
+    });
+    globalThis.Object.entries(message.mapInt32Float).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapInt32FloatEntry.encode({ key: key as any, value }, writer.uint32(530).fork()).join();
+    });
+    globalThis.Object.entries(message.mapInt32Double).forEach(([key, value]: [string, number]) => {
+      TestAllTypesEdition2023_MapInt32DoubleEntry.encode({ key: key as any, value }, writer.uint32(538).fork()).join();
+    });
+    message.mapBoolBool.forEach((value, key) => {
+      TestAllTypesEdition2023_MapBoolBoolEntry.encode({ key: key as any, value }, writer.uint32(546).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringString).forEach(([key, value]: [string, string]) => {
+      TestAllTypesEdition2023_MapStringStringEntry.encode({ key: key as any, value }, writer.uint32(554).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringBytes).forEach(([key, value]: [string, Uint8Array]) => {
+      TestAllTypesEdition2023_MapStringBytesEntry.encode({ key: key as any, value }, writer.uint32(562).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringNestedMessage).forEach(
+      ([key, value]: [string, TestAllTypesEdition2023_NestedMessage]) => {
+        TestAllTypesEdition2023_MapStringNestedMessageEntry.encode(
+          { key: key as any, value },
+          writer.uint32(570).fork(),
+        ).join();
+      },
+    );
+    globalThis.Object.entries(message.mapStringForeignMessage).forEach(
+      ([key, value]: [string, ForeignMessageEdition2023]) => {
+        TestAllTypesEdition2023_MapStringForeignMessageEntry.encode(
+          { key: key as any, value },
+          writer.uint32(578).fork(),
+        ).join();
+      },
+    );
+    globalThis.Object.entries(message.mapStringNestedEnum).forEach(
+      ([key, value]: [string, TestAllTypesEdition2023_NestedEnum]) => {
+        TestAllTypesEdition2023_MapStringNestedEnumEntry.encode({ key: key as any, value }, writer.uint32(586).fork())
+          .join();
+      },
+    );
+    globalThis.Object.entries(message.mapStringForeignEnum).forEach(
+      ([key, value]: [string, ForeignEnumEdition2023]) => {
+        TestAllTypesEdition2023_MapStringForeignEnumEntry.encode({ key: key as any, value }, writer.uint32(594).fork())
+          .join();
+      },
+    );
+    switch (message.oneofField?.$case) {
+      case "oneofUint32":
+        writer.uint32(888).uint32(message.oneofField.oneofUint32);
+        break;
+      case "oneofNestedMessage":
+        TestAllTypesEdition2023_NestedMessage.encode(message.oneofField.oneofNestedMessage, writer.uint32(898).fork())
+          .join();
+        break;
+      case "oneofString":
+        writer.uint32(906).string(message.oneofField.oneofString);
+        break;
+      case "oneofBytes":
+        writer.uint32(914).bytes(message.oneofField.oneofBytes);
+        break;
+      case "oneofBool":
+        writer.uint32(920).bool(message.oneofField.oneofBool);
+        break;
+      case "oneofUint64":
+        if (BigInt.asUintN(64, message.oneofField.oneofUint64) !== message.oneofField.oneofUint64) {
+          throw new globalThis.Error(
+            "value provided for field message.oneofField.oneofUint64 of type uint64 too large",
+          );
+        }
+        writer.uint32(928).uint64(message.oneofField.oneofUint64);
+        break;
+      case "oneofFloat":
+        writer.uint32(941).float(message.oneofField.oneofFloat);
+        break;
+      case "oneofDouble":
+        writer.uint32(945).double(message.oneofField.oneofDouble);
+        break;
+      case "oneofEnum":
+        writer.uint32(952).int32(message.oneofField.oneofEnum);
+        break;
+    }
+    if (message.groupliketype !== undefined) {
+      TestAllTypesEdition2023_GroupLikeType.encode(message.groupliketype, writer.uint32(1611)).uint32(1612);
+    }
+    if (message.delimitedField !== undefined) {
+      TestAllTypesEdition2023_GroupLikeType.encode(message.delimitedField, writer.uint32(1619)).uint32(1620);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023 {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.optionalInt32 = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.optionalInt64 = reader.int64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionalUint32 = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.optionalUint64 = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.optionalSint32 = reader.sint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.optionalSint64 = reader.sint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 61) {
+              break;
+            }
+
+            message.optionalFixed32 = reader.fixed32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.optionalFixed64 = reader.fixed64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.optionalSfixed32 = reader.sfixed32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.optionalSfixed64 = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 93) {
+              break;
+            }
+
+            message.optionalFloat = reader.float();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.optionalDouble = reader.double();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.optionalBool = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.optionalString = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.optionalBytes = reader.bytes();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.optionalNestedMessage = TestAllTypesEdition2023_NestedMessage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.optionalForeignMessage = ForeignMessageEdition2023.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.optionalNestedEnum = reader.int32() as any;
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.optionalForeignEnum = reader.int32() as any;
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.optionalStringPiece = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.optionalCord = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.recursiveMessage = TestAllTypesEdition2023.decode(reader, reader.uint32());
+            continue;
+          }
+          case 31: {
+            if (tag === 248) {
+              message.repeatedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 250) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 32: {
+            if (tag === 256) {
+              message.repeatedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 258) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 33: {
+            if (tag === 264) {
+              message.repeatedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 266) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 34: {
+            if (tag === 272) {
+              message.repeatedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 274) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 35: {
+            if (tag === 280) {
+              message.repeatedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 282) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 36: {
+            if (tag === 288) {
+              message.repeatedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 290) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 37: {
+            if (tag === 301) {
+              message.repeatedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 298) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 38: {
+            if (tag === 305) {
+              message.repeatedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 306) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 39: {
+            if (tag === 317) {
+              message.repeatedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 314) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 40: {
+            if (tag === 321) {
+              message.repeatedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 322) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 41: {
+            if (tag === 333) {
+              message.repeatedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 330) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 42: {
+            if (tag === 337) {
+              message.repeatedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 338) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 43: {
+            if (tag === 344) {
+              message.repeatedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 346) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.repeatedString.push(reader.string());
+            continue;
+          }
+          case 45: {
+            if (tag !== 362) {
+              break;
+            }
+
+            message.repeatedBytes.push(reader.bytes());
+            continue;
+          }
+          case 48: {
+            if (tag !== 386) {
+              break;
+            }
+
+            message.repeatedNestedMessage.push(TestAllTypesEdition2023_NestedMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 49: {
+            if (tag !== 394) {
+              break;
+            }
+
+            message.repeatedForeignMessage.push(ForeignMessageEdition2023.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 51: {
+            if (tag === 408) {
+              message.repeatedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 410) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 52: {
+            if (tag === 416) {
+              message.repeatedForeignEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 418) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedForeignEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 54: {
+            if (tag !== 434) {
+              break;
+            }
+
+            message.repeatedStringPiece.push(reader.string());
+            continue;
+          }
+          case 55: {
+            if (tag !== 442) {
+              break;
+            }
+
+            message.repeatedCord.push(reader.string());
+            continue;
+          }
+          case 75: {
+            if (tag === 600) {
+              message.packedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 602) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 76: {
+            if (tag === 608) {
+              message.packedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 610) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 77: {
+            if (tag === 616) {
+              message.packedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 618) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 78: {
+            if (tag === 624) {
+              message.packedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 626) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 79: {
+            if (tag === 632) {
+              message.packedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 634) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 80: {
+            if (tag === 640) {
+              message.packedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 642) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 81: {
+            if (tag === 653) {
+              message.packedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 650) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 82: {
+            if (tag === 657) {
+              message.packedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 658) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 83: {
+            if (tag === 669) {
+              message.packedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 666) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 84: {
+            if (tag === 673) {
+              message.packedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 674) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 85: {
+            if (tag === 685) {
+              message.packedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 682) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 86: {
+            if (tag === 689) {
+              message.packedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 690) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 87: {
+            if (tag === 696) {
+              message.packedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 698) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 88: {
+            if (tag === 704) {
+              message.packedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 706) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 89: {
+            if (tag === 712) {
+              message.unpackedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 714) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 90: {
+            if (tag === 720) {
+              message.unpackedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 722) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 91: {
+            if (tag === 728) {
+              message.unpackedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 730) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 92: {
+            if (tag === 736) {
+              message.unpackedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 738) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 93: {
+            if (tag === 744) {
+              message.unpackedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 746) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 94: {
+            if (tag === 752) {
+              message.unpackedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 754) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 95: {
+            if (tag === 765) {
+              message.unpackedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 762) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 96: {
+            if (tag === 769) {
+              message.unpackedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 770) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 97: {
+            if (tag === 781) {
+              message.unpackedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 778) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 98: {
+            if (tag === 785) {
+              message.unpackedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 786) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 99: {
+            if (tag === 797) {
+              message.unpackedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 794) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 100: {
+            if (tag === 801) {
+              message.unpackedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 802) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 101: {
+            if (tag === 808) {
+              message.unpackedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 810) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 102: {
+            if (tag === 816) {
+              message.unpackedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 818) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 56: {
+            if (tag !== 450) {
+              break;
+            }
+
+            const entry56 = TestAllTypesEdition2023_MapInt32Int32Entry.decode(reader, reader.uint32());
+            if (entry56.value !== undefined) {
+              message.mapInt32Int32[entry56.key] = entry56.value;
+            }
+            continue;
+          }
+          case 57: {
+            if (tag !== 458) {
+              break;
+            }
+
+            const entry57 = TestAllTypesEdition2023_MapInt64Int64Entry.decode(reader, reader.uint32());
+            if (entry57.value !== undefined) {
+              message.mapInt64Int64.set(entry57.key, entry57.value);
+            }
+            continue;
+          }
+          case 58: {
+            if (tag !== 466) {
+              break;
+            }
+
+            const entry58 = TestAllTypesEdition2023_MapUint32Uint32Entry.decode(reader, reader.uint32());
+            if (entry58.value !== undefined) {
+              message.mapUint32Uint32[entry58.key] = entry58.value;
+            }
+            continue;
+          }
+          case 59: {
+            if (tag !== 474) {
+              break;
+            }
+
+            const entry59 = TestAllTypesEdition2023_MapUint64Uint64Entry.decode(reader, reader.uint32());
+            if (entry59.value !== undefined) {
+              message.mapUint64Uint64.set(entry59.key, entry59.value);
+            }
+            continue;
+          }
+          case 60: {
+            if (tag !== 482) {
+              break;
+            }
+
+            const entry60 = TestAllTypesEdition2023_MapSint32Sint32Entry.decode(reader, reader.uint32());
+            if (entry60.value !== undefined) {
+              message.mapSint32Sint32[entry60.key] = entry60.value;
+            }
+            continue;
+          }
+          case 61: {
+            if (tag !== 490) {
+              break;
+            }
+
+            const entry61 = TestAllTypesEdition2023_MapSint64Sint64Entry.decode(reader, reader.uint32());
+            if (entry61.value !== undefined) {
+              message.mapSint64Sint64.set(entry61.key, entry61.value);
+            }
+            continue;
+          }
+          case 62: {
+            if (tag !== 498) {
+              break;
+            }
+
+            const entry62 = TestAllTypesEdition2023_MapFixed32Fixed32Entry.decode(reader, reader.uint32());
+            if (entry62.value !== undefined) {
+              message.mapFixed32Fixed32[entry62.key] = entry62.value;
+            }
+            continue;
+          }
+          case 63: {
+            if (tag !== 506) {
+              break;
+            }
+
+            const entry63 = TestAllTypesEdition2023_MapFixed64Fixed64Entry.decode(reader, reader.uint32());
+            if (entry63.value !== undefined) {
+              message.mapFixed64Fixed64.set(entry63.key, entry63.value);
+            }
+            continue;
+          }
+          case 64: {
+            if (tag !== 514) {
+              break;
+            }
+
+            const entry64 = TestAllTypesEdition2023_MapSfixed32Sfixed32Entry.decode(reader, reader.uint32());
+            if (entry64.value !== undefined) {
+              message.mapSfixed32Sfixed32[entry64.key] = entry64.value;
+            }
+            continue;
+          }
+          case 65: {
+            if (tag !== 522) {
+              break;
+            }
+
+            const entry65 = TestAllTypesEdition2023_MapSfixed64Sfixed64Entry.decode(reader, reader.uint32());
+            if (entry65.value !== undefined) {
+              message.mapSfixed64Sfixed64.set(entry65.key, entry65.value);
+            }
+            continue;
+          }
+          case 66: {
+            if (tag !== 530) {
+              break;
+            }
+
+            const entry66 = TestAllTypesEdition2023_MapInt32FloatEntry.decode(reader, reader.uint32());
+            if (entry66.value !== undefined) {
+              message.mapInt32Float[entry66.key] = entry66.value;
+            }
+            continue;
+          }
+          case 67: {
+            if (tag !== 538) {
+              break;
+            }
+
+            const entry67 = TestAllTypesEdition2023_MapInt32DoubleEntry.decode(reader, reader.uint32());
+            if (entry67.value !== undefined) {
+              message.mapInt32Double[entry67.key] = entry67.value;
+            }
+            continue;
+          }
+          case 68: {
+            if (tag !== 546) {
+              break;
+            }
+
+            const entry68 = TestAllTypesEdition2023_MapBoolBoolEntry.decode(reader, reader.uint32());
+            if (entry68.value !== undefined) {
+              message.mapBoolBool.set(entry68.key, entry68.value);
+            }
+            continue;
+          }
+          case 69: {
+            if (tag !== 554) {
+              break;
+            }
+
+            const entry69 = TestAllTypesEdition2023_MapStringStringEntry.decode(reader, reader.uint32());
+            if (entry69.value !== undefined) {
+              message.mapStringString[entry69.key] = entry69.value;
+            }
+            continue;
+          }
+          case 70: {
+            if (tag !== 562) {
+              break;
+            }
+
+            const entry70 = TestAllTypesEdition2023_MapStringBytesEntry.decode(reader, reader.uint32());
+            if (entry70.value !== undefined) {
+              message.mapStringBytes[entry70.key] = entry70.value;
+            }
+            continue;
+          }
+          case 71: {
+            if (tag !== 570) {
+              break;
+            }
+
+            const entry71 = TestAllTypesEdition2023_MapStringNestedMessageEntry.decode(reader, reader.uint32());
+            if (entry71.value !== undefined) {
+              message.mapStringNestedMessage[entry71.key] = entry71.value;
+            }
+            continue;
+          }
+          case 72: {
+            if (tag !== 578) {
+              break;
+            }
+
+            const entry72 = TestAllTypesEdition2023_MapStringForeignMessageEntry.decode(reader, reader.uint32());
+            if (entry72.value !== undefined) {
+              message.mapStringForeignMessage[entry72.key] = entry72.value;
+            }
+            continue;
+          }
+          case 73: {
+            if (tag !== 586) {
+              break;
+            }
+
+            const entry73 = TestAllTypesEdition2023_MapStringNestedEnumEntry.decode(reader, reader.uint32());
+            if (entry73.value !== undefined) {
+              message.mapStringNestedEnum[entry73.key] = entry73.value;
+            }
+            continue;
+          }
+          case 74: {
+            if (tag !== 594) {
+              break;
+            }
+
+            const entry74 = TestAllTypesEdition2023_MapStringForeignEnumEntry.decode(reader, reader.uint32());
+            if (entry74.value !== undefined) {
+              message.mapStringForeignEnum[entry74.key] = entry74.value;
+            }
+            continue;
+          }
+          case 111: {
+            if (tag !== 888) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofUint32", oneofUint32: reader.uint32() };
+            continue;
+          }
+          case 112: {
+            if (tag !== 898) {
+              break;
+            }
+
+            message.oneofField = {
+              $case: "oneofNestedMessage",
+              oneofNestedMessage: TestAllTypesEdition2023_NestedMessage.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 113: {
+            if (tag !== 906) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofString", oneofString: reader.string() };
+            continue;
+          }
+          case 114: {
+            if (tag !== 914) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofBytes", oneofBytes: reader.bytes() };
+            continue;
+          }
+          case 115: {
+            if (tag !== 920) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofBool", oneofBool: reader.bool() };
+            continue;
+          }
+          case 116: {
+            if (tag !== 928) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofUint64", oneofUint64: reader.uint64() as bigint };
+            continue;
+          }
+          case 117: {
+            if (tag !== 941) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofFloat", oneofFloat: reader.float() };
+            continue;
+          }
+          case 118: {
+            if (tag !== 945) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofDouble", oneofDouble: reader.double() };
+            continue;
+          }
+          case 119: {
+            if (tag !== 952) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofEnum", oneofEnum: reader.int32() as any };
+            continue;
+          }
+          case 201: {
+            if (tag !== 1611) {
+              break;
+            }
+
+            message.groupliketype = TestAllTypesEdition2023_GroupLikeType.decode(reader);
+            continue;
+          }
+          case 202: {
+            if (tag !== 1619) {
+              break;
+            }
+
+            message.delimitedField = TestAllTypesEdition2023_GroupLikeType.decode(reader);
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023 {
     return {
       optionalInt32: isSet(object.optionalInt32)
@@ -2070,6 +3889,57 @@ function createBaseTestAllTypesEdition2023_NestedMessage(): TestAllTypesEdition2
 }
 
 export const TestAllTypesEdition2023_NestedMessage: MessageFns<TestAllTypesEdition2023_NestedMessage> = {
+  encode(message: TestAllTypesEdition2023_NestedMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.a !== undefined) {
+      writer.uint32(8).int32(message.a);
+    }
+    if (message.corecursive !== undefined) {
+      TestAllTypesEdition2023.encode(message.corecursive, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_NestedMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_NestedMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.a = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.corecursive = TestAllTypesEdition2023.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_NestedMessage {
     return {
       a: isSet(object.a) ? globalThis.Number(object.a) : undefined,
@@ -2110,6 +3980,57 @@ function createBaseTestAllTypesEdition2023_MapInt32Int32Entry(): TestAllTypesEdi
 }
 
 export const TestAllTypesEdition2023_MapInt32Int32Entry: MessageFns<TestAllTypesEdition2023_MapInt32Int32Entry> = {
+  encode(message: TestAllTypesEdition2023_MapInt32Int32Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapInt32Int32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapInt32Int32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapInt32Int32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2148,6 +4069,63 @@ function createBaseTestAllTypesEdition2023_MapInt64Int64Entry(): TestAllTypesEdi
 }
 
 export const TestAllTypesEdition2023_MapInt64Int64Entry: MessageFns<TestAllTypesEdition2023_MapInt64Int64Entry> = {
+  encode(message: TestAllTypesEdition2023_MapInt64Int64Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type int64 too large");
+      }
+      writer.uint32(8).int64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type int64 too large");
+      }
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapInt64Int64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapInt64Int64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapInt64Int64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2183,6 +4161,60 @@ function createBaseTestAllTypesEdition2023_MapUint32Uint32Entry(): TestAllTypesE
 }
 
 export const TestAllTypesEdition2023_MapUint32Uint32Entry: MessageFns<TestAllTypesEdition2023_MapUint32Uint32Entry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapUint32Uint32Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapUint32Uint32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapUint32Uint32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapUint32Uint32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2221,6 +4253,66 @@ function createBaseTestAllTypesEdition2023_MapUint64Uint64Entry(): TestAllTypesE
 }
 
 export const TestAllTypesEdition2023_MapUint64Uint64Entry: MessageFns<TestAllTypesEdition2023_MapUint64Uint64Entry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapUint64Uint64Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asUintN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapUint64Uint64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapUint64Uint64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapUint64Uint64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2256,6 +4348,60 @@ function createBaseTestAllTypesEdition2023_MapSint32Sint32Entry(): TestAllTypesE
 }
 
 export const TestAllTypesEdition2023_MapSint32Sint32Entry: MessageFns<TestAllTypesEdition2023_MapSint32Sint32Entry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapSint32Sint32Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).sint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).sint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapSint32Sint32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapSint32Sint32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.sint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapSint32Sint32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2294,6 +4440,66 @@ function createBaseTestAllTypesEdition2023_MapSint64Sint64Entry(): TestAllTypesE
 }
 
 export const TestAllTypesEdition2023_MapSint64Sint64Entry: MessageFns<TestAllTypesEdition2023_MapSint64Sint64Entry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapSint64Sint64Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sint64 too large");
+      }
+      writer.uint32(8).sint64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type sint64 too large");
+      }
+      writer.uint32(16).sint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapSint64Sint64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapSint64Sint64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.sint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapSint64Sint64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2331,6 +4537,60 @@ function createBaseTestAllTypesEdition2023_MapFixed32Fixed32Entry(): TestAllType
 export const TestAllTypesEdition2023_MapFixed32Fixed32Entry: MessageFns<
   TestAllTypesEdition2023_MapFixed32Fixed32Entry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapFixed32Fixed32Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).fixed32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(21).fixed32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapFixed32Fixed32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapFixed32Fixed32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.fixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.fixed32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapFixed32Fixed32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2371,6 +4631,66 @@ function createBaseTestAllTypesEdition2023_MapFixed64Fixed64Entry(): TestAllType
 export const TestAllTypesEdition2023_MapFixed64Fixed64Entry: MessageFns<
   TestAllTypesEdition2023_MapFixed64Fixed64Entry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapFixed64Fixed64Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type fixed64 too large");
+      }
+      writer.uint32(9).fixed64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asUintN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type fixed64 too large");
+      }
+      writer.uint32(17).fixed64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapFixed64Fixed64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapFixed64Fixed64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.fixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.fixed64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapFixed64Fixed64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2408,6 +4728,60 @@ function createBaseTestAllTypesEdition2023_MapSfixed32Sfixed32Entry(): TestAllTy
 export const TestAllTypesEdition2023_MapSfixed32Sfixed32Entry: MessageFns<
   TestAllTypesEdition2023_MapSfixed32Sfixed32Entry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapSfixed32Sfixed32Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).sfixed32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(21).sfixed32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapSfixed32Sfixed32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapSfixed32Sfixed32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.sfixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.sfixed32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapSfixed32Sfixed32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2448,6 +4822,66 @@ function createBaseTestAllTypesEdition2023_MapSfixed64Sfixed64Entry(): TestAllTy
 export const TestAllTypesEdition2023_MapSfixed64Sfixed64Entry: MessageFns<
   TestAllTypesEdition2023_MapSfixed64Sfixed64Entry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapSfixed64Sfixed64Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sfixed64 too large");
+      }
+      writer.uint32(9).sfixed64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type sfixed64 too large");
+      }
+      writer.uint32(17).sfixed64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapSfixed64Sfixed64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapSfixed64Sfixed64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.sfixed64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapSfixed64Sfixed64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2483,6 +4917,57 @@ function createBaseTestAllTypesEdition2023_MapInt32FloatEntry(): TestAllTypesEdi
 }
 
 export const TestAllTypesEdition2023_MapInt32FloatEntry: MessageFns<TestAllTypesEdition2023_MapInt32FloatEntry> = {
+  encode(message: TestAllTypesEdition2023_MapInt32FloatEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0 || Object.is(message.value, -0)) {
+      writer.uint32(21).float(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapInt32FloatEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapInt32FloatEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.float();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapInt32FloatEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2521,6 +5006,60 @@ function createBaseTestAllTypesEdition2023_MapInt32DoubleEntry(): TestAllTypesEd
 }
 
 export const TestAllTypesEdition2023_MapInt32DoubleEntry: MessageFns<TestAllTypesEdition2023_MapInt32DoubleEntry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapInt32DoubleEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0 || Object.is(message.value, -0)) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapInt32DoubleEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapInt32DoubleEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapInt32DoubleEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2559,6 +5098,57 @@ function createBaseTestAllTypesEdition2023_MapBoolBoolEntry(): TestAllTypesEditi
 }
 
 export const TestAllTypesEdition2023_MapBoolBoolEntry: MessageFns<TestAllTypesEdition2023_MapBoolBoolEntry> = {
+  encode(message: TestAllTypesEdition2023_MapBoolBoolEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== false) {
+      writer.uint32(8).bool(message.key);
+    }
+    if (message.value !== false) {
+      writer.uint32(16).bool(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapBoolBoolEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapBoolBoolEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapBoolBoolEntry {
     return {
       key: isSet(object.key) ? globalThis.Boolean(object.key) : false,
@@ -2597,6 +5187,60 @@ function createBaseTestAllTypesEdition2023_MapStringStringEntry(): TestAllTypesE
 }
 
 export const TestAllTypesEdition2023_MapStringStringEntry: MessageFns<TestAllTypesEdition2023_MapStringStringEntry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringStringEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringStringEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringStringEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringStringEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2635,6 +5279,60 @@ function createBaseTestAllTypesEdition2023_MapStringBytesEntry(): TestAllTypesEd
 }
 
 export const TestAllTypesEdition2023_MapStringBytesEntry: MessageFns<TestAllTypesEdition2023_MapStringBytesEntry> = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringBytesEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(18).bytes(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringBytesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringBytesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringBytesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2675,6 +5373,60 @@ function createBaseTestAllTypesEdition2023_MapStringNestedMessageEntry(): TestAl
 export const TestAllTypesEdition2023_MapStringNestedMessageEntry: MessageFns<
   TestAllTypesEdition2023_MapStringNestedMessageEntry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringNestedMessageEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      TestAllTypesEdition2023_NestedMessage.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringNestedMessageEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringNestedMessageEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = TestAllTypesEdition2023_NestedMessage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringNestedMessageEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2717,6 +5469,60 @@ function createBaseTestAllTypesEdition2023_MapStringForeignMessageEntry(): TestA
 export const TestAllTypesEdition2023_MapStringForeignMessageEntry: MessageFns<
   TestAllTypesEdition2023_MapStringForeignMessageEntry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringForeignMessageEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      ForeignMessageEdition2023.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringForeignMessageEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringForeignMessageEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = ForeignMessageEdition2023.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringForeignMessageEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2759,6 +5565,60 @@ function createBaseTestAllTypesEdition2023_MapStringNestedEnumEntry(): TestAllTy
 export const TestAllTypesEdition2023_MapStringNestedEnumEntry: MessageFns<
   TestAllTypesEdition2023_MapStringNestedEnumEntry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringNestedEnumEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringNestedEnumEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringNestedEnumEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringNestedEnumEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2799,6 +5659,60 @@ function createBaseTestAllTypesEdition2023_MapStringForeignEnumEntry(): TestAllT
 export const TestAllTypesEdition2023_MapStringForeignEnumEntry: MessageFns<
   TestAllTypesEdition2023_MapStringForeignEnumEntry
 > = {
+  encode(
+    message: TestAllTypesEdition2023_MapStringForeignEnumEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_MapStringForeignEnumEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_MapStringForeignEnumEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_MapStringForeignEnumEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2837,6 +5751,57 @@ function createBaseTestAllTypesEdition2023_GroupLikeType(): TestAllTypesEdition2
 }
 
 export const TestAllTypesEdition2023_GroupLikeType: MessageFns<TestAllTypesEdition2023_GroupLikeType> = {
+  encode(message: TestAllTypesEdition2023_GroupLikeType, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.groupInt32 !== undefined) {
+      writer.uint32(1616).int32(message.groupInt32);
+    }
+    if (message.groupUint32 !== undefined) {
+      writer.uint32(1624).uint32(message.groupUint32);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesEdition2023_GroupLikeType {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesEdition2023_GroupLikeType();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 202: {
+            if (tag !== 1616) {
+              break;
+            }
+
+            message.groupInt32 = reader.int32();
+            continue;
+          }
+          case 203: {
+            if (tag !== 1624) {
+              break;
+            }
+
+            message.groupUint32 = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesEdition2023_GroupLikeType {
     return {
       groupInt32: isSet(object.groupInt32)
@@ -2883,6 +5848,46 @@ function createBaseForeignMessageEdition2023(): ForeignMessageEdition2023 {
 }
 
 export const ForeignMessageEdition2023: MessageFns<ForeignMessageEdition2023> = {
+  encode(message: ForeignMessageEdition2023, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.c !== undefined) {
+      writer.uint32(8).int32(message.c);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForeignMessageEdition2023 {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForeignMessageEdition2023();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.c = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): ForeignMessageEdition2023 {
     return { c: isSet(object.c) ? globalThis.Number(object.c) : undefined };
   },
@@ -2910,6 +5915,46 @@ function createBaseGroupLikeType(): GroupLikeType {
 }
 
 export const GroupLikeType: MessageFns<GroupLikeType> = {
+  encode(message: GroupLikeType, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.c !== undefined) {
+      writer.uint32(8).int32(message.c);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupLikeType {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupLikeType();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.c = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): GroupLikeType {
     return { c: isSet(object.c) ? globalThis.Number(object.c) : undefined };
   },
@@ -2983,8 +6028,19 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "protobuf_test_messages.editions.ComplexMessage": ComplexMessage,
+  "protobuf_test_messages.editions.TestAllTypesEdition2023": TestAllTypesEdition2023,
+  "protobuf_test_messages.editions.TestAllTypesEdition2023.NestedMessage": TestAllTypesEdition2023_NestedMessage,
+  "protobuf_test_messages.editions.TestAllTypesEdition2023.GroupLikeType": TestAllTypesEdition2023_GroupLikeType,
+  "protobuf_test_messages.editions.ForeignMessageEdition2023": ForeignMessageEdition2023,
+  "protobuf_test_messages.editions.GroupLikeType": GroupLikeType,
+});

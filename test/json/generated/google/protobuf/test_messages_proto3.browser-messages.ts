@@ -5,7 +5,8 @@
 // source: google/protobuf/test_messages_proto3.proto
 
 /* eslint-disable */
-import { bytesFromJson, bytesToJson } from "fw/browser";
+import { registerMessageTypes, bytesFromJson, bytesToJson } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 import { Any } from "./any.browser-messages";
 import { Duration } from "./duration.browser-messages";
 import { FieldMask } from "./field_mask.browser-messages";
@@ -48,11 +49,11 @@ export function foreignEnumFromJSON(object: any): ForeignEnum {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return ForeignEnum.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : ForeignEnum.UNRECOGNIZED;
   }
 }
 
-export function foreignEnumToJSON(object: ForeignEnum): string {
+export function foreignEnumToJSON(object: ForeignEnum): string | number {
   switch (object) {
     case ForeignEnum.FOREIGN_FOO:
       return "FOREIGN_FOO";
@@ -60,9 +61,8 @@ export function foreignEnumToJSON(object: ForeignEnum): string {
       return "FOREIGN_BAR";
     case ForeignEnum.FOREIGN_BAZ:
       return "FOREIGN_BAZ";
-    case ForeignEnum.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -269,11 +269,11 @@ export function testAllTypesProto3_NestedEnumFromJSON(object: any): TestAllTypes
     case "NEG":
       return TestAllTypesProto3_NestedEnum.NEG;
     default:
-      return TestAllTypesProto3_NestedEnum.NEG;
+      return Number.isInteger(object) ? object : TestAllTypesProto3_NestedEnum.NEG;
   }
 }
 
-export function testAllTypesProto3_NestedEnumToJSON(object: TestAllTypesProto3_NestedEnum): string {
+export function testAllTypesProto3_NestedEnumToJSON(object: TestAllTypesProto3_NestedEnum): string | number {
   switch (object) {
     case TestAllTypesProto3_NestedEnum.FOO:
       return "FOO";
@@ -284,7 +284,7 @@ export function testAllTypesProto3_NestedEnumToJSON(object: TestAllTypesProto3_N
     case TestAllTypesProto3_NestedEnum.NEG:
       return "NEG";
     default:
-      return "NEG";
+      return object;
   }
 }
 
@@ -321,11 +321,11 @@ export function testAllTypesProto3_AliasedEnumFromJSON(object: any): TestAllType
     case -1:
     case "UNRECOGNIZED":
     default:
-      return TestAllTypesProto3_AliasedEnum.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : TestAllTypesProto3_AliasedEnum.UNRECOGNIZED;
   }
 }
 
-export function testAllTypesProto3_AliasedEnumToJSON(object: TestAllTypesProto3_AliasedEnum): string {
+export function testAllTypesProto3_AliasedEnumToJSON(object: TestAllTypesProto3_AliasedEnum): string | number {
   switch (object) {
     case TestAllTypesProto3_AliasedEnum.ALIAS_FOO:
       return "ALIAS_FOO";
@@ -339,9 +339,8 @@ export function testAllTypesProto3_AliasedEnumToJSON(object: TestAllTypesProto3_
       return "moo";
     case TestAllTypesProto3_AliasedEnum.bAz:
       return "bAz";
-    case TestAllTypesProto3_AliasedEnum.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -472,19 +471,18 @@ export function enumOnlyProto3_BoolFromJSON(object: any): EnumOnlyProto3_Bool {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return EnumOnlyProto3_Bool.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : EnumOnlyProto3_Bool.UNRECOGNIZED;
   }
 }
 
-export function enumOnlyProto3_BoolToJSON(object: EnumOnlyProto3_Bool): string {
+export function enumOnlyProto3_BoolToJSON(object: EnumOnlyProto3_Bool): string | number {
   switch (object) {
     case EnumOnlyProto3_Bool.kFalse:
       return "kFalse";
     case EnumOnlyProto3_Bool.kTrue:
       return "kTrue";
-    case EnumOnlyProto3_Bool.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -636,6 +634,2377 @@ function createBaseTestAllTypesProto3(): TestAllTypesProto3 {
 }
 
 export const TestAllTypesProto3: MessageFns<TestAllTypesProto3> = {
+  encode(message: TestAllTypesProto3, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.optionalInt32 !== 0) {
+      writer.uint32(8).int32(message.optionalInt32);
+    }
+    if (message.optionalInt64 !== 0n) {
+      if (BigInt.asIntN(64, message.optionalInt64) !== message.optionalInt64) {
+        throw new globalThis.Error("value provided for field message.optionalInt64 of type int64 too large");
+      }
+      writer.uint32(16).int64(message.optionalInt64);
+    }
+    if (message.optionalUint32 !== 0) {
+      writer.uint32(24).uint32(message.optionalUint32);
+    }
+    if (message.optionalUint64 !== 0n) {
+      if (BigInt.asUintN(64, message.optionalUint64) !== message.optionalUint64) {
+        throw new globalThis.Error("value provided for field message.optionalUint64 of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.optionalUint64);
+    }
+    if (message.optionalSint32 !== 0) {
+      writer.uint32(40).sint32(message.optionalSint32);
+    }
+    if (message.optionalSint64 !== 0n) {
+      if (BigInt.asIntN(64, message.optionalSint64) !== message.optionalSint64) {
+        throw new globalThis.Error("value provided for field message.optionalSint64 of type sint64 too large");
+      }
+      writer.uint32(48).sint64(message.optionalSint64);
+    }
+    if (message.optionalFixed32 !== 0) {
+      writer.uint32(61).fixed32(message.optionalFixed32);
+    }
+    if (message.optionalFixed64 !== 0n) {
+      if (BigInt.asUintN(64, message.optionalFixed64) !== message.optionalFixed64) {
+        throw new globalThis.Error("value provided for field message.optionalFixed64 of type fixed64 too large");
+      }
+      writer.uint32(65).fixed64(message.optionalFixed64);
+    }
+    if (message.optionalSfixed32 !== 0) {
+      writer.uint32(77).sfixed32(message.optionalSfixed32);
+    }
+    if (message.optionalSfixed64 !== 0n) {
+      if (BigInt.asIntN(64, message.optionalSfixed64) !== message.optionalSfixed64) {
+        throw new globalThis.Error("value provided for field message.optionalSfixed64 of type sfixed64 too large");
+      }
+      writer.uint32(81).sfixed64(message.optionalSfixed64);
+    }
+    if (message.optionalFloat !== 0 || Object.is(message.optionalFloat, -0)) {
+      writer.uint32(93).float(message.optionalFloat);
+    }
+    if (message.optionalDouble !== 0 || Object.is(message.optionalDouble, -0)) {
+      writer.uint32(97).double(message.optionalDouble);
+    }
+    if (message.optionalBool !== false) {
+      writer.uint32(104).bool(message.optionalBool);
+    }
+    if (message.optionalString !== "") {
+      writer.uint32(114).string(message.optionalString);
+    }
+    if (message.optionalBytes.length !== 0) {
+      writer.uint32(122).bytes(message.optionalBytes);
+    }
+    if (message.optionalNestedMessage !== undefined) {
+      TestAllTypesProto3_NestedMessage.encode(message.optionalNestedMessage, writer.uint32(146).fork()).join();
+    }
+    if (message.optionalForeignMessage !== undefined) {
+      ForeignMessage.encode(message.optionalForeignMessage, writer.uint32(154).fork()).join();
+    }
+    if (message.optionalNestedEnum !== 0) {
+      writer.uint32(168).int32(message.optionalNestedEnum);
+    }
+    if (message.optionalForeignEnum !== 0) {
+      writer.uint32(176).int32(message.optionalForeignEnum);
+    }
+    if (message.optionalAliasedEnum !== 0) {
+      writer.uint32(184).int32(message.optionalAliasedEnum);
+    }
+    if (message.optionalStringPiece !== "") {
+      writer.uint32(194).string(message.optionalStringPiece);
+    }
+    if (message.optionalCord !== "") {
+      writer.uint32(202).string(message.optionalCord);
+    }
+    if (message.recursiveMessage !== undefined) {
+      TestAllTypesProto3.encode(message.recursiveMessage, writer.uint32(218).fork()).join();
+    }
+    if (message.repeatedInt32.length !== 0) {
+      writer.uint32(250).fork();
+      for (const v of message.repeatedInt32) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedInt64.length !== 0) {
+      writer.uint32(258).fork();
+      for (const v of message.repeatedInt64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedInt64 of type int64 is too large");
+        }
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedUint32.length !== 0) {
+      writer.uint32(266).fork();
+      for (const v of message.repeatedUint32) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedUint64.length !== 0) {
+      writer.uint32(274).fork();
+      for (const v of message.repeatedUint64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedUint64 of type uint64 is too large");
+        }
+        writer.uint64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSint32.length !== 0) {
+      writer.uint32(282).fork();
+      for (const v of message.repeatedSint32) {
+        writer.sint32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSint64.length !== 0) {
+      writer.uint32(290).fork();
+      for (const v of message.repeatedSint64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedSint64 of type sint64 is too large");
+        }
+        writer.sint64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFixed32.length !== 0) {
+      writer.uint32(298).fork();
+      for (const v of message.repeatedFixed32) {
+        writer.fixed32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFixed64.length !== 0) {
+      writer.uint32(306).fork();
+      for (const v of message.repeatedFixed64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedFixed64 of type fixed64 is too large");
+        }
+        writer.fixed64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSfixed32.length !== 0) {
+      writer.uint32(314).fork();
+      for (const v of message.repeatedSfixed32) {
+        writer.sfixed32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedSfixed64.length !== 0) {
+      writer.uint32(322).fork();
+      for (const v of message.repeatedSfixed64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field repeatedSfixed64 of type sfixed64 is too large");
+        }
+        writer.sfixed64(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedFloat.length !== 0) {
+      writer.uint32(330).fork();
+      for (const v of message.repeatedFloat) {
+        writer.float(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedDouble.length !== 0) {
+      writer.uint32(338).fork();
+      for (const v of message.repeatedDouble) {
+        writer.double(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedBool.length !== 0) {
+      writer.uint32(346).fork();
+      for (const v of message.repeatedBool) {
+        writer.bool(v);
+      }
+      writer.join();
+    }
+    for (const v of message.repeatedString) {
+      writer.uint32(354).string(v!);
+    }
+    for (const v of message.repeatedBytes) {
+      writer.uint32(362).bytes(v!);
+    }
+    for (const v of message.repeatedNestedMessage) {
+      TestAllTypesProto3_NestedMessage.encode(v!, writer.uint32(386).fork()).join();
+    }
+    for (const v of message.repeatedForeignMessage) {
+      ForeignMessage.encode(v!, writer.uint32(394).fork()).join();
+    }
+    if (message.repeatedNestedEnum.length !== 0) {
+      writer.uint32(410).fork();
+      for (const v of message.repeatedNestedEnum) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.repeatedForeignEnum.length !== 0) {
+      writer.uint32(418).fork();
+      for (const v of message.repeatedForeignEnum) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    for (const v of message.repeatedStringPiece) {
+      writer.uint32(434).string(v!);
+    }
+    for (const v of message.repeatedCord) {
+      writer.uint32(442).string(v!);
+    }
+    if (message.packedInt32.length !== 0) {
+      writer.uint32(602).fork();
+      for (const v of message.packedInt32) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.packedInt64.length !== 0) {
+      writer.uint32(610).fork();
+      for (const v of message.packedInt64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field packedInt64 of type int64 is too large");
+        }
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.packedUint32.length !== 0) {
+      writer.uint32(618).fork();
+      for (const v of message.packedUint32) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    if (message.packedUint64.length !== 0) {
+      writer.uint32(626).fork();
+      for (const v of message.packedUint64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field packedUint64 of type uint64 is too large");
+        }
+        writer.uint64(v);
+      }
+      writer.join();
+    }
+    if (message.packedSint32.length !== 0) {
+      writer.uint32(634).fork();
+      for (const v of message.packedSint32) {
+        writer.sint32(v);
+      }
+      writer.join();
+    }
+    if (message.packedSint64.length !== 0) {
+      writer.uint32(642).fork();
+      for (const v of message.packedSint64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field packedSint64 of type sint64 is too large");
+        }
+        writer.sint64(v);
+      }
+      writer.join();
+    }
+    if (message.packedFixed32.length !== 0) {
+      writer.uint32(650).fork();
+      for (const v of message.packedFixed32) {
+        writer.fixed32(v);
+      }
+      writer.join();
+    }
+    if (message.packedFixed64.length !== 0) {
+      writer.uint32(658).fork();
+      for (const v of message.packedFixed64) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field packedFixed64 of type fixed64 is too large");
+        }
+        writer.fixed64(v);
+      }
+      writer.join();
+    }
+    if (message.packedSfixed32.length !== 0) {
+      writer.uint32(666).fork();
+      for (const v of message.packedSfixed32) {
+        writer.sfixed32(v);
+      }
+      writer.join();
+    }
+    if (message.packedSfixed64.length !== 0) {
+      writer.uint32(674).fork();
+      for (const v of message.packedSfixed64) {
+        if (BigInt.asIntN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field packedSfixed64 of type sfixed64 is too large");
+        }
+        writer.sfixed64(v);
+      }
+      writer.join();
+    }
+    if (message.packedFloat.length !== 0) {
+      writer.uint32(682).fork();
+      for (const v of message.packedFloat) {
+        writer.float(v);
+      }
+      writer.join();
+    }
+    if (message.packedDouble.length !== 0) {
+      writer.uint32(690).fork();
+      for (const v of message.packedDouble) {
+        writer.double(v);
+      }
+      writer.join();
+    }
+    if (message.packedBool.length !== 0) {
+      writer.uint32(698).fork();
+      for (const v of message.packedBool) {
+        writer.bool(v);
+      }
+      writer.join();
+    }
+    if (message.packedNestedEnum.length !== 0) {
+      writer.uint32(706).fork();
+      for (const v of message.packedNestedEnum) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    for (const v of message.unpackedInt32) {
+      writer.uint32(712).int32(v!);
+    }
+    for (const v of message.unpackedInt64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(720).int64(v!);
+    }
+    for (const v of message.unpackedUint32) {
+      writer.uint32(728).uint32(v!);
+    }
+    for (const v of message.unpackedUint64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type uint64 too large");
+      }
+      writer.uint32(736).uint64(v!);
+    }
+    for (const v of message.unpackedSint32) {
+      writer.uint32(744).sint32(v!);
+    }
+    for (const v of message.unpackedSint64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sint64 too large");
+      }
+      writer.uint32(752).sint64(v!);
+    }
+    for (const v of message.unpackedFixed32) {
+      writer.uint32(765).fixed32(v!);
+    }
+    for (const v of message.unpackedFixed64) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type fixed64 too large");
+      }
+      writer.uint32(769).fixed64(v!);
+    }
+    for (const v of message.unpackedSfixed32) {
+      writer.uint32(781).sfixed32(v!);
+    }
+    for (const v of message.unpackedSfixed64) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sfixed64 too large");
+      }
+      writer.uint32(785).sfixed64(v!);
+    }
+    for (const v of message.unpackedFloat) {
+      writer.uint32(797).float(v!);
+    }
+    for (const v of message.unpackedDouble) {
+      writer.uint32(801).double(v!);
+    }
+    for (const v of message.unpackedBool) {
+      writer.uint32(808).bool(v!);
+    }
+    for (const v of message.unpackedNestedEnum) {
+      writer.uint32(816).int32(v!);
+    }
+    globalThis.Object.entries(message.mapInt32Int32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapInt32Int32Entry.encode({ key: key as any, value }, writer.uint32(450).fork()).join();
+    });
+    message.mapInt64Int64.forEach((value, key) => {
+      TestAllTypesProto3_MapInt64Int64Entry.encode({ key: key as any, value }, writer.uint32(458).fork()).join();
+    });
+    globalThis.Object.entries(message.mapUint32Uint32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapUint32Uint32Entry.encode({ key: key as any, value }, writer.uint32(466).fork()).join();
+    });
+    message.mapUint64Uint64.forEach((value, key) => {
+      TestAllTypesProto3_MapUint64Uint64Entry.encode({ key: key as any, value }, writer.uint32(474).fork()).join();
+    });
+    globalThis.Object.entries(message.mapSint32Sint32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapSint32Sint32Entry.encode({ key: key as any, value }, writer.uint32(482).fork()).join();
+    });
+    message.mapSint64Sint64.forEach((value, key) => {
+      TestAllTypesProto3_MapSint64Sint64Entry.encode({ key: key as any, value }, writer.uint32(490).fork()).join();
+    });
+    globalThis.Object.entries(message.mapFixed32Fixed32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapFixed32Fixed32Entry.encode({ key: key as any, value }, writer.uint32(498).fork()).join();
+    });
+    message.mapFixed64Fixed64.forEach((value, key) => {
+      TestAllTypesProto3_MapFixed64Fixed64Entry.encode({ key: key as any, value }, writer.uint32(506).fork()).join();
+    });
+    globalThis.Object.entries(message.mapSfixed32Sfixed32).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapSfixed32Sfixed32Entry.encode({ key: key as any, value }, writer.uint32(514).fork()).join();
+    });
+    message.mapSfixed64Sfixed64.forEach((value, key) => {
+      TestAllTypesProto3_MapSfixed64Sfixed64Entry.encode({ key: key as any, value }, writer.uint32(522).fork()).join();
+    });
+    globalThis.Object.entries(message.mapInt32Float).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapInt32FloatEntry.encode({ key: key as any, value }, writer.uint32(530).fork()).join();
+    });
+    globalThis.Object.entries(message.mapInt32Double).forEach(([key, value]: [string, number]) => {
+      TestAllTypesProto3_MapInt32DoubleEntry.encode({ key: key as any, value }, writer.uint32(538).fork()).join();
+    });
+    message.mapBoolBool.forEach((value, key) => {
+      TestAllTypesProto3_MapBoolBoolEntry.encode({ key: key as any, value }, writer.uint32(546).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringString).forEach(([key, value]: [string, string]) => {
+      TestAllTypesProto3_MapStringStringEntry.encode({ key: key as any, value }, writer.uint32(554).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringBytes).forEach(([key, value]: [string, Uint8Array]) => {
+      TestAllTypesProto3_MapStringBytesEntry.encode({ key: key as any, value }, writer.uint32(562).fork()).join();
+    });
+    globalThis.Object.entries(message.mapStringNestedMessage).forEach(
+      ([key, value]: [string, TestAllTypesProto3_NestedMessage]) => {
+        TestAllTypesProto3_MapStringNestedMessageEntry.encode({ key: key as any, value }, writer.uint32(570).fork())
+          .join();
+      },
+    );
+    globalThis.Object.entries(message.mapStringForeignMessage).forEach(([key, value]: [string, ForeignMessage]) => {
+      TestAllTypesProto3_MapStringForeignMessageEntry.encode({ key: key as any, value }, writer.uint32(578).fork())
+        .join();
+    });
+    globalThis.Object.entries(message.mapStringNestedEnum).forEach(
+      ([key, value]: [string, TestAllTypesProto3_NestedEnum]) => {
+        TestAllTypesProto3_MapStringNestedEnumEntry.encode({ key: key as any, value }, writer.uint32(586).fork())
+          .join();
+      },
+    );
+    globalThis.Object.entries(message.mapStringForeignEnum).forEach(([key, value]: [string, ForeignEnum]) => {
+      TestAllTypesProto3_MapStringForeignEnumEntry.encode({ key: key as any, value }, writer.uint32(594).fork()).join();
+    });
+    switch (message.oneofField?.$case) {
+      case "oneofUint32":
+        writer.uint32(888).uint32(message.oneofField.oneofUint32);
+        break;
+      case "oneofNestedMessage":
+        TestAllTypesProto3_NestedMessage.encode(message.oneofField.oneofNestedMessage, writer.uint32(898).fork())
+          .join();
+        break;
+      case "oneofString":
+        writer.uint32(906).string(message.oneofField.oneofString);
+        break;
+      case "oneofBytes":
+        writer.uint32(914).bytes(message.oneofField.oneofBytes);
+        break;
+      case "oneofBool":
+        writer.uint32(920).bool(message.oneofField.oneofBool);
+        break;
+      case "oneofUint64":
+        if (BigInt.asUintN(64, message.oneofField.oneofUint64) !== message.oneofField.oneofUint64) {
+          throw new globalThis.Error(
+            "value provided for field message.oneofField.oneofUint64 of type uint64 too large",
+          );
+        }
+        writer.uint32(928).uint64(message.oneofField.oneofUint64);
+        break;
+      case "oneofFloat":
+        writer.uint32(941).float(message.oneofField.oneofFloat);
+        break;
+      case "oneofDouble":
+        writer.uint32(945).double(message.oneofField.oneofDouble);
+        break;
+      case "oneofEnum":
+        writer.uint32(952).int32(message.oneofField.oneofEnum);
+        break;
+      case "oneofNullValue":
+        writer.uint32(960).int32(message.oneofField.oneofNullValue);
+        break;
+    }
+    if (message.optionalBoolWrapper !== undefined) {
+      BoolValue.encode({ value: message.optionalBoolWrapper! }, writer.uint32(1610).fork()).join();
+    }
+    if (message.optionalInt32Wrapper !== undefined) {
+      Int32Value.encode({ value: message.optionalInt32Wrapper! }, writer.uint32(1618).fork()).join();
+    }
+    if (message.optionalInt64Wrapper !== undefined) {
+      Int64Value.encode({ value: message.optionalInt64Wrapper! }, writer.uint32(1626).fork()).join();
+    }
+    if (message.optionalUint32Wrapper !== undefined) {
+      UInt32Value.encode({ value: message.optionalUint32Wrapper! }, writer.uint32(1634).fork()).join();
+    }
+    if (message.optionalUint64Wrapper !== undefined) {
+      UInt64Value.encode({ value: message.optionalUint64Wrapper! }, writer.uint32(1642).fork()).join();
+    }
+    if (message.optionalFloatWrapper !== undefined) {
+      FloatValue.encode({ value: message.optionalFloatWrapper! }, writer.uint32(1650).fork()).join();
+    }
+    if (message.optionalDoubleWrapper !== undefined) {
+      DoubleValue.encode({ value: message.optionalDoubleWrapper! }, writer.uint32(1658).fork()).join();
+    }
+    if (message.optionalStringWrapper !== undefined) {
+      StringValue.encode({ value: message.optionalStringWrapper! }, writer.uint32(1666).fork()).join();
+    }
+    if (message.optionalBytesWrapper !== undefined) {
+      BytesValue.encode({ value: message.optionalBytesWrapper! }, writer.uint32(1674).fork()).join();
+    }
+    for (const v of message.repeatedBoolWrapper) {
+      BoolValue.encode({ value: v!! }, writer.uint32(1690).fork()).join();
+    }
+    for (const v of message.repeatedInt32Wrapper) {
+      Int32Value.encode({ value: v!! }, writer.uint32(1698).fork()).join();
+    }
+    for (const v of message.repeatedInt64Wrapper) {
+      Int64Value.encode({ value: v!! }, writer.uint32(1706).fork()).join();
+    }
+    for (const v of message.repeatedUint32Wrapper) {
+      UInt32Value.encode({ value: v!! }, writer.uint32(1714).fork()).join();
+    }
+    for (const v of message.repeatedUint64Wrapper) {
+      UInt64Value.encode({ value: v!! }, writer.uint32(1722).fork()).join();
+    }
+    for (const v of message.repeatedFloatWrapper) {
+      FloatValue.encode({ value: v!! }, writer.uint32(1730).fork()).join();
+    }
+    for (const v of message.repeatedDoubleWrapper) {
+      DoubleValue.encode({ value: v!! }, writer.uint32(1738).fork()).join();
+    }
+    for (const v of message.repeatedStringWrapper) {
+      StringValue.encode({ value: v!! }, writer.uint32(1746).fork()).join();
+    }
+    for (const v of message.repeatedBytesWrapper) {
+      BytesValue.encode({ value: v!! }, writer.uint32(1754).fork()).join();
+    }
+    if (message.optionalDuration !== undefined) {
+      Duration.encode(message.optionalDuration, writer.uint32(2410).fork()).join();
+    }
+    if (message.optionalTimestamp !== undefined) {
+      Timestamp.encode(message.optionalTimestamp, writer.uint32(2418).fork()).join();
+    }
+    if (message.optionalFieldMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.optionalFieldMask), writer.uint32(2426).fork()).join();
+    }
+    if (message.optionalStruct !== undefined) {
+      Struct.encode(Struct.wrap(message.optionalStruct), writer.uint32(2434).fork()).join();
+    }
+    if (message.optionalAny !== undefined) {
+      Any.encode(message.optionalAny, writer.uint32(2442).fork()).join();
+    }
+    if (message.optionalValue !== undefined) {
+      Value.encode(Value.wrap(message.optionalValue), writer.uint32(2450).fork()).join();
+    }
+    if (message.optionalNullValue !== 0) {
+      writer.uint32(2456).int32(message.optionalNullValue);
+    }
+    for (const v of message.repeatedDuration) {
+      Duration.encode(v!, writer.uint32(2490).fork()).join();
+    }
+    for (const v of message.repeatedTimestamp) {
+      Timestamp.encode(v!, writer.uint32(2498).fork()).join();
+    }
+    for (const v of message.repeatedFieldmask) {
+      FieldMask.encode(FieldMask.wrap(v!), writer.uint32(2506).fork()).join();
+    }
+    for (const v of message.repeatedStruct) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(2594).fork()).join();
+    }
+    for (const v of message.repeatedAny) {
+      Any.encode(v!, writer.uint32(2522).fork()).join();
+    }
+    for (const v of message.repeatedValue) {
+      Value.encode(Value.wrap(v!), writer.uint32(2530).fork()).join();
+    }
+    for (const v of message.repeatedListValue) {
+      ListValue.encode(ListValue.wrap(v!), writer.uint32(2538).fork()).join();
+    }
+    if (message.fieldname1 !== 0) {
+      writer.uint32(3208).int32(message.fieldname1);
+    }
+    if (message.fieldName2 !== 0) {
+      writer.uint32(3216).int32(message.fieldName2);
+    }
+    if (message.FieldName3 !== 0) {
+      writer.uint32(3224).int32(message.FieldName3);
+    }
+    if (message.fieldName4 !== 0) {
+      writer.uint32(3232).int32(message.fieldName4);
+    }
+    if (message.field0name5 !== 0) {
+      writer.uint32(3240).int32(message.field0name5);
+    }
+    if (message.field0Name6 !== 0) {
+      writer.uint32(3248).int32(message.field0Name6);
+    }
+    if (message.fieldName7 !== 0) {
+      writer.uint32(3256).int32(message.fieldName7);
+    }
+    if (message.FieldName8 !== 0) {
+      writer.uint32(3264).int32(message.FieldName8);
+    }
+    if (message.fieldName9 !== 0) {
+      writer.uint32(3272).int32(message.fieldName9);
+    }
+    if (message.FieldName10 !== 0) {
+      writer.uint32(3280).int32(message.FieldName10);
+    }
+    if (message.fieldName11 !== 0) {
+      writer.uint32(3288).int32(message.fieldName11);
+    }
+    if (message.FIELDName12 !== 0) {
+      writer.uint32(3296).int32(message.FIELDName12);
+    }
+    if (message.FieldName13 !== 0) {
+      writer.uint32(3304).int32(message.FieldName13);
+    }
+    if (message.FieldName14 !== 0) {
+      writer.uint32(3312).int32(message.FieldName14);
+    }
+    if (message.fieldName15 !== 0) {
+      writer.uint32(3320).int32(message.fieldName15);
+    }
+    if (message.fieldName16 !== 0) {
+      writer.uint32(3328).int32(message.fieldName16);
+    }
+    if (message.fieldName17 !== 0) {
+      writer.uint32(3336).int32(message.fieldName17);
+    }
+    if (message.FieldName18 !== 0) {
+      writer.uint32(3344).int32(message.FieldName18);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3 {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.optionalInt32 = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.optionalInt64 = reader.int64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionalUint32 = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.optionalUint64 = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.optionalSint32 = reader.sint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.optionalSint64 = reader.sint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 61) {
+              break;
+            }
+
+            message.optionalFixed32 = reader.fixed32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.optionalFixed64 = reader.fixed64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.optionalSfixed32 = reader.sfixed32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.optionalSfixed64 = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 93) {
+              break;
+            }
+
+            message.optionalFloat = reader.float();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.optionalDouble = reader.double();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.optionalBool = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.optionalString = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.optionalBytes = reader.bytes();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.optionalNestedMessage = TestAllTypesProto3_NestedMessage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.optionalForeignMessage = ForeignMessage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.optionalNestedEnum = reader.int32() as any;
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.optionalForeignEnum = reader.int32() as any;
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.optionalAliasedEnum = reader.int32() as any;
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.optionalStringPiece = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.optionalCord = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.recursiveMessage = TestAllTypesProto3.decode(reader, reader.uint32());
+            continue;
+          }
+          case 31: {
+            if (tag === 248) {
+              message.repeatedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 250) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 32: {
+            if (tag === 256) {
+              message.repeatedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 258) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 33: {
+            if (tag === 264) {
+              message.repeatedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 266) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 34: {
+            if (tag === 272) {
+              message.repeatedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 274) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 35: {
+            if (tag === 280) {
+              message.repeatedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 282) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 36: {
+            if (tag === 288) {
+              message.repeatedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 290) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 37: {
+            if (tag === 301) {
+              message.repeatedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 298) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 38: {
+            if (tag === 305) {
+              message.repeatedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 306) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 39: {
+            if (tag === 317) {
+              message.repeatedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 314) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 40: {
+            if (tag === 321) {
+              message.repeatedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 322) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 41: {
+            if (tag === 333) {
+              message.repeatedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 330) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 42: {
+            if (tag === 337) {
+              message.repeatedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 338) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 43: {
+            if (tag === 344) {
+              message.repeatedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 346) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.repeatedString.push(reader.string());
+            continue;
+          }
+          case 45: {
+            if (tag !== 362) {
+              break;
+            }
+
+            message.repeatedBytes.push(reader.bytes());
+            continue;
+          }
+          case 48: {
+            if (tag !== 386) {
+              break;
+            }
+
+            message.repeatedNestedMessage.push(TestAllTypesProto3_NestedMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 49: {
+            if (tag !== 394) {
+              break;
+            }
+
+            message.repeatedForeignMessage.push(ForeignMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 51: {
+            if (tag === 408) {
+              message.repeatedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 410) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 52: {
+            if (tag === 416) {
+              message.repeatedForeignEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 418) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.repeatedForeignEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 54: {
+            if (tag !== 434) {
+              break;
+            }
+
+            message.repeatedStringPiece.push(reader.string());
+            continue;
+          }
+          case 55: {
+            if (tag !== 442) {
+              break;
+            }
+
+            message.repeatedCord.push(reader.string());
+            continue;
+          }
+          case 75: {
+            if (tag === 600) {
+              message.packedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 602) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 76: {
+            if (tag === 608) {
+              message.packedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 610) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 77: {
+            if (tag === 616) {
+              message.packedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 618) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 78: {
+            if (tag === 624) {
+              message.packedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 626) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 79: {
+            if (tag === 632) {
+              message.packedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 634) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 80: {
+            if (tag === 640) {
+              message.packedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 642) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 81: {
+            if (tag === 653) {
+              message.packedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 650) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 82: {
+            if (tag === 657) {
+              message.packedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 658) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 83: {
+            if (tag === 669) {
+              message.packedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 666) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 84: {
+            if (tag === 673) {
+              message.packedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 674) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 85: {
+            if (tag === 685) {
+              message.packedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 682) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 86: {
+            if (tag === 689) {
+              message.packedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 690) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 87: {
+            if (tag === 696) {
+              message.packedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 698) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 88: {
+            if (tag === 704) {
+              message.packedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 706) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 89: {
+            if (tag === 712) {
+              message.unpackedInt32.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 714) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedInt32.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 90: {
+            if (tag === 720) {
+              message.unpackedInt64.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 722) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedInt64.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 91: {
+            if (tag === 728) {
+              message.unpackedUint32.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 730) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedUint32.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 92: {
+            if (tag === 736) {
+              message.unpackedUint64.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 738) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedUint64.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 93: {
+            if (tag === 744) {
+              message.unpackedSint32.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 746) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSint32.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 94: {
+            if (tag === 752) {
+              message.unpackedSint64.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 754) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSint64.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 95: {
+            if (tag === 765) {
+              message.unpackedFixed32.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 762) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFixed32.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 96: {
+            if (tag === 769) {
+              message.unpackedFixed64.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 770) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFixed64.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 97: {
+            if (tag === 781) {
+              message.unpackedSfixed32.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 778) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSfixed32.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 98: {
+            if (tag === 785) {
+              message.unpackedSfixed64.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 786) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedSfixed64.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 99: {
+            if (tag === 797) {
+              message.unpackedFloat.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 794) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedFloat.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 100: {
+            if (tag === 801) {
+              message.unpackedDouble.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 802) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedDouble.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 101: {
+            if (tag === 808) {
+              message.unpackedBool.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 810) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedBool.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 102: {
+            if (tag === 816) {
+              message.unpackedNestedEnum.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 818) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unpackedNestedEnum.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 56: {
+            if (tag !== 450) {
+              break;
+            }
+
+            const entry56 = TestAllTypesProto3_MapInt32Int32Entry.decode(reader, reader.uint32());
+            if (entry56.value !== undefined) {
+              message.mapInt32Int32[entry56.key] = entry56.value;
+            }
+            continue;
+          }
+          case 57: {
+            if (tag !== 458) {
+              break;
+            }
+
+            const entry57 = TestAllTypesProto3_MapInt64Int64Entry.decode(reader, reader.uint32());
+            if (entry57.value !== undefined) {
+              message.mapInt64Int64.set(entry57.key, entry57.value);
+            }
+            continue;
+          }
+          case 58: {
+            if (tag !== 466) {
+              break;
+            }
+
+            const entry58 = TestAllTypesProto3_MapUint32Uint32Entry.decode(reader, reader.uint32());
+            if (entry58.value !== undefined) {
+              message.mapUint32Uint32[entry58.key] = entry58.value;
+            }
+            continue;
+          }
+          case 59: {
+            if (tag !== 474) {
+              break;
+            }
+
+            const entry59 = TestAllTypesProto3_MapUint64Uint64Entry.decode(reader, reader.uint32());
+            if (entry59.value !== undefined) {
+              message.mapUint64Uint64.set(entry59.key, entry59.value);
+            }
+            continue;
+          }
+          case 60: {
+            if (tag !== 482) {
+              break;
+            }
+
+            const entry60 = TestAllTypesProto3_MapSint32Sint32Entry.decode(reader, reader.uint32());
+            if (entry60.value !== undefined) {
+              message.mapSint32Sint32[entry60.key] = entry60.value;
+            }
+            continue;
+          }
+          case 61: {
+            if (tag !== 490) {
+              break;
+            }
+
+            const entry61 = TestAllTypesProto3_MapSint64Sint64Entry.decode(reader, reader.uint32());
+            if (entry61.value !== undefined) {
+              message.mapSint64Sint64.set(entry61.key, entry61.value);
+            }
+            continue;
+          }
+          case 62: {
+            if (tag !== 498) {
+              break;
+            }
+
+            const entry62 = TestAllTypesProto3_MapFixed32Fixed32Entry.decode(reader, reader.uint32());
+            if (entry62.value !== undefined) {
+              message.mapFixed32Fixed32[entry62.key] = entry62.value;
+            }
+            continue;
+          }
+          case 63: {
+            if (tag !== 506) {
+              break;
+            }
+
+            const entry63 = TestAllTypesProto3_MapFixed64Fixed64Entry.decode(reader, reader.uint32());
+            if (entry63.value !== undefined) {
+              message.mapFixed64Fixed64.set(entry63.key, entry63.value);
+            }
+            continue;
+          }
+          case 64: {
+            if (tag !== 514) {
+              break;
+            }
+
+            const entry64 = TestAllTypesProto3_MapSfixed32Sfixed32Entry.decode(reader, reader.uint32());
+            if (entry64.value !== undefined) {
+              message.mapSfixed32Sfixed32[entry64.key] = entry64.value;
+            }
+            continue;
+          }
+          case 65: {
+            if (tag !== 522) {
+              break;
+            }
+
+            const entry65 = TestAllTypesProto3_MapSfixed64Sfixed64Entry.decode(reader, reader.uint32());
+            if (entry65.value !== undefined) {
+              message.mapSfixed64Sfixed64.set(entry65.key, entry65.value);
+            }
+            continue;
+          }
+          case 66: {
+            if (tag !== 530) {
+              break;
+            }
+
+            const entry66 = TestAllTypesProto3_MapInt32FloatEntry.decode(reader, reader.uint32());
+            if (entry66.value !== undefined) {
+              message.mapInt32Float[entry66.key] = entry66.value;
+            }
+            continue;
+          }
+          case 67: {
+            if (tag !== 538) {
+              break;
+            }
+
+            const entry67 = TestAllTypesProto3_MapInt32DoubleEntry.decode(reader, reader.uint32());
+            if (entry67.value !== undefined) {
+              message.mapInt32Double[entry67.key] = entry67.value;
+            }
+            continue;
+          }
+          case 68: {
+            if (tag !== 546) {
+              break;
+            }
+
+            const entry68 = TestAllTypesProto3_MapBoolBoolEntry.decode(reader, reader.uint32());
+            if (entry68.value !== undefined) {
+              message.mapBoolBool.set(entry68.key, entry68.value);
+            }
+            continue;
+          }
+          case 69: {
+            if (tag !== 554) {
+              break;
+            }
+
+            const entry69 = TestAllTypesProto3_MapStringStringEntry.decode(reader, reader.uint32());
+            if (entry69.value !== undefined) {
+              message.mapStringString[entry69.key] = entry69.value;
+            }
+            continue;
+          }
+          case 70: {
+            if (tag !== 562) {
+              break;
+            }
+
+            const entry70 = TestAllTypesProto3_MapStringBytesEntry.decode(reader, reader.uint32());
+            if (entry70.value !== undefined) {
+              message.mapStringBytes[entry70.key] = entry70.value;
+            }
+            continue;
+          }
+          case 71: {
+            if (tag !== 570) {
+              break;
+            }
+
+            const entry71 = TestAllTypesProto3_MapStringNestedMessageEntry.decode(reader, reader.uint32());
+            if (entry71.value !== undefined) {
+              message.mapStringNestedMessage[entry71.key] = entry71.value;
+            }
+            continue;
+          }
+          case 72: {
+            if (tag !== 578) {
+              break;
+            }
+
+            const entry72 = TestAllTypesProto3_MapStringForeignMessageEntry.decode(reader, reader.uint32());
+            if (entry72.value !== undefined) {
+              message.mapStringForeignMessage[entry72.key] = entry72.value;
+            }
+            continue;
+          }
+          case 73: {
+            if (tag !== 586) {
+              break;
+            }
+
+            const entry73 = TestAllTypesProto3_MapStringNestedEnumEntry.decode(reader, reader.uint32());
+            if (entry73.value !== undefined) {
+              message.mapStringNestedEnum[entry73.key] = entry73.value;
+            }
+            continue;
+          }
+          case 74: {
+            if (tag !== 594) {
+              break;
+            }
+
+            const entry74 = TestAllTypesProto3_MapStringForeignEnumEntry.decode(reader, reader.uint32());
+            if (entry74.value !== undefined) {
+              message.mapStringForeignEnum[entry74.key] = entry74.value;
+            }
+            continue;
+          }
+          case 111: {
+            if (tag !== 888) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofUint32", oneofUint32: reader.uint32() };
+            continue;
+          }
+          case 112: {
+            if (tag !== 898) {
+              break;
+            }
+
+            message.oneofField = {
+              $case: "oneofNestedMessage",
+              oneofNestedMessage: TestAllTypesProto3_NestedMessage.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 113: {
+            if (tag !== 906) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofString", oneofString: reader.string() };
+            continue;
+          }
+          case 114: {
+            if (tag !== 914) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofBytes", oneofBytes: reader.bytes() };
+            continue;
+          }
+          case 115: {
+            if (tag !== 920) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofBool", oneofBool: reader.bool() };
+            continue;
+          }
+          case 116: {
+            if (tag !== 928) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofUint64", oneofUint64: reader.uint64() as bigint };
+            continue;
+          }
+          case 117: {
+            if (tag !== 941) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofFloat", oneofFloat: reader.float() };
+            continue;
+          }
+          case 118: {
+            if (tag !== 945) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofDouble", oneofDouble: reader.double() };
+            continue;
+          }
+          case 119: {
+            if (tag !== 952) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofEnum", oneofEnum: reader.int32() as any };
+            continue;
+          }
+          case 120: {
+            if (tag !== 960) {
+              break;
+            }
+
+            message.oneofField = { $case: "oneofNullValue", oneofNullValue: reader.int32() as any };
+            continue;
+          }
+          case 201: {
+            if (tag !== 1610) {
+              break;
+            }
+
+            message.optionalBoolWrapper = BoolValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 202: {
+            if (tag !== 1618) {
+              break;
+            }
+
+            message.optionalInt32Wrapper = Int32Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 203: {
+            if (tag !== 1626) {
+              break;
+            }
+
+            message.optionalInt64Wrapper = Int64Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 204: {
+            if (tag !== 1634) {
+              break;
+            }
+
+            message.optionalUint32Wrapper = UInt32Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 205: {
+            if (tag !== 1642) {
+              break;
+            }
+
+            message.optionalUint64Wrapper = UInt64Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 206: {
+            if (tag !== 1650) {
+              break;
+            }
+
+            message.optionalFloatWrapper = FloatValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 207: {
+            if (tag !== 1658) {
+              break;
+            }
+
+            message.optionalDoubleWrapper = DoubleValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 208: {
+            if (tag !== 1666) {
+              break;
+            }
+
+            message.optionalStringWrapper = StringValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 209: {
+            if (tag !== 1674) {
+              break;
+            }
+
+            message.optionalBytesWrapper = BytesValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 211: {
+            if (tag !== 1690) {
+              break;
+            }
+
+            message.repeatedBoolWrapper.push(BoolValue.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 212: {
+            if (tag !== 1698) {
+              break;
+            }
+
+            message.repeatedInt32Wrapper.push(Int32Value.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 213: {
+            if (tag !== 1706) {
+              break;
+            }
+
+            message.repeatedInt64Wrapper.push(Int64Value.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 214: {
+            if (tag !== 1714) {
+              break;
+            }
+
+            message.repeatedUint32Wrapper.push(UInt32Value.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 215: {
+            if (tag !== 1722) {
+              break;
+            }
+
+            message.repeatedUint64Wrapper.push(UInt64Value.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 216: {
+            if (tag !== 1730) {
+              break;
+            }
+
+            message.repeatedFloatWrapper.push(FloatValue.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 217: {
+            if (tag !== 1738) {
+              break;
+            }
+
+            message.repeatedDoubleWrapper.push(DoubleValue.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 218: {
+            if (tag !== 1746) {
+              break;
+            }
+
+            message.repeatedStringWrapper.push(StringValue.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 219: {
+            if (tag !== 1754) {
+              break;
+            }
+
+            message.repeatedBytesWrapper.push(BytesValue.decode(reader, reader.uint32()).value);
+            continue;
+          }
+          case 301: {
+            if (tag !== 2410) {
+              break;
+            }
+
+            message.optionalDuration = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 302: {
+            if (tag !== 2418) {
+              break;
+            }
+
+            message.optionalTimestamp = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 303: {
+            if (tag !== 2426) {
+              break;
+            }
+
+            message.optionalFieldMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 304: {
+            if (tag !== 2434) {
+              break;
+            }
+
+            message.optionalStruct = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 305: {
+            if (tag !== 2442) {
+              break;
+            }
+
+            message.optionalAny = Any.decode(reader, reader.uint32());
+            continue;
+          }
+          case 306: {
+            if (tag !== 2450) {
+              break;
+            }
+
+            message.optionalValue = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 307: {
+            if (tag !== 2456) {
+              break;
+            }
+
+            message.optionalNullValue = reader.int32() as any;
+            continue;
+          }
+          case 311: {
+            if (tag !== 2490) {
+              break;
+            }
+
+            message.repeatedDuration.push(Duration.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 312: {
+            if (tag !== 2498) {
+              break;
+            }
+
+            message.repeatedTimestamp.push(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 313: {
+            if (tag !== 2506) {
+              break;
+            }
+
+            message.repeatedFieldmask.push(FieldMask.unwrap(FieldMask.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 324: {
+            if (tag !== 2594) {
+              break;
+            }
+
+            message.repeatedStruct.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 315: {
+            if (tag !== 2522) {
+              break;
+            }
+
+            message.repeatedAny.push(Any.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 316: {
+            if (tag !== 2530) {
+              break;
+            }
+
+            message.repeatedValue.push(Value.unwrap(Value.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 317: {
+            if (tag !== 2538) {
+              break;
+            }
+
+            message.repeatedListValue.push(ListValue.unwrap(ListValue.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 401: {
+            if (tag !== 3208) {
+              break;
+            }
+
+            message.fieldname1 = reader.int32();
+            continue;
+          }
+          case 402: {
+            if (tag !== 3216) {
+              break;
+            }
+
+            message.fieldName2 = reader.int32();
+            continue;
+          }
+          case 403: {
+            if (tag !== 3224) {
+              break;
+            }
+
+            message.FieldName3 = reader.int32();
+            continue;
+          }
+          case 404: {
+            if (tag !== 3232) {
+              break;
+            }
+
+            message.fieldName4 = reader.int32();
+            continue;
+          }
+          case 405: {
+            if (tag !== 3240) {
+              break;
+            }
+
+            message.field0name5 = reader.int32();
+            continue;
+          }
+          case 406: {
+            if (tag !== 3248) {
+              break;
+            }
+
+            message.field0Name6 = reader.int32();
+            continue;
+          }
+          case 407: {
+            if (tag !== 3256) {
+              break;
+            }
+
+            message.fieldName7 = reader.int32();
+            continue;
+          }
+          case 408: {
+            if (tag !== 3264) {
+              break;
+            }
+
+            message.FieldName8 = reader.int32();
+            continue;
+          }
+          case 409: {
+            if (tag !== 3272) {
+              break;
+            }
+
+            message.fieldName9 = reader.int32();
+            continue;
+          }
+          case 410: {
+            if (tag !== 3280) {
+              break;
+            }
+
+            message.FieldName10 = reader.int32();
+            continue;
+          }
+          case 411: {
+            if (tag !== 3288) {
+              break;
+            }
+
+            message.fieldName11 = reader.int32();
+            continue;
+          }
+          case 412: {
+            if (tag !== 3296) {
+              break;
+            }
+
+            message.FIELDName12 = reader.int32();
+            continue;
+          }
+          case 413: {
+            if (tag !== 3304) {
+              break;
+            }
+
+            message.FieldName13 = reader.int32();
+            continue;
+          }
+          case 414: {
+            if (tag !== 3312) {
+              break;
+            }
+
+            message.FieldName14 = reader.int32();
+            continue;
+          }
+          case 415: {
+            if (tag !== 3320) {
+              break;
+            }
+
+            message.fieldName15 = reader.int32();
+            continue;
+          }
+          case 416: {
+            if (tag !== 3328) {
+              break;
+            }
+
+            message.fieldName16 = reader.int32();
+            continue;
+          }
+          case 417: {
+            if (tag !== 3336) {
+              break;
+            }
+
+            message.fieldName17 = reader.int32();
+            continue;
+          }
+          case 418: {
+            if (tag !== 3344) {
+              break;
+            }
+
+            message.FieldName18 = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3 {
     return {
       optionalInt32: isSet(object.optionalInt32)
@@ -2695,6 +5064,57 @@ function createBaseTestAllTypesProto3_NestedMessage(): TestAllTypesProto3_Nested
 }
 
 export const TestAllTypesProto3_NestedMessage: MessageFns<TestAllTypesProto3_NestedMessage> = {
+  encode(message: TestAllTypesProto3_NestedMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.a !== 0) {
+      writer.uint32(8).int32(message.a);
+    }
+    if (message.corecursive !== undefined) {
+      TestAllTypesProto3.encode(message.corecursive, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_NestedMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_NestedMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.a = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.corecursive = TestAllTypesProto3.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_NestedMessage {
     return {
       a: isSet(object.a) ? globalThis.Number(object.a) : 0,
@@ -2735,6 +5155,57 @@ function createBaseTestAllTypesProto3_MapInt32Int32Entry(): TestAllTypesProto3_M
 }
 
 export const TestAllTypesProto3_MapInt32Int32Entry: MessageFns<TestAllTypesProto3_MapInt32Int32Entry> = {
+  encode(message: TestAllTypesProto3_MapInt32Int32Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapInt32Int32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapInt32Int32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapInt32Int32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2773,6 +5244,63 @@ function createBaseTestAllTypesProto3_MapInt64Int64Entry(): TestAllTypesProto3_M
 }
 
 export const TestAllTypesProto3_MapInt64Int64Entry: MessageFns<TestAllTypesProto3_MapInt64Int64Entry> = {
+  encode(message: TestAllTypesProto3_MapInt64Int64Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type int64 too large");
+      }
+      writer.uint32(8).int64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type int64 too large");
+      }
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapInt64Int64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapInt64Int64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapInt64Int64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2808,6 +5336,57 @@ function createBaseTestAllTypesProto3_MapUint32Uint32Entry(): TestAllTypesProto3
 }
 
 export const TestAllTypesProto3_MapUint32Uint32Entry: MessageFns<TestAllTypesProto3_MapUint32Uint32Entry> = {
+  encode(message: TestAllTypesProto3_MapUint32Uint32Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapUint32Uint32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapUint32Uint32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapUint32Uint32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2846,6 +5425,63 @@ function createBaseTestAllTypesProto3_MapUint64Uint64Entry(): TestAllTypesProto3
 }
 
 export const TestAllTypesProto3_MapUint64Uint64Entry: MessageFns<TestAllTypesProto3_MapUint64Uint64Entry> = {
+  encode(message: TestAllTypesProto3_MapUint64Uint64Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asUintN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapUint64Uint64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapUint64Uint64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapUint64Uint64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2881,6 +5517,57 @@ function createBaseTestAllTypesProto3_MapSint32Sint32Entry(): TestAllTypesProto3
 }
 
 export const TestAllTypesProto3_MapSint32Sint32Entry: MessageFns<TestAllTypesProto3_MapSint32Sint32Entry> = {
+  encode(message: TestAllTypesProto3_MapSint32Sint32Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).sint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).sint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapSint32Sint32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapSint32Sint32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.sint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapSint32Sint32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2919,6 +5606,63 @@ function createBaseTestAllTypesProto3_MapSint64Sint64Entry(): TestAllTypesProto3
 }
 
 export const TestAllTypesProto3_MapSint64Sint64Entry: MessageFns<TestAllTypesProto3_MapSint64Sint64Entry> = {
+  encode(message: TestAllTypesProto3_MapSint64Sint64Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sint64 too large");
+      }
+      writer.uint32(8).sint64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type sint64 too large");
+      }
+      writer.uint32(16).sint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapSint64Sint64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapSint64Sint64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.sint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapSint64Sint64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -2954,6 +5698,57 @@ function createBaseTestAllTypesProto3_MapFixed32Fixed32Entry(): TestAllTypesProt
 }
 
 export const TestAllTypesProto3_MapFixed32Fixed32Entry: MessageFns<TestAllTypesProto3_MapFixed32Fixed32Entry> = {
+  encode(message: TestAllTypesProto3_MapFixed32Fixed32Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).fixed32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(21).fixed32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapFixed32Fixed32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapFixed32Fixed32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.fixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.fixed32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapFixed32Fixed32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2992,6 +5787,63 @@ function createBaseTestAllTypesProto3_MapFixed64Fixed64Entry(): TestAllTypesProt
 }
 
 export const TestAllTypesProto3_MapFixed64Fixed64Entry: MessageFns<TestAllTypesProto3_MapFixed64Fixed64Entry> = {
+  encode(message: TestAllTypesProto3_MapFixed64Fixed64Entry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type fixed64 too large");
+      }
+      writer.uint32(9).fixed64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asUintN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type fixed64 too large");
+      }
+      writer.uint32(17).fixed64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapFixed64Fixed64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapFixed64Fixed64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.fixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.fixed64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapFixed64Fixed64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -3027,6 +5879,60 @@ function createBaseTestAllTypesProto3_MapSfixed32Sfixed32Entry(): TestAllTypesPr
 }
 
 export const TestAllTypesProto3_MapSfixed32Sfixed32Entry: MessageFns<TestAllTypesProto3_MapSfixed32Sfixed32Entry> = {
+  encode(
+    message: TestAllTypesProto3_MapSfixed32Sfixed32Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).sfixed32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(21).sfixed32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapSfixed32Sfixed32Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapSfixed32Sfixed32Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.sfixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.sfixed32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapSfixed32Sfixed32Entry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -3065,6 +5971,66 @@ function createBaseTestAllTypesProto3_MapSfixed64Sfixed64Entry(): TestAllTypesPr
 }
 
 export const TestAllTypesProto3_MapSfixed64Sfixed64Entry: MessageFns<TestAllTypesProto3_MapSfixed64Sfixed64Entry> = {
+  encode(
+    message: TestAllTypesProto3_MapSfixed64Sfixed64Entry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sfixed64 too large");
+      }
+      writer.uint32(9).sfixed64(message.key);
+    }
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type sfixed64 too large");
+      }
+      writer.uint32(17).sfixed64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapSfixed64Sfixed64Entry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapSfixed64Sfixed64Entry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.sfixed64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapSfixed64Sfixed64Entry {
     return { key: isSet(object.key) ? BigInt(object.key) : 0n, value: isSet(object.value) ? BigInt(object.value) : 0n };
   },
@@ -3100,6 +6066,57 @@ function createBaseTestAllTypesProto3_MapInt32FloatEntry(): TestAllTypesProto3_M
 }
 
 export const TestAllTypesProto3_MapInt32FloatEntry: MessageFns<TestAllTypesProto3_MapInt32FloatEntry> = {
+  encode(message: TestAllTypesProto3_MapInt32FloatEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0 || Object.is(message.value, -0)) {
+      writer.uint32(21).float(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapInt32FloatEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapInt32FloatEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.value = reader.float();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapInt32FloatEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -3138,6 +6155,57 @@ function createBaseTestAllTypesProto3_MapInt32DoubleEntry(): TestAllTypesProto3_
 }
 
 export const TestAllTypesProto3_MapInt32DoubleEntry: MessageFns<TestAllTypesProto3_MapInt32DoubleEntry> = {
+  encode(message: TestAllTypesProto3_MapInt32DoubleEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== 0 || Object.is(message.value, -0)) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapInt32DoubleEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapInt32DoubleEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapInt32DoubleEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -3176,6 +6244,57 @@ function createBaseTestAllTypesProto3_MapBoolBoolEntry(): TestAllTypesProto3_Map
 }
 
 export const TestAllTypesProto3_MapBoolBoolEntry: MessageFns<TestAllTypesProto3_MapBoolBoolEntry> = {
+  encode(message: TestAllTypesProto3_MapBoolBoolEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== false) {
+      writer.uint32(8).bool(message.key);
+    }
+    if (message.value !== false) {
+      writer.uint32(16).bool(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapBoolBoolEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapBoolBoolEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapBoolBoolEntry {
     return {
       key: isSet(object.key) ? globalThis.Boolean(object.key) : false,
@@ -3214,6 +6333,57 @@ function createBaseTestAllTypesProto3_MapStringStringEntry(): TestAllTypesProto3
 }
 
 export const TestAllTypesProto3_MapStringStringEntry: MessageFns<TestAllTypesProto3_MapStringStringEntry> = {
+  encode(message: TestAllTypesProto3_MapStringStringEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringStringEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringStringEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringStringEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3252,6 +6422,57 @@ function createBaseTestAllTypesProto3_MapStringBytesEntry(): TestAllTypesProto3_
 }
 
 export const TestAllTypesProto3_MapStringBytesEntry: MessageFns<TestAllTypesProto3_MapStringBytesEntry> = {
+  encode(message: TestAllTypesProto3_MapStringBytesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(18).bytes(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringBytesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringBytesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringBytesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3292,6 +6513,60 @@ function createBaseTestAllTypesProto3_MapStringNestedMessageEntry(): TestAllType
 export const TestAllTypesProto3_MapStringNestedMessageEntry: MessageFns<
   TestAllTypesProto3_MapStringNestedMessageEntry
 > = {
+  encode(
+    message: TestAllTypesProto3_MapStringNestedMessageEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      TestAllTypesProto3_NestedMessage.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringNestedMessageEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringNestedMessageEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = TestAllTypesProto3_NestedMessage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringNestedMessageEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3334,6 +6609,60 @@ function createBaseTestAllTypesProto3_MapStringForeignMessageEntry(): TestAllTyp
 export const TestAllTypesProto3_MapStringForeignMessageEntry: MessageFns<
   TestAllTypesProto3_MapStringForeignMessageEntry
 > = {
+  encode(
+    message: TestAllTypesProto3_MapStringForeignMessageEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      ForeignMessage.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringForeignMessageEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringForeignMessageEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = ForeignMessage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringForeignMessageEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3374,6 +6703,60 @@ function createBaseTestAllTypesProto3_MapStringNestedEnumEntry(): TestAllTypesPr
 }
 
 export const TestAllTypesProto3_MapStringNestedEnumEntry: MessageFns<TestAllTypesProto3_MapStringNestedEnumEntry> = {
+  encode(
+    message: TestAllTypesProto3_MapStringNestedEnumEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringNestedEnumEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringNestedEnumEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringNestedEnumEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3412,6 +6795,60 @@ function createBaseTestAllTypesProto3_MapStringForeignEnumEntry(): TestAllTypesP
 }
 
 export const TestAllTypesProto3_MapStringForeignEnumEntry: MessageFns<TestAllTypesProto3_MapStringForeignEnumEntry> = {
+  encode(
+    message: TestAllTypesProto3_MapStringForeignEnumEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestAllTypesProto3_MapStringForeignEnumEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestAllTypesProto3_MapStringForeignEnumEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TestAllTypesProto3_MapStringForeignEnumEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3450,6 +6887,46 @@ function createBaseForeignMessage(): ForeignMessage {
 }
 
 export const ForeignMessage: MessageFns<ForeignMessage> = {
+  encode(message: ForeignMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.c !== 0) {
+      writer.uint32(8).int32(message.c);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForeignMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForeignMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.c = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): ForeignMessage {
     return { c: isSet(object.c) ? globalThis.Number(object.c) : 0 };
   },
@@ -3477,6 +6954,35 @@ function createBaseNullHypothesisProto3(): NullHypothesisProto3 {
 }
 
 export const NullHypothesisProto3: MessageFns<NullHypothesisProto3> = {
+  encode(_: NullHypothesisProto3, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NullHypothesisProto3 {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNullHypothesisProto3();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(_: any): NullHypothesisProto3 {
     return {};
   },
@@ -3500,6 +7006,35 @@ function createBaseEnumOnlyProto3(): EnumOnlyProto3 {
 }
 
 export const EnumOnlyProto3: MessageFns<EnumOnlyProto3> = {
+  encode(_: EnumOnlyProto3, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnumOnlyProto3 {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnumOnlyProto3();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(_: any): EnumOnlyProto3 {
     return {};
   },
@@ -3570,8 +7105,18 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "protobuf_test_messages.proto3.TestAllTypesProto3": TestAllTypesProto3,
+  "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage": TestAllTypesProto3_NestedMessage,
+  "protobuf_test_messages.proto3.ForeignMessage": ForeignMessage,
+  "protobuf_test_messages.proto3.NullHypothesisProto3": NullHypothesisProto3,
+  "protobuf_test_messages.proto3.EnumOnlyProto3": EnumOnlyProto3,
+});
