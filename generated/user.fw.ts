@@ -194,7 +194,7 @@ function validate_user_UpdateUserRequest(m: UpdateUserRequest, p: string, out: F
   }
 }
 
-/** Compiled validators by message type; types not listed are checked by protovalidate. */
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
 export const COMPILED_VALIDATORS: CompiledValidators = {
   'user.CreateUserRequest': validate_user_CreateUserRequest,
   'user.DeleteUserRequest': validate_user_DeleteUserRequest,

@@ -27,7 +27,8 @@ import { compileTsProtoJsonWriter, type TsProtoJsonWriter } from '../validation/
 import { compileTsProtoObjectBuilder, type TsProtoObjectBuilder } from '../validation/ts-proto-object-builder';
 import { isTsProtoBase } from '../validation/ts-proto-shapes';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
-import type { CompiledValidator, ValidationEngine } from '../validation/compiled-validator';
+import type { CompiledValidator, CompiledValidators, ValidationEngine } from '../validation/compiled-validator';
+import { celOnlyFiles } from '../validation/cel-only-rules';
 
 /** Per-service (or per-gateway) decoding options. */
 export interface GateOptions {
@@ -80,10 +81,20 @@ export class MessageGate<T = unknown> {
   readonly #writeJson: TsProtoJsonWriter | undefined;
   readonly #buildValue: TsProtoObjectBuilder | undefined;
   readonly #direction: 'request' | 'response';
-  /** fw-gen's validator of this type; when set, protovalidate is not used and no origin is kept. */
+  /** fw-gen's validator of this type; when set, protovalidate checks at most the CEL rules (`#cel`). */
   readonly #compiled: CompiledValidator<T> | undefined;
+  /** The type's CEL rules alone (validation/cel-only-rules.ts), for a compiled type that has some. */
+  readonly #cel: { readonly set: SchemaSet; readonly schema: DescMessage } | undefined;
 
-  constructor(set: SchemaSet, schema: DescMessage, codec: MessageCodec<T>, options: GateOptions, direction: 'request' | 'response', compiled?: CompiledValidator<T>) {
+  constructor(
+    set: SchemaSet,
+    schema: DescMessage,
+    codec: MessageCodec<T>,
+    options: GateOptions,
+    direction: 'request' | 'response',
+    compiled?: CompiledValidators[string],
+    files?: readonly Uint8Array[],
+  ) {
     this.#set = set;
     this.#schema = schema;
     this.#codec = codec;
@@ -94,8 +105,14 @@ export class MessageGate<T = unknown> {
     this.#buildValue = tsProto ? compileTsProtoObjectBuilder(schema) : undefined;
     this.#direction = direction;
     this.ruled = hasRules(schema);
-    const useCompiled = compiled !== undefined && this.ruled && options.validation !== 'protovalidate';
-    this.#compiled = useCompiled && (tsProto || decodesToTsProto(schema, codec)) ? compiled : undefined;
+    const useCompiled = compiled !== undefined && this.ruled && options.validation !== 'protovalidate' && (tsProto || decodesToTsProto(schema, codec));
+    const validate = typeof compiled === 'function' ? compiled : compiled?.validate;
+    const celSet = useCompiled && typeof compiled === 'object' && files !== undefined ? schemaSetOf(celOnlyFiles(files)) : undefined;
+    const celSchema = celSet?.registry.getMessage(schema.typeName);
+    // A CEL-ruled type whose rules cannot be split keeps the interpreter for everything.
+    const split = typeof compiled !== 'object' || (celSet !== undefined && celSchema !== undefined);
+    this.#compiled = useCompiled && split ? (validate as CompiledValidator<T>) : undefined;
+    this.#cel = this.#compiled !== undefined && celSet !== undefined && celSchema !== undefined ? { set: celSet, schema: celSchema } : undefined;
   }
 
   /**
@@ -114,7 +131,7 @@ export class MessageGate<T = unknown> {
       throw new InvalidMessageError([locateJsonError(this.#schema, input, error, options)], this.#direction);
     }
     const value = this.#tsProtoJsonExact ? this.#codec.fromJSON(input) : this.#tsProtoValue(message);
-    if (this.ruled && this.#compiled === undefined) keepOrigin(value, message);
+    if (this.ruled && (this.#compiled === undefined || this.#cel !== undefined)) keepOrigin(value, message);
     return value;
   }
 
@@ -157,7 +174,7 @@ export class MessageGate<T = unknown> {
     } catch (error) {
       throw new InvalidMessageError([{ field: '', rule: 'protobuf', message: `malformed protobuf: ${(error as Error).message}` }], this.#direction);
     }
-    if (this.ruled && this.#compiled === undefined) keepOrigin(value, bytes);
+    if (this.ruled && (this.#compiled === undefined || this.#cel !== undefined)) keepOrigin(value, bytes);
     return value;
   }
 
@@ -185,17 +202,39 @@ export class MessageGate<T = unknown> {
   #compiledViolations(value: T): FieldViolation[] | undefined {
     const validate = this.#compiled as CompiledValidator<T>;
     const out: FieldViolation[] = [];
+    let checked = false;
     if (this.#direction === 'request') {
       try {
         validate(value, '', out);
-        return out.length === 0 ? undefined : out;
+        checked = true;
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         out.length = 0;
       }
     }
-    validate(this.#codec.decode(this.#codec.encode(value)), '', out);
+    if (!checked) validate(this.#codec.decode(this.#codec.encode(value)), '', out);
+    if (this.#cel !== undefined) out.push(...this.#celViolations(value));
     return out.length === 0 ? undefined : out;
+  }
+
+  /** The CEL rules' violations, from protovalidate over the CEL-only descriptors; `required` is reported by the compiled part. */
+  #celViolations(value: T): FieldViolation[] {
+    const { set, schema } = this.#cel as { set: SchemaSet; schema: DescMessage };
+    const origin = takeOrigin(value);
+    let message: Message;
+    if (origin === undefined) message = fromBinary(schema, this.#codec.encode(value));
+    else if (origin instanceof Uint8Array) message = fromBinary(schema, origin);
+    else message = origin;
+    const result = set.validator.validate(schema, message as never);
+    if (result.kind === 'valid') return [];
+    if (result.kind === 'error') throw result.error;
+    const out: FieldViolation[] = [];
+    for (const v of result.violations) {
+      const first = v.rule[0];
+      if (first !== undefined && first.kind === 'field' && first.name === 'required') continue;
+      out.push({ field: pathToString(v.field), rule: v.ruleId, message: v.message });
+    }
+    return out;
   }
 
   /** Throws an InvalidMessageError listing every violation of `value`. */
@@ -265,8 +304,8 @@ export function methodGates(service: ServiceDescriptor, method: MethodDescriptor
   if (request === undefined || response === undefined) return undefined;
   const compiled = service.validators ?? {};
   return {
-    request: new MessageGate(set, request, method.requestCodec, options, 'request', compiled[method.requestType] as CompiledValidator<unknown> | undefined),
-    response: new MessageGate(set, response, method.responseCodec, options, 'response', compiled[method.responseType] as CompiledValidator<unknown> | undefined),
+    request: new MessageGate(set, request, method.requestCodec, options, 'request', compiled[method.requestType], files),
+    response: new MessageGate(set, response, method.responseCodec, options, 'response', compiled[method.responseType], files),
   };
 }
 

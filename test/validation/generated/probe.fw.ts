@@ -90,12 +90,111 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
 // with its field paths, rule ids and messages, as straight-line code.
 // ---------------------------------------------------------------------------
 
+const RE0 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$");
+const ENUM1 = new Set([0, 1, 2, 3]);
+const IN2 = [3];
+const TIMESTAMP3 = { seconds: 0n, nanos: 0 };
+const DURATION4 = { seconds: 60n, nanos: 0 };
+
 /** probe.v1.Inner: field paths start with `p` ('' at the root, else the parent's path and a dot). */
 function validate_probe_v1_Inner(m: Inner, p: string, out: FieldViolation[]): void {
   {
     const v = m.code;
     if (!r.matches("^[A-Z]{3}$", v)) out.push({ field: p + "code", rule: "string.pattern", message: "does not match regex pattern `^[A-Z]{3}$`" });
   }
+}
+
+/** probe.v1.Probe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_probe_v1_Probe(m: Probe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.name;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "name", rule: "string.min_len", message: "must be at least 2 characters" });
+    if (chars > 10) out.push({ field: p + "name", rule: "string.max_len", message: "must be at most 10 characters" });
+  }
+  if (m.email !== '') {
+    const v = m.email;
+    if (v === '') out.push({ field: p + "email", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+    else if (!r.formats.email(v)) out.push({ field: p + "email", rule: "string.email", message: "must be a valid email address" });
+  }
+  if (m.id !== '') {
+    const v = m.id;
+    if (v === '') out.push({ field: p + "id", rule: "string.uuid_empty", message: "value is empty, which is not a valid UUID" });
+    else if (!RE0.test(v)) out.push({ field: p + "id", rule: "string.uuid", message: "must be a valid UUID" });
+  }
+  {
+    const v = m.age;
+    if (v > 150 || v < 0) out.push({ field: p + "age", rule: "int32.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 150" });
+  }
+  {
+    const v = m.count;
+    if (v >= 1000) out.push({ field: p + "count", rule: "uint32.lt", message: "must be less than 1000" });
+  }
+  {
+    const v = m.big;
+    if (v <= -1n) out.push({ field: p + "big", rule: "int64.gt", message: "must be greater than -1" });
+  }
+  {
+    const v = m.ratio;
+    if (v !== v || v > 1 || v < 0) out.push({ field: p + "ratio", rule: "double.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 1" });
+  }
+  {
+    const v = m.blob;
+    if (v.length > 4) out.push({ field: p + "blob", rule: "bytes.max_len", message: "must be at most 4 bytes" });
+  }
+  {
+    const v = m.color;
+    if (!ENUM1.has(v)) out.push({ field: p + "color", rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+    if (r.inList(IN2, v)) out.push({ field: p + "color", rule: "enum.not_in", message: "must not be in list [3]" });
+  }
+  {
+    const v = m.tags;
+    if (v.length > 3) out.push({ field: p + "tags", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "tags", rule: "repeated.unique", message: "repeated value must contain unique items" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      const chars = r.chars(item);
+      if (chars < 1) out.push({ field: p + "tags" + '[' + i + ']', rule: "string.min_len", message: "must be at least 1 characters" });
+    }
+  }
+  {
+    const v = m.scores;
+    if (Object.keys(v).length > 2) out.push({ field: p + "scores", rule: "map.max_pairs", message: "map must be at most 2 entries" });
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[rawKey as string]!;
+      if (value < 0) out.push({ field: p + "scores" + r.keyPath(key), rule: "int32.gte", message: "must be greater than or equal to 0" });
+    }
+  }
+  if (m.contact?.$case === "phone") {
+    const v = m.contact.phone;
+    const chars = r.chars(v);
+    if (chars < 5) out.push({ field: p + "phone", rule: "string.min_len", message: "must be at least 5 characters" });
+  }
+  if (m.inner !== undefined) {
+    const v = m.inner;
+    validate_probe_v1_Inner(v, p + "inner" + '.', out);
+  }
+  {
+    const v = m.inners;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      validate_probe_v1_Inner(item, p + "inners" + '[' + i + ']' + '.', out);
+    }
+  }
+  if (m.at !== undefined) {
+    const v = m.at;
+    if (r.compareTime(v, TIMESTAMP3) <= 0) out.push({ field: p + "at", rule: "timestamp.gt", message: "must be greater than 1970-01-01T00:00:00Z" });
+  }
+  if (m.ttl !== undefined) {
+    const v = m.ttl;
+    if (r.compareTime(v, DURATION4) > 0) out.push({ field: p + "ttl", rule: "duration.lte", message: "must be less than or equal to 60s" });
+  }
+  {
+    const v = m.must;
+    if (!(v !== '')) out.push({ field: p + "must", rule: "required", message: "value is required" });
+  }
+  if (m.contact === undefined) out.push({ field: p + "contact", rule: "required", message: "exactly one field is required in oneof" });
 }
 
 /** probe.v1.Verdict: field paths start with `p` ('' at the root, else the parent's path and a dot). */
@@ -106,9 +205,10 @@ function validate_probe_v1_Verdict(m: Verdict, p: string, out: FieldViolation[])
   }
 }
 
-/** Compiled validators by message type; types not listed are checked by protovalidate. */
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
 export const COMPILED_VALIDATORS: CompiledValidators = {
   'probe.v1.Inner': validate_probe_v1_Inner,
+  'probe.v1.Probe': { validate: validate_probe_v1_Probe, cel: true },
   'probe.v1.Verdict': validate_probe_v1_Verdict,
 };
 
