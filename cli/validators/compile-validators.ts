@@ -117,6 +117,10 @@ interface Emit {
 function notZero(field: DescField, v: string): string {
   if (field.fieldKind === 'enum') return `${v} !== 0`;
   switch (field.scalar) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      // -0 is set: @bufbuild/protobuf tells it from 0 (and writes it).
+      return `!Object.is(${v}, 0)`;
     case ScalarType.STRING:
       return `${v} !== ''`;
     case ScalarType.BYTES:
