@@ -32,6 +32,12 @@ import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../
 export interface GateOptions {
   /** Accept and drop JSON members the message does not declare (protobuf's own option name); default false: refused. */
   ignoreUnknownFields?: boolean;
+  /**
+   * Which validator checks the rules: the one fw-gen compiled for the message
+   * (`'compiled'`, where there is one) or protovalidate's interpreter
+   * (`'protovalidate'`, always there; CEL rules are evaluated by it either way).
+   */
+  validation?: 'compiled' | 'protovalidate';
 }
 
 /**
