@@ -78,6 +78,11 @@ function ruleNumbers(rules: FieldRules | undefined): Array<number | bigint> {
       out.push(r.const, ...r.in, ...r.notIn);
       if (r.lessThan.case !== undefined) out.push(r.lessThan.value);
       if (r.greaterThan.case !== undefined) out.push(r.greaterThan.value);
+      // Halfway between two bounds: inside a range, or in the gap an inverted (exclusive) range leaves out.
+      if (r.lessThan.case !== undefined && r.greaterThan.case !== undefined) {
+        const [hi, lo] = [r.lessThan.value, r.greaterThan.value];
+        out.push(typeof hi === 'bigint' && typeof lo === 'bigint' ? (hi + lo) / 2n : (Number(hi) + Number(lo)) / 2);
+      }
       return out;
     }
     case 'enum':
@@ -111,6 +116,8 @@ const DOUBLE_EXTREMES = [0, -0, 1, -1, NaN, Infinity, -Infinity, Number.MAX_VALU
 function floatValue(rand: Rand, single: boolean, rules: FieldRules | undefined): number {
   const round = single ? Math.fround : (x: number): number => x;
   const anchors = ruleNumbers(rules).map(Number);
+  const finite = (rules?.type.case === 'float' || rules?.type.case === 'double') && rules.type.value.finite;
+  if (finite && chance(rand, 0.2)) return pick(rand, [NaN, Infinity, -Infinity]);
   if (anchors.length > 0 && chance(rand, 0.7)) {
     const at = pick(rand, anchors);
     const step = pick(rand, [0, 0, 1, -1, 0.5, -0.5, 'up', 'down'] as const);
@@ -351,6 +358,7 @@ function durationValue(rand: Rand, rules: FieldRules | undefined): Duration {
     for (const d of [r.const, ...r.in, ...r.notIn]) if (d !== undefined) anchors.push(totalNanos(d));
     if (r.lessThan.case !== undefined) anchors.push(totalNanos(r.lessThan.value));
     if (r.greaterThan.case !== undefined) anchors.push(totalNanos(r.greaterThan.value));
+    if (r.lessThan.case !== undefined && r.greaterThan.case !== undefined) anchors.push((totalNanos(r.lessThan.value) + totalNanos(r.greaterThan.value)) / 2n);
   }
   if (anchors.length > 0 && chance(rand, 0.75)) return durationOf(aroundBound(rand, anchors));
   return durationOf(pick(rand, [0n, 1n, -1n, NANOS, -NANOS, 315_576_000_000n * NANOS, BigInt(intIn(rand, -100, 100)) * NANOS + BigInt(intIn(rand, 0, 999))]));
@@ -367,6 +375,9 @@ function timestampValue(rand: Rand, rules: FieldRules | undefined, options: Rule
     if (r.const !== undefined) anchors.push(totalNanos(r.const));
     if (r.lessThan.case === 'lt' || r.lessThan.case === 'lte') anchors.push(totalNanos(r.lessThan.value));
     if (r.greaterThan.case === 'gt' || r.greaterThan.case === 'gte') anchors.push(totalNanos(r.greaterThan.value));
+    if ((r.lessThan.case === 'lt' || r.lessThan.case === 'lte') && (r.greaterThan.case === 'gt' || r.greaterThan.case === 'gte')) {
+      anchors.push((totalNanos(r.lessThan.value) + totalNanos(r.greaterThan.value)) / 2n);
+    }
     relative = r.lessThan.case === 'ltNow' || r.greaterThan.case === 'gtNow' || r.within !== undefined;
   }
   if (relative && chance(rand, 0.8)) {
