@@ -260,7 +260,9 @@ export interface RequiredRulesProbe {
   implicitString: string;
   implicitInt32: number;
   implicitBool: boolean;
+  /** Required holds for -0: protobuf-es sees it as set, and writes it. */
   implicitDouble: number;
+  implicitFloat: number;
   implicitBytes: Uint8Array;
   implicitEnum: Shade;
   implicitUint64: bigint;
@@ -296,7 +298,12 @@ export interface IgnoreRulesProbe {
   defaultMessage: Leaf | undefined;
   ifZeroEnum: Shade;
   ifZeroBytes: Uint8Array;
-  ifZeroWrapper: number | undefined;
+  ifZeroWrapper:
+    | number
+    | undefined;
+  /** -0 is not the zero value to protobuf-es (it is written on the wire): the rule applies to it. */
+  ifZeroDouble: number;
+  ifZeroFloat: number;
   pick: { $case: "pickIfZero"; pickIfZero: string } | { $case: "pickDefault"; pickDefault: number } | undefined;
 }
 
@@ -2405,6 +2412,7 @@ function createBaseRequiredRulesProbe(): RequiredRulesProbe {
     implicitInt32: 0,
     implicitBool: false,
     implicitDouble: 0,
+    implicitFloat: 0,
     implicitBytes: new Uint8Array(0),
     implicitEnum: 0,
     implicitUint64: 0n,
@@ -2441,6 +2449,11 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
         ? globalThis.Number(object.implicitDouble)
         : isSet(object.implicit_double)
         ? globalThis.Number(object.implicit_double)
+        : 0,
+      implicitFloat: isSet(object.implicitFloat)
+        ? globalThis.Number(object.implicitFloat)
+        : isSet(object.implicit_float)
+        ? globalThis.Number(object.implicit_float)
         : 0,
       implicitBytes: isSet(object.implicitBytes)
         ? bytesFromBase64(object.implicitBytes)
@@ -2517,6 +2530,9 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
     if (message.implicitDouble !== 0) {
       obj.implicitDouble = floatToJson(message.implicitDouble);
     }
+    if (message.implicitFloat !== 0) {
+      obj.implicitFloat = floatToJson(message.implicitFloat);
+    }
     if (message.implicitBytes.length !== 0) {
       obj.implicitBytes = base64FromBytes(message.implicitBytes);
     }
@@ -2570,6 +2586,7 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
     message.implicitInt32 = object.implicitInt32 ?? 0;
     message.implicitBool = object.implicitBool ?? false;
     message.implicitDouble = object.implicitDouble ?? 0;
+    message.implicitFloat = object.implicitFloat ?? 0;
     message.implicitBytes = object.implicitBytes ?? new Uint8Array(0);
     message.implicitEnum = object.implicitEnum ?? 0;
     message.implicitUint64 = (object.implicitUint64 !== undefined && object.implicitUint64 !== null)
@@ -2662,6 +2679,8 @@ function createBaseIgnoreRulesProbe(): IgnoreRulesProbe {
     ifZeroEnum: 0,
     ifZeroBytes: new Uint8Array(0),
     ifZeroWrapper: undefined,
+    ifZeroDouble: 0,
+    ifZeroFloat: 0,
     pick: undefined,
   };
 }
@@ -2757,6 +2776,16 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
         : isSet(object.if_zero_wrapper)
         ? Number(object.if_zero_wrapper)
         : undefined,
+      ifZeroDouble: isSet(object.ifZeroDouble)
+        ? globalThis.Number(object.ifZeroDouble)
+        : isSet(object.if_zero_double)
+        ? globalThis.Number(object.if_zero_double)
+        : 0,
+      ifZeroFloat: isSet(object.ifZeroFloat)
+        ? globalThis.Number(object.ifZeroFloat)
+        : isSet(object.if_zero_float)
+        ? globalThis.Number(object.if_zero_float)
+        : 0,
       pick: isSet(object.pickIfZero)
         ? { $case: "pickIfZero", pickIfZero: globalThis.String(object.pickIfZero) }
         : isSet(object.pick_if_zero)
@@ -2819,6 +2848,12 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
     if (message.ifZeroWrapper !== undefined) {
       obj.ifZeroWrapper = message.ifZeroWrapper;
     }
+    if (message.ifZeroDouble !== 0) {
+      obj.ifZeroDouble = floatToJson(message.ifZeroDouble);
+    }
+    if (message.ifZeroFloat !== 0) {
+      obj.ifZeroFloat = floatToJson(message.ifZeroFloat);
+    }
     if (message.pick?.$case === "pickIfZero") {
       obj.pickIfZero = message.pick.pickIfZero;
     } else if (message.pick?.$case === "pickDefault") {
@@ -2860,6 +2895,8 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
     message.ifZeroEnum = object.ifZeroEnum ?? 0;
     message.ifZeroBytes = object.ifZeroBytes ?? new Uint8Array(0);
     message.ifZeroWrapper = object.ifZeroWrapper ?? undefined;
+    message.ifZeroDouble = object.ifZeroDouble ?? 0;
+    message.ifZeroFloat = object.ifZeroFloat ?? 0;
     switch (object.pick?.$case) {
       case "pickIfZero": {
         if (object.pick?.pickIfZero !== undefined && object.pick?.pickIfZero !== null) {

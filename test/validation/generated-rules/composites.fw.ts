@@ -109,9 +109,9 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     // message WrapperRulesProbe
     'IvkFChFXcmFwcGVyUnVsZXNQcm9iZRI8CgVpbnQzMhgBIAEoCzIbLmdvb2dsZS5wcm90b2J1Zi5JbnQzMlZhbHVlQgm6SAYaBBAKIABSBWludDMyEkMKBWludDY0GAIgASgLMhsuZ29vZ2xlLnByb3RvYnVmLkludDY0VmFsdWVCELpIDSILKP/////////v/wFSBWludDY0Ej8KBnVpbnQzMhgDIAEoCzIcLmdvb2dsZS5wcm90b2J1Zi5VSW50MzJWYWx1ZUIJukgGKgQwATACUgZ1aW50MzISRgoGdWludDY0GAQgASgLMhwuZ29vZ2xlLnByb3RvYnVmLlVJbnQ2NFZhbHVlQhC6SA0yCxj+//////////8BUgZ1aW50NjQSPwoFZmxvYXQYBSABKAsyGy5nb29nbGUucHJvdG9idWYuRmxvYXRWYWx1ZUIMukgJCgdAASUAAAAAUgVmbG9hdBJNCgZkb3VibGUYBiABKAsyHC5nb29nbGUucHJvdG9idWYuRG91YmxlVmFsdWVCF7pIFBISGQAAAAAAAPA/KQAAAAAAAPC/UgZkb3VibGUSNwoEYm9vbBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5Cb29sVmFsdWVCB7pIBGoCCAFSBGJvb2wSPwoGc3RyaW5nGAggASgLMhwuZ29vZ2xlLnByb3RvYnVmLlN0cmluZ1ZhbHVlQgm6SAZyBBACYAFSBnN0cmluZxI6CgVieXRlcxgJIAEoCzIbLmdvb2dsZS5wcm90b2J1Zi5CeXRlc1ZhbHVlQge6SAR6AhgCUgVieXRlcxJRCg9yZXF1aXJlZF9zdHJpbmcYCiABKAsyHC5nb29nbGUucHJvdG9idWYuU3RyaW5nVmFsdWVCCrpIB8gBAXICGANSDnJlcXVpcmVkU3RyaW5nEj8KBWl0ZW1zGAsgAygLMhsuZ29vZ2xlLnByb3RvYnVmLkludDMyVmFsdWVCDLpICZIBBiIEGgIoAFIFaXRlbXM=',
     // message RequiredRulesProbe
-    'IsIHChJSZXF1aXJlZFJ1bGVzUHJvYmUSLwoPaW1wbGljaXRfc3RyaW5nGAEgASgJQga6SAPIAQFSDmltcGxpY2l0U3RyaW5nEi0KDmltcGxpY2l0X2ludDMyGAIgASgFQga6SAPIAQFSDWltcGxpY2l0SW50MzISKwoNaW1wbGljaXRfYm9vbBgDIAEoCEIGukgDyAEBUgxpbXBsaWNpdEJvb2wSLwoPaW1wbGljaXRfZG91YmxlGAQgASgBQga6SAPIAQFSDmltcGxpY2l0RG91YmxlEi0KDmltcGxpY2l0X2J5dGVzGAUgASgMQga6SAPIAQFSDWltcGxpY2l0Qnl0ZXMSPAoNaW1wbGljaXRfZW51bRgGIAEoDjIPLnJ1bGVzLnYxLlNoYWRlQga6SAPIAQFSDGltcGxpY2l0RW51bRIvCg9pbXBsaWNpdF91aW50NjQYByABKARCBrpIA8gBAVIOaW1wbGljaXRVaW50NjQSNAoPb3B0aW9uYWxfc3RyaW5nGAggASgJQga6SAPIAQFIAVIOb3B0aW9uYWxTdHJpbmeIAQESNgoOb3B0aW9uYWxfaW50MzIYCSABKAVCCrpIB8gBARoCIABIAlINb3B0aW9uYWxJbnQzMogBARIwCgdtZXNzYWdlGAogASgLMg4ucnVsZXMudjEuTGVhZkIGukgDyAEBUgdtZXNzYWdlEkAKCXRpbWVzdGFtcBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBAVIJdGltZXN0YW1wEiIKCHJlcGVhdGVkGAwgAygJQga6SAPIAQFSCHJlcGVhdGVkEj8KA21hcBgNIAMoCzIlLnJ1bGVzLnYxLlJlcXVpcmVkUnVsZXNQcm9iZS5NYXBFbnRyeUIGukgDyAEBUgNtYXASLQoNY2hvaWNlX3N0cmluZxgOIAEoCUIGukgDyAEBSABSDGNob2ljZVN0cmluZxI3Cg5jaG9pY2VfbWVzc2FnZRgPIAEoCzIOLnJ1bGVzLnYxLkxlYWZIAFINY2hvaWNlTWVzc2FnZRI4ChJpbXBsaWNpdF93aXRoX3J1bGUYECABKAlCCrpIB8gBAXICEANSEGltcGxpY2l0V2l0aFJ1bGUaNgoITWFwRW50cnkSEAoDa2V5GAEgASgJUgNrZXkSFAoFdmFsdWUYAiABKAlSBXZhbHVlOgI4AUIICgZjaG9pY2VCEgoQX29wdGlvbmFsX3N0cmluZ0IRCg9fb3B0aW9uYWxfaW50MzI=',
+    'IvEHChJSZXF1aXJlZFJ1bGVzUHJvYmUSLwoPaW1wbGljaXRfc3RyaW5nGAEgASgJQga6SAPIAQFSDmltcGxpY2l0U3RyaW5nEi0KDmltcGxpY2l0X2ludDMyGAIgASgFQga6SAPIAQFSDWltcGxpY2l0SW50MzISKwoNaW1wbGljaXRfYm9vbBgDIAEoCEIGukgDyAEBUgxpbXBsaWNpdEJvb2wSLwoPaW1wbGljaXRfZG91YmxlGAQgASgBQga6SAPIAQFSDmltcGxpY2l0RG91YmxlEi0KDmltcGxpY2l0X2Zsb2F0GBEgASgCQga6SAPIAQFSDWltcGxpY2l0RmxvYXQSLQoOaW1wbGljaXRfYnl0ZXMYBSABKAxCBrpIA8gBAVINaW1wbGljaXRCeXRlcxI8Cg1pbXBsaWNpdF9lbnVtGAYgASgOMg8ucnVsZXMudjEuU2hhZGVCBrpIA8gBAVIMaW1wbGljaXRFbnVtEi8KD2ltcGxpY2l0X3VpbnQ2NBgHIAEoBEIGukgDyAEBUg5pbXBsaWNpdFVpbnQ2NBI0Cg9vcHRpb25hbF9zdHJpbmcYCCABKAlCBrpIA8gBAUgBUg5vcHRpb25hbFN0cmluZ4gBARI2Cg5vcHRpb25hbF9pbnQzMhgJIAEoBUIKukgHyAEBGgIgAEgCUg1vcHRpb25hbEludDMyiAEBEjAKB21lc3NhZ2UYCiABKAsyDi5ydWxlcy52MS5MZWFmQga6SAPIAQFSB21lc3NhZ2USQAoJdGltZXN0YW1wGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIGukgDyAEBUgl0aW1lc3RhbXASIgoIcmVwZWF0ZWQYDCADKAlCBrpIA8gBAVIIcmVwZWF0ZWQSPwoDbWFwGA0gAygLMiUucnVsZXMudjEuUmVxdWlyZWRSdWxlc1Byb2JlLk1hcEVudHJ5Qga6SAPIAQFSA21hcBItCg1jaG9pY2Vfc3RyaW5nGA4gASgJQga6SAPIAQFIAFIMY2hvaWNlU3RyaW5nEjcKDmNob2ljZV9tZXNzYWdlGA8gASgLMg4ucnVsZXMudjEuTGVhZkgAUg1jaG9pY2VNZXNzYWdlEjgKEmltcGxpY2l0X3dpdGhfcnVsZRgQIAEoCUIKukgHyAEBcgIQA1IQaW1wbGljaXRXaXRoUnVsZRo2CghNYXBFbnRyeRIQCgNrZXkYASABKAlSA2tleRIUCgV2YWx1ZRgCIAEoCVIFdmFsdWU6AjgBQggKBmNob2ljZUISChBfb3B0aW9uYWxfc3RyaW5nQhEKD19vcHRpb25hbF9pbnQzMg==',
     // message IgnoreRulesProbe
-    'IpIIChBJZ25vcmVSdWxlc1Byb2JlEjAKDmlmX3plcm9fc3RyaW5nGAEgASgJQgq6SAfYAQFyAhADUgxpZlplcm9TdHJpbmcSLgoNaWZfemVyb19pbnQzMhgCIAEoBUIKukgH2AEBGgIgBVILaWZaZXJvSW50MzISOQoQaWZfemVyb19vcHRpb25hbBgDIAEoBUIKukgH2AEBGgIgBUgBUg5pZlplcm9PcHRpb25hbIgBARI+Cg9pZl96ZXJvX21lc3NhZ2UYBCABKAsyDi5ydWxlcy52MS5MZWFmQga6SAPYAQFSDWlmWmVyb01lc3NhZ2USNQoQaWZfemVyb19yZXBlYXRlZBgFIAMoCUILukgI2AEBkgECCAJSDmlmWmVyb1JlcGVhdGVkElYKC2lmX3plcm9fbWFwGAYgAygLMikucnVsZXMudjEuSWdub3JlUnVsZXNQcm9iZS5JZlplcm9NYXBFbnRyeUILukgI2AEBmgECCAJSCWlmWmVyb01hcBIiCgZhbHdheXMYByABKAlCCrpIB9gBA3ICEANSBmFsd2F5cxI9Cg5hbHdheXNfbWVzc2FnZRgIIAEoCzIOLnJ1bGVzLnYxLkxlYWZCBrpIA9gBA1INYWx3YXlzTWVzc2FnZRIuCg5kZWZhdWx0X3N0cmluZxgJIAEoCUIHukgEcgIQA1INZGVmYXVsdFN0cmluZxI3ChBkZWZhdWx0X29wdGlvbmFsGAogASgJQge6SARyAhADSAJSD2RlZmF1bHRPcHRpb25hbIgBARI3Cg9kZWZhdWx0X21lc3NhZ2UYCyABKAsyDi5ydWxlcy52MS5MZWFmUg5kZWZhdWx0TWVzc2FnZRI+CgxpZl96ZXJvX2VudW0YDCABKA4yDy5ydWxlcy52MS5TaGFkZUILukgI2AEBggECGAFSCmlmWmVyb0VudW0SLgoNaWZfemVyb19ieXRlcxgNIAEoDEIKukgH2AEBegJoAlILaWZaZXJvQnl0ZXMSTwoPaWZfemVyb193cmFwcGVyGA4gASgLMhsuZ29vZ2xlLnByb3RvYnVmLkludDMyVmFsdWVCCrpIB9gBARoCIAVSDWlmWmVyb1dyYXBwZXISLgoMcGlja19pZl96ZXJvGA8gASgJQgq6SAfYAQFyAhADSABSCnBpY2tJZlplcm8SLAoMcGlja19kZWZhdWx0GBAgASgFQge6SAQaAiAFSABSC3BpY2tEZWZhdWx0GjwKDklmWmVyb01hcEVudHJ5EhAKA2tleRgBIAEoCVIDa2V5EhQKBXZhbHVlGAIgASgFUgV2YWx1ZToCOAFCBgoEcGlja0ITChFfaWZfemVyb19vcHRpb25hbEITChFfZGVmYXVsdF9vcHRpb25hbA==',
+    'Iv4IChBJZ25vcmVSdWxlc1Byb2JlEjAKDmlmX3plcm9fc3RyaW5nGAEgASgJQgq6SAfYAQFyAhADUgxpZlplcm9TdHJpbmcSLgoNaWZfemVyb19pbnQzMhgCIAEoBUIKukgH2AEBGgIgBVILaWZaZXJvSW50MzISOQoQaWZfemVyb19vcHRpb25hbBgDIAEoBUIKukgH2AEBGgIgBUgBUg5pZlplcm9PcHRpb25hbIgBARI+Cg9pZl96ZXJvX21lc3NhZ2UYBCABKAsyDi5ydWxlcy52MS5MZWFmQga6SAPYAQFSDWlmWmVyb01lc3NhZ2USNQoQaWZfemVyb19yZXBlYXRlZBgFIAMoCUILukgI2AEBkgECCAJSDmlmWmVyb1JlcGVhdGVkElYKC2lmX3plcm9fbWFwGAYgAygLMikucnVsZXMudjEuSWdub3JlUnVsZXNQcm9iZS5JZlplcm9NYXBFbnRyeUILukgI2AEBmgECCAJSCWlmWmVyb01hcBIiCgZhbHdheXMYByABKAlCCrpIB9gBA3ICEANSBmFsd2F5cxI9Cg5hbHdheXNfbWVzc2FnZRgIIAEoCzIOLnJ1bGVzLnYxLkxlYWZCBrpIA9gBA1INYWx3YXlzTWVzc2FnZRIuCg5kZWZhdWx0X3N0cmluZxgJIAEoCUIHukgEcgIQA1INZGVmYXVsdFN0cmluZxI3ChBkZWZhdWx0X29wdGlvbmFsGAogASgJQge6SARyAhADSAJSD2RlZmF1bHRPcHRpb25hbIgBARI3Cg9kZWZhdWx0X21lc3NhZ2UYCyABKAsyDi5ydWxlcy52MS5MZWFmUg5kZWZhdWx0TWVzc2FnZRI+CgxpZl96ZXJvX2VudW0YDCABKA4yDy5ydWxlcy52MS5TaGFkZUILukgI2AEBggECGAFSCmlmWmVyb0VudW0SLgoNaWZfemVyb19ieXRlcxgNIAEoDEIKukgH2AEBegJoAlILaWZaZXJvQnl0ZXMSTwoPaWZfemVyb193cmFwcGVyGA4gASgLMhsuZ29vZ2xlLnByb3RvYnVmLkludDMyVmFsdWVCCrpIB9gBARoCIAVSDWlmWmVyb1dyYXBwZXISNwoOaWZfemVyb19kb3VibGUYESABKAFCEbpIDtgBARIJIQAAAAAAABRAUgxpZlplcm9Eb3VibGUSMQoNaWZfemVyb19mbG9hdBgSIAEoAkINukgK2AEBCgUVAACgwFILaWZaZXJvRmxvYXQSLgoMcGlja19pZl96ZXJvGA8gASgJQgq6SAfYAQFyAhADSABSCnBpY2tJZlplcm8SLAoMcGlja19kZWZhdWx0GBAgASgFQge6SAQaAiAFSABSC3BpY2tEZWZhdWx0GjwKDklmWmVyb01hcEVudHJ5EhAKA2tleRgBIAEoCVIDa2V5EhQKBXZhbHVlGAIgASgFUgV2YWx1ZToCOAFCBgoEcGlja0ITChFfaWZfemVyb19vcHRpb25hbEITChFfZGVmYXVsdF9vcHRpb25hbA==',
     // message OneofRulesProbe
     'IsEDCg9PbmVvZlJ1bGVzUHJvYmUSHQoEbmFtZRgBIAEoCUIHukgEcgIQAkgAUgRuYW1lEiEKBm51bWJlchgCIAEoBUIHukgEGgIgAEgAUgZudW1iZXISJAoEbGVhZhgDIAEoCzIOLnJ1bGVzLnYxLkxlYWZIAFIEbGVhZhIfCgVsYWJlbBgEIAEoCUIHukgEcgIYA0gBUgVsYWJlbBIdCgRibG9iGAUgASgMQge6SAR6AmgBSAFSBGJsb2ISFAoFZmlyc3QYBiABKAlSBWZpcnN0EhYKBnNlY29uZBgHIAEoCVIGc2Vjb25kEhQKBXRoaXJkGAggASgFUgV0aGlyZBIbCgZmb3VydGgYCSABKAVIAlIGZm91cnRoiAEBEiQKBWZpZnRoGAogASgLMg4ucnVsZXMudjEuTGVhZlIFZmlmdGgSFAoFc2l4dGgYCyADKAlSBXNpeHRoOjW6SDIiGAoFZmlyc3QKBnNlY29uZAoFdGhpcmQQASIWCgZmb3VydGgKBWZpZnRoCgVzaXh0aEIYCg9yZXF1aXJlZF9jaG9pY2USBbpIAggBQg0KC2ZyZWVfY2hvaWNlQgkKB19mb3VydGg=',
     // message Nested
@@ -447,6 +447,7 @@ export const CompositeRulesServiceValidation = {
         implicitInt32: { type: 'integer' },
         implicitBool: { type: 'boolean' },
         implicitDouble: { type: 'number' },
+        implicitFloat: { type: 'number' },
         implicitBytes: { type: 'string', contentEncoding: 'base64' },
         implicitEnum: {
           type: ['string', 'integer'],
@@ -468,6 +469,7 @@ export const CompositeRulesServiceValidation = {
         'implicitInt32',
         'implicitBool',
         'implicitDouble',
+        'implicitFloat',
         'implicitBytes',
         'implicitEnum',
         'implicitUint64',
@@ -489,6 +491,7 @@ export const CompositeRulesServiceValidation = {
             implicitInt32: { type: 'integer' },
             implicitBool: { type: 'boolean' },
             implicitDouble: { type: 'number' },
+            implicitFloat: { type: 'number' },
             implicitBytes: { type: 'string', contentEncoding: 'base64' },
             implicitEnum: {
               type: ['string', 'integer'],
@@ -510,6 +513,7 @@ export const CompositeRulesServiceValidation = {
             'implicitInt32',
             'implicitBool',
             'implicitDouble',
+            'implicitFloat',
             'implicitBytes',
             'implicitEnum',
             'implicitUint64',
@@ -541,6 +545,7 @@ export const CompositeRulesServiceValidation = {
         implicitInt32: { type: 'number', required: true },
         implicitBool: { type: 'boolean', required: true },
         implicitDouble: { type: 'number', required: true },
+        implicitFloat: { type: 'number', required: true },
         implicitBytes: { type: 'string', required: true },
         implicitEnum: { type: 'string', required: true },
         implicitUint64: { type: 'number', required: true },
@@ -577,6 +582,8 @@ export const CompositeRulesServiceValidation = {
         },
         ifZeroBytes: { type: 'string', contentEncoding: 'base64' },
         ifZeroWrapper: { type: ['integer', 'null'] },
+        ifZeroDouble: { type: 'number', exclusiveMinimum: 5 },
+        ifZeroFloat: { type: 'number', exclusiveMaximum: -5 },
         pickIfZero: { type: 'string', minLength: 3 },
         pickDefault: { type: 'integer', exclusiveMinimum: 5 },
       },
@@ -602,6 +609,8 @@ export const CompositeRulesServiceValidation = {
             },
             ifZeroBytes: { type: 'string', contentEncoding: 'base64' },
             ifZeroWrapper: { type: ['integer', 'null'] },
+            ifZeroDouble: { type: 'number', exclusiveMinimum: 5 },
+            ifZeroFloat: { type: 'number', exclusiveMaximum: -5 },
             pickIfZero: { type: 'string', minLength: 3 },
             pickDefault: { type: 'integer', exclusiveMinimum: 5 },
           },
@@ -634,6 +643,8 @@ export const CompositeRulesServiceValidation = {
         ifZeroEnum: { type: 'string' },
         ifZeroBytes: { type: 'string' },
         ifZeroWrapper: { type: 'integer' },
+        ifZeroDouble: { type: 'number' },
+        ifZeroFloat: { type: 'number' },
         pickIfZero: { type: 'string' },
         pickDefault: { type: 'number' },
       },

@@ -260,7 +260,9 @@ export interface RequiredRulesProbe {
   implicitString: string;
   implicitInt32: number;
   implicitBool: boolean;
+  /** Required holds for -0: protobuf-es sees it as set, and writes it. */
   implicitDouble: number;
+  implicitFloat: number;
   implicitBytes: Uint8Array;
   implicitEnum: Shade;
   implicitUint64: bigint;
@@ -296,7 +298,12 @@ export interface IgnoreRulesProbe {
   defaultMessage: Leaf | undefined;
   ifZeroEnum: Shade;
   ifZeroBytes: Uint8Array;
-  ifZeroWrapper: number | undefined;
+  ifZeroWrapper:
+    | number
+    | undefined;
+  /** -0 is not the zero value to protobuf-es (it is written on the wire): the rule applies to it. */
+  ifZeroDouble: number;
+  ifZeroFloat: number;
   pick: { $case: "pickIfZero"; pickIfZero: string } | { $case: "pickDefault"; pickDefault: number } | undefined;
 }
 
@@ -4382,6 +4389,7 @@ function createBaseRequiredRulesProbe(): RequiredRulesProbe {
     implicitInt32: 0,
     implicitBool: false,
     implicitDouble: 0,
+    implicitFloat: 0,
     implicitBytes: new Uint8Array(0),
     implicitEnum: 0,
     implicitUint64: 0n,
@@ -4409,6 +4417,9 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
     }
     if (message.implicitDouble !== 0 || Object.is(message.implicitDouble, -0)) {
       writer.uint32(33).double(message.implicitDouble);
+    }
+    if (message.implicitFloat !== 0 || Object.is(message.implicitFloat, -0)) {
+      writer.uint32(141).float(message.implicitFloat);
     }
     if (message.implicitBytes.length !== 0) {
       writer.uint32(42).bytes(message.implicitBytes);
@@ -4497,6 +4508,14 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
             }
 
             message.implicitDouble = reader.double();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.implicitFloat = reader.float();
             continue;
           }
           case 5: {
@@ -4632,6 +4651,11 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
         : isSet(object.implicit_double)
         ? globalThis.Number(object.implicit_double)
         : 0,
+      implicitFloat: isSet(object.implicitFloat)
+        ? globalThis.Number(object.implicitFloat)
+        : isSet(object.implicit_float)
+        ? globalThis.Number(object.implicit_float)
+        : 0,
       implicitBytes: isSet(object.implicitBytes)
         ? bytesFromBase64(object.implicitBytes)
         : isSet(object.implicit_bytes)
@@ -4707,6 +4731,9 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
     if (message.implicitDouble !== 0) {
       obj.implicitDouble = floatToJson(message.implicitDouble);
     }
+    if (message.implicitFloat !== 0) {
+      obj.implicitFloat = floatToJson(message.implicitFloat);
+    }
     if (message.implicitBytes.length !== 0) {
       obj.implicitBytes = base64FromBytes(message.implicitBytes);
     }
@@ -4760,6 +4787,7 @@ export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
     message.implicitInt32 = object.implicitInt32 ?? 0;
     message.implicitBool = object.implicitBool ?? false;
     message.implicitDouble = object.implicitDouble ?? 0;
+    message.implicitFloat = object.implicitFloat ?? 0;
     message.implicitBytes = object.implicitBytes ?? new Uint8Array(0);
     message.implicitEnum = object.implicitEnum ?? 0;
     message.implicitUint64 = (object.implicitUint64 !== undefined && object.implicitUint64 !== null)
@@ -4903,6 +4931,8 @@ function createBaseIgnoreRulesProbe(): IgnoreRulesProbe {
     ifZeroEnum: 0,
     ifZeroBytes: new Uint8Array(0),
     ifZeroWrapper: undefined,
+    ifZeroDouble: 0,
+    ifZeroFloat: 0,
     pick: undefined,
   };
 }
@@ -4950,6 +4980,12 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
     }
     if (message.ifZeroWrapper !== undefined) {
       Int32Value.encode({ value: message.ifZeroWrapper! }, writer.uint32(114).fork()).join();
+    }
+    if (message.ifZeroDouble !== 0 || Object.is(message.ifZeroDouble, -0)) {
+      writer.uint32(137).double(message.ifZeroDouble);
+    }
+    if (message.ifZeroFloat !== 0 || Object.is(message.ifZeroFloat, -0)) {
+      writer.uint32(149).float(message.ifZeroFloat);
     }
     switch (message.pick?.$case) {
       case "pickIfZero":
@@ -5090,6 +5126,22 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
             message.ifZeroWrapper = Int32Value.decode(reader, reader.uint32()).value;
             continue;
           }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.ifZeroDouble = reader.double();
+            continue;
+          }
+          case 18: {
+            if (tag !== 149) {
+              break;
+            }
+
+            message.ifZeroFloat = reader.float();
+            continue;
+          }
           case 15: {
             if (tag !== 122) {
               break;
@@ -5208,6 +5260,16 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
         : isSet(object.if_zero_wrapper)
         ? Number(object.if_zero_wrapper)
         : undefined,
+      ifZeroDouble: isSet(object.ifZeroDouble)
+        ? globalThis.Number(object.ifZeroDouble)
+        : isSet(object.if_zero_double)
+        ? globalThis.Number(object.if_zero_double)
+        : 0,
+      ifZeroFloat: isSet(object.ifZeroFloat)
+        ? globalThis.Number(object.ifZeroFloat)
+        : isSet(object.if_zero_float)
+        ? globalThis.Number(object.if_zero_float)
+        : 0,
       pick: isSet(object.pickIfZero)
         ? { $case: "pickIfZero", pickIfZero: globalThis.String(object.pickIfZero) }
         : isSet(object.pick_if_zero)
@@ -5270,6 +5332,12 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
     if (message.ifZeroWrapper !== undefined) {
       obj.ifZeroWrapper = message.ifZeroWrapper;
     }
+    if (message.ifZeroDouble !== 0) {
+      obj.ifZeroDouble = floatToJson(message.ifZeroDouble);
+    }
+    if (message.ifZeroFloat !== 0) {
+      obj.ifZeroFloat = floatToJson(message.ifZeroFloat);
+    }
     if (message.pick?.$case === "pickIfZero") {
       obj.pickIfZero = message.pick.pickIfZero;
     } else if (message.pick?.$case === "pickDefault") {
@@ -5311,6 +5379,8 @@ export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
     message.ifZeroEnum = object.ifZeroEnum ?? 0;
     message.ifZeroBytes = object.ifZeroBytes ?? new Uint8Array(0);
     message.ifZeroWrapper = object.ifZeroWrapper ?? undefined;
+    message.ifZeroDouble = object.ifZeroDouble ?? 0;
+    message.ifZeroFloat = object.ifZeroFloat ?? 0;
     switch (object.pick?.$case) {
       case "pickIfZero": {
         if (object.pick?.pickIfZero !== undefined && object.pick?.pickIfZero !== null) {
