@@ -186,8 +186,11 @@ const RULES_OF_SCALAR: Readonly<Record<ScalarType, string>> = {
   [ScalarType.SINT64]: 'sint64',
 };
 
-function noCel(rules: FieldRules | undefined): void {
-  if (rules !== undefined && (rules.cel.length > 0 || rules.celExpression.length > 0)) notCompiled('CEL expressions');
+/** CEL rules of list items, map keys or values: left to protovalidate (validation/cel-only-rules.ts keeps them), the rest compiled. */
+function celOf(rules: FieldRules | undefined, e: Emit): void {
+  if (rules === undefined) return;
+  if (rules.cel.length > 0 || rules.celExpression.length > 0) e.cel.found = true;
+  if (predefined(rules)) notCompiled('predefined rules on list items, map keys or values');
 }
 
 function block(lines: readonly string[], indent: string): string[] {
@@ -208,7 +211,7 @@ function messageValue(field: DescField, message: DescMessage, rules: FieldRules 
 
 /** Checks of a list item or map value held in `v`: its own ignore, then its kind's rules. */
 function elementChecks(field: DescField, kind: 'scalar' | 'enum' | 'message', rules: FieldRules | undefined, v: string, path: string, e: Emit): string[] {
-  noCel(rules);
+  celOf(rules, e);
   const ignore = rules?.ignore ?? Ignore.UNSPECIFIED;
   if (ignore === Ignore.ALWAYS) return [];
   if (kind === 'message') return messageValue(field, field.message as DescMessage, rules, v, path, e);
@@ -257,7 +260,7 @@ function mapChecks(field: DescField & { fieldKind: 'map' }, rules: FieldRules | 
     keys = map.keys;
     values = map.values;
   }
-  noCel(keys);
+  celOf(keys, e);
   const entryPath = `${path} + r.keyPath(key)`;
   const keyIgnore = keys?.ignore ?? Ignore.UNSPECIFIED;
   let keyChecks = keyIgnore === Ignore.ALWAYS ? [] : scalarTypeRules(keys, field.mapKey, undefined, { value: 'key', path: entryPath, hoisted: e.hoisted });
@@ -271,7 +274,8 @@ function mapChecks(field: DescField & { fieldKind: 'map' }, rules: FieldRules | 
     read = `${v}.get(key)!`;
   } else {
     key = field.mapKey === ScalarType.STRING ? 'const key = rawKey as string;' : 'const key = Number(rawKey);';
-    read = `${v}[rawKey as string]!`;
+    // ts-proto types maps with 32-bit integer keys by number.
+    read = `${v}[key]!`;
   }
   out.push(`for (const rawKey of r.mapKeys(${v})) {`, `  ${key}`, `  const value = ${read};`, ...block(keyChecks, '  '), ...block(valueChecks, '  '), '}');
   return out;

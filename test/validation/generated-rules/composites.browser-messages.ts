@@ -5,7 +5,8 @@
 // source: composites.proto
 
 /* eslint-disable */
-import { bytesFromJson, bytesToJson } from "fw/browser";
+import { registerMessageTypes, bytesFromJson, bytesToJson } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 import { Duration } from "./google/protobuf/duration.browser-messages";
 import { Timestamp } from "./google/protobuf/timestamp.browser-messages";
 import {
@@ -58,11 +59,11 @@ export function shadeFromJSON(object: any): Shade {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return Shade.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : Shade.UNRECOGNIZED;
   }
 }
 
-export function shadeToJSON(object: Shade): string {
+export function shadeToJSON(object: Shade): string | number {
   switch (object) {
     case Shade.SHADE_UNSPECIFIED:
       return "SHADE_UNSPECIFIED";
@@ -72,9 +73,8 @@ export function shadeToJSON(object: Shade): string {
       return "SHADE_DARK";
     case Shade.SHADE_NEON:
       return "SHADE_NEON";
-    case Shade.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -379,6 +379,57 @@ function createBaseLeaf(): Leaf {
 }
 
 export const Leaf: MessageFns<Leaf> = {
+  encode(message: Leaf, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(16).int32(message.weight);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Leaf {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaf();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.weight = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Leaf {
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
@@ -422,6 +473,136 @@ function createBaseEnumRulesProbe(): EnumRulesProbe {
 }
 
 export const EnumRulesProbe: MessageFns<EnumRulesProbe> = {
+  encode(message: EnumRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(8).int32(message.exact);
+    }
+    if (message.definedOnly !== 0) {
+      writer.uint32(16).int32(message.definedOnly);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(24).int32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(32).int32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(40).int32(message.several);
+    }
+    if (message.optionalDefined !== undefined) {
+      writer.uint32(48).int32(message.optionalDefined);
+    }
+    for (const v of message.items) {
+      writer.uint32(56).int32(v!);
+    }
+    globalThis.Object.entries(message.byName).forEach(([key, value]: [string, Shade]) => {
+      EnumRulesProbe_ByNameEntry.encode({ key: key as any, value }, writer.uint32(66).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnumRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnumRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.definedOnly = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.inList = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.notInList = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.several = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.optionalDefined = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag === 56) {
+              message.items.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 58) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const entry8 = EnumRulesProbe_ByNameEntry.decode(reader, reader.uint32());
+            if (entry8.value !== undefined) {
+              message.byName[entry8.key] = entry8.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): EnumRulesProbe {
     return {
       exact: isSet(object.exact) ? shadeFromJSON(object.exact) : 0,
@@ -544,6 +725,57 @@ function createBaseEnumRulesProbe_ByNameEntry(): EnumRulesProbe_ByNameEntry {
 }
 
 export const EnumRulesProbe_ByNameEntry: MessageFns<EnumRulesProbe_ByNameEntry> = {
+  encode(message: EnumRulesProbe_ByNameEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnumRulesProbe_ByNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnumRulesProbe_ByNameEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): EnumRulesProbe_ByNameEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -578,6 +810,89 @@ function createBaseBoolRulesProbe(): BoolRulesProbe {
 }
 
 export const BoolRulesProbe: MessageFns<BoolRulesProbe> = {
+  encode(message: BoolRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mustBeTrue !== false) {
+      writer.uint32(8).bool(message.mustBeTrue);
+    }
+    if (message.mustBeFalse !== false) {
+      writer.uint32(16).bool(message.mustBeFalse);
+    }
+    if (message.optionalTrue !== undefined) {
+      writer.uint32(24).bool(message.optionalTrue);
+    }
+    for (const v of message.items) {
+      writer.uint32(32).bool(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BoolRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBoolRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.mustBeTrue = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mustBeFalse = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionalTrue = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.items.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): BoolRulesProbe {
     return {
       mustBeTrue: isSet(object.mustBeTrue)
@@ -647,6 +962,210 @@ function createBaseRepeatedRulesProbe(): RepeatedRulesProbe {
 }
 
 export const RepeatedRulesProbe: MessageFns<RepeatedRulesProbe> = {
+  encode(message: RepeatedRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.minItems) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.maxItems) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.uniqueStrings) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.uniqueInt64s) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(32).int64(v!);
+    }
+    for (const v of message.uniqueDoubles) {
+      writer.uint32(41).double(v!);
+    }
+    for (const v of message.uniqueBytes) {
+      writer.uint32(50).bytes(v!);
+    }
+    for (const v of message.scalarItems) {
+      writer.uint32(56).int32(v!);
+    }
+    for (const v of message.enumItems) {
+      writer.uint32(64).int32(v!);
+    }
+    for (const v of message.messageItems) {
+      Leaf.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.requiredItems) {
+      Leaf.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.ignoredEmptyItems) {
+      writer.uint32(90).string(v!);
+    }
+    for (const v of message.itemsWithCel) {
+      writer.uint32(98).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepeatedRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepeatedRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.minItems.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.maxItems.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.uniqueStrings.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.uniqueInt64s.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueInt64s.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag === 41) {
+              message.uniqueDoubles.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueDoubles.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.uniqueBytes.push(reader.bytes());
+            continue;
+          }
+          case 7: {
+            if (tag === 56) {
+              message.scalarItems.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 58) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.scalarItems.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 8: {
+            if (tag === 64) {
+              message.enumItems.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 66) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.enumItems.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.messageItems.push(Leaf.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.requiredItems.push(Leaf.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.ignoredEmptyItems.push(reader.string());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.itemsWithCel.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): RepeatedRulesProbe {
     return {
       minItems: globalThis.Array.isArray(object?.minItems)
@@ -792,6 +1311,203 @@ function createBaseMapKeyRulesProbe(): MapKeyRulesProbe {
 }
 
 export const MapKeyRulesProbe: MessageFns<MapKeyRulesProbe> = {
+  encode(message: MapKeyRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.int32Keys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_Int32KeysEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    message.int64Keys.forEach((value, key) => {
+      MapKeyRulesProbe_Int64KeysEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    globalThis.Object.entries(message.uint32Keys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_Uint32KeysEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    message.uint64Keys.forEach((value, key) => {
+      MapKeyRulesProbe_Uint64KeysEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    globalThis.Object.entries(message.sint32Keys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_Sint32KeysEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    message.sint64Keys.forEach((value, key) => {
+      MapKeyRulesProbe_Sint64KeysEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    globalThis.Object.entries(message.fixed32Keys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_Fixed32KeysEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    message.fixed64Keys.forEach((value, key) => {
+      MapKeyRulesProbe_Fixed64KeysEntry.encode({ key: key as any, value }, writer.uint32(66).fork()).join();
+    });
+    globalThis.Object.entries(message.sfixed32Keys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_Sfixed32KeysEntry.encode({ key: key as any, value }, writer.uint32(74).fork()).join();
+    });
+    message.sfixed64Keys.forEach((value, key) => {
+      MapKeyRulesProbe_Sfixed64KeysEntry.encode({ key: key as any, value }, writer.uint32(82).fork()).join();
+    });
+    message.boolKeys.forEach((value, key) => {
+      MapKeyRulesProbe_BoolKeysEntry.encode({ key: key as any, value }, writer.uint32(90).fork()).join();
+    });
+    globalThis.Object.entries(message.stringKeys).forEach(([key, value]: [string, string]) => {
+      MapKeyRulesProbe_StringKeysEntry.encode({ key: key as any, value }, writer.uint32(98).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = MapKeyRulesProbe_Int32KeysEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.int32Keys[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = MapKeyRulesProbe_Int64KeysEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.int64Keys.set(entry2.key, entry2.value);
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = MapKeyRulesProbe_Uint32KeysEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.uint32Keys[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = MapKeyRulesProbe_Uint64KeysEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.uint64Keys.set(entry4.key, entry4.value);
+            }
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = MapKeyRulesProbe_Sint32KeysEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.sint32Keys[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = MapKeyRulesProbe_Sint64KeysEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.sint64Keys.set(entry6.key, entry6.value);
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = MapKeyRulesProbe_Fixed32KeysEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.fixed32Keys[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const entry8 = MapKeyRulesProbe_Fixed64KeysEntry.decode(reader, reader.uint32());
+            if (entry8.value !== undefined) {
+              message.fixed64Keys.set(entry8.key, entry8.value);
+            }
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            const entry9 = MapKeyRulesProbe_Sfixed32KeysEntry.decode(reader, reader.uint32());
+            if (entry9.value !== undefined) {
+              message.sfixed32Keys[entry9.key] = entry9.value;
+            }
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            const entry10 = MapKeyRulesProbe_Sfixed64KeysEntry.decode(reader, reader.uint32());
+            if (entry10.value !== undefined) {
+              message.sfixed64Keys.set(entry10.key, entry10.value);
+            }
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            const entry11 = MapKeyRulesProbe_BoolKeysEntry.decode(reader, reader.uint32());
+            if (entry11.value !== undefined) {
+              message.boolKeys.set(entry11.key, entry11.value);
+            }
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            const entry12 = MapKeyRulesProbe_StringKeysEntry.decode(reader, reader.uint32());
+            if (entry12.value !== undefined) {
+              message.stringKeys[entry12.key] = entry12.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe {
     return {
       int32Keys: isObject(object.int32Keys)
@@ -1278,6 +1994,57 @@ function createBaseMapKeyRulesProbe_Int32KeysEntry(): MapKeyRulesProbe_Int32Keys
 }
 
 export const MapKeyRulesProbe_Int32KeysEntry: MessageFns<MapKeyRulesProbe_Int32KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Int32KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Int32KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Int32KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Int32KeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -1314,6 +2081,60 @@ function createBaseMapKeyRulesProbe_Int64KeysEntry(): MapKeyRulesProbe_Int64Keys
 }
 
 export const MapKeyRulesProbe_Int64KeysEntry: MessageFns<MapKeyRulesProbe_Int64KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Int64KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type int64 too large");
+      }
+      writer.uint32(8).int64(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Int64KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Int64KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Int64KeysEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -1350,6 +2171,57 @@ function createBaseMapKeyRulesProbe_Uint32KeysEntry(): MapKeyRulesProbe_Uint32Ke
 }
 
 export const MapKeyRulesProbe_Uint32KeysEntry: MessageFns<MapKeyRulesProbe_Uint32KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Uint32KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Uint32KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Uint32KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Uint32KeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -1388,6 +2260,60 @@ function createBaseMapKeyRulesProbe_Uint64KeysEntry(): MapKeyRulesProbe_Uint64Ke
 }
 
 export const MapKeyRulesProbe_Uint64KeysEntry: MessageFns<MapKeyRulesProbe_Uint64KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Uint64KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Uint64KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Uint64KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Uint64KeysEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -1426,6 +2352,57 @@ function createBaseMapKeyRulesProbe_Sint32KeysEntry(): MapKeyRulesProbe_Sint32Ke
 }
 
 export const MapKeyRulesProbe_Sint32KeysEntry: MessageFns<MapKeyRulesProbe_Sint32KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Sint32KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).sint32(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Sint32KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Sint32KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Sint32KeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -1464,6 +2441,60 @@ function createBaseMapKeyRulesProbe_Sint64KeysEntry(): MapKeyRulesProbe_Sint64Ke
 }
 
 export const MapKeyRulesProbe_Sint64KeysEntry: MessageFns<MapKeyRulesProbe_Sint64KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Sint64KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sint64 too large");
+      }
+      writer.uint32(8).sint64(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Sint64KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Sint64KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.sint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Sint64KeysEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -1502,6 +2533,57 @@ function createBaseMapKeyRulesProbe_Fixed32KeysEntry(): MapKeyRulesProbe_Fixed32
 }
 
 export const MapKeyRulesProbe_Fixed32KeysEntry: MessageFns<MapKeyRulesProbe_Fixed32KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Fixed32KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).fixed32(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Fixed32KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Fixed32KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.fixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Fixed32KeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -1540,6 +2622,60 @@ function createBaseMapKeyRulesProbe_Fixed64KeysEntry(): MapKeyRulesProbe_Fixed64
 }
 
 export const MapKeyRulesProbe_Fixed64KeysEntry: MessageFns<MapKeyRulesProbe_Fixed64KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Fixed64KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asUintN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type fixed64 too large");
+      }
+      writer.uint32(9).fixed64(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Fixed64KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Fixed64KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.fixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Fixed64KeysEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -1578,6 +2714,57 @@ function createBaseMapKeyRulesProbe_Sfixed32KeysEntry(): MapKeyRulesProbe_Sfixed
 }
 
 export const MapKeyRulesProbe_Sfixed32KeysEntry: MessageFns<MapKeyRulesProbe_Sfixed32KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Sfixed32KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(13).sfixed32(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Sfixed32KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Sfixed32KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.key = reader.sfixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Sfixed32KeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -1616,6 +2803,60 @@ function createBaseMapKeyRulesProbe_Sfixed64KeysEntry(): MapKeyRulesProbe_Sfixed
 }
 
 export const MapKeyRulesProbe_Sfixed64KeysEntry: MessageFns<MapKeyRulesProbe_Sfixed64KeysEntry> = {
+  encode(message: MapKeyRulesProbe_Sfixed64KeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type sfixed64 too large");
+      }
+      writer.uint32(9).sfixed64(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_Sfixed64KeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_Sfixed64KeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.key = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_Sfixed64KeysEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -1654,6 +2895,57 @@ function createBaseMapKeyRulesProbe_BoolKeysEntry(): MapKeyRulesProbe_BoolKeysEn
 }
 
 export const MapKeyRulesProbe_BoolKeysEntry: MessageFns<MapKeyRulesProbe_BoolKeysEntry> = {
+  encode(message: MapKeyRulesProbe_BoolKeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== false) {
+      writer.uint32(8).bool(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_BoolKeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_BoolKeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_BoolKeysEntry {
     return {
       key: isSet(object.key) ? globalThis.Boolean(object.key) : false,
@@ -1690,6 +2982,57 @@ function createBaseMapKeyRulesProbe_StringKeysEntry(): MapKeyRulesProbe_StringKe
 }
 
 export const MapKeyRulesProbe_StringKeysEntry: MessageFns<MapKeyRulesProbe_StringKeysEntry> = {
+  encode(message: MapKeyRulesProbe_StringKeysEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapKeyRulesProbe_StringKeysEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapKeyRulesProbe_StringKeysEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapKeyRulesProbe_StringKeysEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -1736,6 +3079,133 @@ function createBaseMapRulesProbe(): MapRulesProbe {
 }
 
 export const MapRulesProbe: MessageFns<MapRulesProbe> = {
+  encode(message: MapRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.minPairs).forEach(([key, value]: [string, number]) => {
+      MapRulesProbe_MinPairsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.maxPairs).forEach(([key, value]: [string, number]) => {
+      MapRulesProbe_MaxPairsEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    globalThis.Object.entries(message.both).forEach(([key, value]: [string, number]) => {
+      MapRulesProbe_BothEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    globalThis.Object.entries(message.messageValues).forEach(([key, value]: [string, Leaf]) => {
+      MapRulesProbe_MessageValuesEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    globalThis.Object.entries(message.bytesValues).forEach(([key, value]: [string, Uint8Array]) => {
+      MapRulesProbe_BytesValuesEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    globalThis.Object.entries(message.ignoredValues).forEach(([key, value]: [string, string]) => {
+      MapRulesProbe_IgnoredValuesEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    globalThis.Object.entries(message.durationValues).forEach(([key, value]: [string, Duration]) => {
+      MapRulesProbe_DurationValuesEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = MapRulesProbe_MinPairsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.minPairs[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = MapRulesProbe_MaxPairsEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.maxPairs[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = MapRulesProbe_BothEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.both[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = MapRulesProbe_MessageValuesEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.messageValues[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = MapRulesProbe_BytesValuesEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.bytesValues[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = MapRulesProbe_IgnoredValuesEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.ignoredValues[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = MapRulesProbe_DurationValuesEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.durationValues[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe {
     return {
       minPairs: isObject(object.minPairs)
@@ -2062,6 +3532,57 @@ function createBaseMapRulesProbe_MinPairsEntry(): MapRulesProbe_MinPairsEntry {
 }
 
 export const MapRulesProbe_MinPairsEntry: MessageFns<MapRulesProbe_MinPairsEntry> = {
+  encode(message: MapRulesProbe_MinPairsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_MinPairsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_MinPairsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_MinPairsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2096,6 +3617,57 @@ function createBaseMapRulesProbe_MaxPairsEntry(): MapRulesProbe_MaxPairsEntry {
 }
 
 export const MapRulesProbe_MaxPairsEntry: MessageFns<MapRulesProbe_MaxPairsEntry> = {
+  encode(message: MapRulesProbe_MaxPairsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_MaxPairsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_MaxPairsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_MaxPairsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2130,6 +3702,57 @@ function createBaseMapRulesProbe_BothEntry(): MapRulesProbe_BothEntry {
 }
 
 export const MapRulesProbe_BothEntry: MessageFns<MapRulesProbe_BothEntry> = {
+  encode(message: MapRulesProbe_BothEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_BothEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_BothEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_BothEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2164,6 +3787,57 @@ function createBaseMapRulesProbe_MessageValuesEntry(): MapRulesProbe_MessageValu
 }
 
 export const MapRulesProbe_MessageValuesEntry: MessageFns<MapRulesProbe_MessageValuesEntry> = {
+  encode(message: MapRulesProbe_MessageValuesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Leaf.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_MessageValuesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_MessageValuesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_MessageValuesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2202,6 +3876,57 @@ function createBaseMapRulesProbe_BytesValuesEntry(): MapRulesProbe_BytesValuesEn
 }
 
 export const MapRulesProbe_BytesValuesEntry: MessageFns<MapRulesProbe_BytesValuesEntry> = {
+  encode(message: MapRulesProbe_BytesValuesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).int32(message.key);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(18).bytes(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_BytesValuesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_BytesValuesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_BytesValuesEntry {
     return {
       key: isSet(object.key) ? globalThis.Number(object.key) : 0,
@@ -2238,6 +3963,57 @@ function createBaseMapRulesProbe_IgnoredValuesEntry(): MapRulesProbe_IgnoredValu
 }
 
 export const MapRulesProbe_IgnoredValuesEntry: MessageFns<MapRulesProbe_IgnoredValuesEntry> = {
+  encode(message: MapRulesProbe_IgnoredValuesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_IgnoredValuesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_IgnoredValuesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_IgnoredValuesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2276,6 +4052,57 @@ function createBaseMapRulesProbe_DurationValuesEntry(): MapRulesProbe_DurationVa
 }
 
 export const MapRulesProbe_DurationValuesEntry: MessageFns<MapRulesProbe_DurationValuesEntry> = {
+  encode(message: MapRulesProbe_DurationValuesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Duration.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MapRulesProbe_DurationValuesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMapRulesProbe_DurationValuesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): MapRulesProbe_DurationValuesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2328,6 +4155,156 @@ function createBaseWrapperRulesProbe(): WrapperRulesProbe {
 }
 
 export const WrapperRulesProbe: MessageFns<WrapperRulesProbe> = {
+  encode(message: WrapperRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.int32 !== undefined) {
+      Int32Value.encode({ value: message.int32! }, writer.uint32(10).fork()).join();
+    }
+    if (message.int64 !== undefined) {
+      Int64Value.encode({ value: message.int64! }, writer.uint32(18).fork()).join();
+    }
+    if (message.uint32 !== undefined) {
+      UInt32Value.encode({ value: message.uint32! }, writer.uint32(26).fork()).join();
+    }
+    if (message.uint64 !== undefined) {
+      UInt64Value.encode({ value: message.uint64! }, writer.uint32(34).fork()).join();
+    }
+    if (message.float !== undefined) {
+      FloatValue.encode({ value: message.float! }, writer.uint32(42).fork()).join();
+    }
+    if (message.double !== undefined) {
+      DoubleValue.encode({ value: message.double! }, writer.uint32(50).fork()).join();
+    }
+    if (message.bool !== undefined) {
+      BoolValue.encode({ value: message.bool! }, writer.uint32(58).fork()).join();
+    }
+    if (message.string !== undefined) {
+      StringValue.encode({ value: message.string! }, writer.uint32(66).fork()).join();
+    }
+    if (message.bytes !== undefined) {
+      BytesValue.encode({ value: message.bytes! }, writer.uint32(74).fork()).join();
+    }
+    if (message.requiredString !== undefined) {
+      StringValue.encode({ value: message.requiredString! }, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.items) {
+      Int32Value.encode({ value: v!! }, writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WrapperRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWrapperRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.int32 = Int32Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.int64 = Int64Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.uint32 = UInt32Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.uint64 = UInt64Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.float = FloatValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.double = DoubleValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.bool = BoolValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.string = StringValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.bytes = BytesValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.requiredString = StringValue.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.items.push(Int32Value.decode(reader, reader.uint32()).value);
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): WrapperRulesProbe {
     return {
       int32: isSet(object.int32) ? Number(object.int32) : undefined,
@@ -2428,6 +4405,230 @@ function createBaseRequiredRulesProbe(): RequiredRulesProbe {
 }
 
 export const RequiredRulesProbe: MessageFns<RequiredRulesProbe> = {
+  encode(message: RequiredRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.implicitString !== "") {
+      writer.uint32(10).string(message.implicitString);
+    }
+    if (message.implicitInt32 !== 0) {
+      writer.uint32(16).int32(message.implicitInt32);
+    }
+    if (message.implicitBool !== false) {
+      writer.uint32(24).bool(message.implicitBool);
+    }
+    if (message.implicitDouble !== 0 || Object.is(message.implicitDouble, -0)) {
+      writer.uint32(33).double(message.implicitDouble);
+    }
+    if (message.implicitFloat !== 0 || Object.is(message.implicitFloat, -0)) {
+      writer.uint32(141).float(message.implicitFloat);
+    }
+    if (message.implicitBytes.length !== 0) {
+      writer.uint32(42).bytes(message.implicitBytes);
+    }
+    if (message.implicitEnum !== 0) {
+      writer.uint32(48).int32(message.implicitEnum);
+    }
+    if (message.implicitUint64 !== 0n) {
+      if (BigInt.asUintN(64, message.implicitUint64) !== message.implicitUint64) {
+        throw new globalThis.Error("value provided for field message.implicitUint64 of type uint64 too large");
+      }
+      writer.uint32(56).uint64(message.implicitUint64);
+    }
+    if (message.optionalString !== undefined) {
+      writer.uint32(66).string(message.optionalString);
+    }
+    if (message.optionalInt32 !== undefined) {
+      writer.uint32(72).int32(message.optionalInt32);
+    }
+    if (message.message !== undefined) {
+      Leaf.encode(message.message, writer.uint32(82).fork()).join();
+    }
+    if (message.timestamp !== undefined) {
+      Timestamp.encode(message.timestamp, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.repeated) {
+      writer.uint32(98).string(v!);
+    }
+    globalThis.Object.entries(message.map).forEach(([key, value]: [string, string]) => {
+      RequiredRulesProbe_MapEntry.encode({ key: key as any, value }, writer.uint32(106).fork()).join();
+    });
+    switch (message.choice?.$case) {
+      case "choiceString":
+        writer.uint32(114).string(message.choice.choiceString);
+        break;
+      case "choiceMessage":
+        Leaf.encode(message.choice.choiceMessage, writer.uint32(122).fork()).join();
+        break;
+    }
+    if (message.implicitWithRule !== "") {
+      writer.uint32(130).string(message.implicitWithRule);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequiredRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequiredRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.implicitString = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.implicitInt32 = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.implicitBool = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.implicitDouble = reader.double();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.implicitFloat = reader.float();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.implicitBytes = reader.bytes();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.implicitEnum = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.implicitUint64 = reader.uint64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.optionalString = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.optionalInt32 = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.message = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.timestamp = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.repeated.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            const entry13 = RequiredRulesProbe_MapEntry.decode(reader, reader.uint32());
+            if (entry13.value !== undefined) {
+              message.map[entry13.key] = entry13.value;
+            }
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.choice = { $case: "choiceString", choiceString: reader.string() };
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.choice = { $case: "choiceMessage", choiceMessage: Leaf.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.implicitWithRule = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): RequiredRulesProbe {
     return {
       implicitString: isSet(object.implicitString)
@@ -2634,6 +4835,57 @@ function createBaseRequiredRulesProbe_MapEntry(): RequiredRulesProbe_MapEntry {
 }
 
 export const RequiredRulesProbe_MapEntry: MessageFns<RequiredRulesProbe_MapEntry> = {
+  encode(message: RequiredRulesProbe_MapEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequiredRulesProbe_MapEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequiredRulesProbe_MapEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): RequiredRulesProbe_MapEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2686,6 +4938,238 @@ function createBaseIgnoreRulesProbe(): IgnoreRulesProbe {
 }
 
 export const IgnoreRulesProbe: MessageFns<IgnoreRulesProbe> = {
+  encode(message: IgnoreRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ifZeroString !== "") {
+      writer.uint32(10).string(message.ifZeroString);
+    }
+    if (message.ifZeroInt32 !== 0) {
+      writer.uint32(16).int32(message.ifZeroInt32);
+    }
+    if (message.ifZeroOptional !== undefined) {
+      writer.uint32(24).int32(message.ifZeroOptional);
+    }
+    if (message.ifZeroMessage !== undefined) {
+      Leaf.encode(message.ifZeroMessage, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.ifZeroRepeated) {
+      writer.uint32(42).string(v!);
+    }
+    globalThis.Object.entries(message.ifZeroMap).forEach(([key, value]: [string, number]) => {
+      IgnoreRulesProbe_IfZeroMapEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    if (message.always !== "") {
+      writer.uint32(58).string(message.always);
+    }
+    if (message.alwaysMessage !== undefined) {
+      Leaf.encode(message.alwaysMessage, writer.uint32(66).fork()).join();
+    }
+    if (message.defaultString !== "") {
+      writer.uint32(74).string(message.defaultString);
+    }
+    if (message.defaultOptional !== undefined) {
+      writer.uint32(82).string(message.defaultOptional);
+    }
+    if (message.defaultMessage !== undefined) {
+      Leaf.encode(message.defaultMessage, writer.uint32(90).fork()).join();
+    }
+    if (message.ifZeroEnum !== 0) {
+      writer.uint32(96).int32(message.ifZeroEnum);
+    }
+    if (message.ifZeroBytes.length !== 0) {
+      writer.uint32(106).bytes(message.ifZeroBytes);
+    }
+    if (message.ifZeroWrapper !== undefined) {
+      Int32Value.encode({ value: message.ifZeroWrapper! }, writer.uint32(114).fork()).join();
+    }
+    if (message.ifZeroDouble !== 0 || Object.is(message.ifZeroDouble, -0)) {
+      writer.uint32(137).double(message.ifZeroDouble);
+    }
+    if (message.ifZeroFloat !== 0 || Object.is(message.ifZeroFloat, -0)) {
+      writer.uint32(149).float(message.ifZeroFloat);
+    }
+    switch (message.pick?.$case) {
+      case "pickIfZero":
+        writer.uint32(122).string(message.pick.pickIfZero);
+        break;
+      case "pickDefault":
+        writer.uint32(128).int32(message.pick.pickDefault);
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IgnoreRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIgnoreRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ifZeroString = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.ifZeroInt32 = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ifZeroOptional = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.ifZeroMessage = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ifZeroRepeated.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = IgnoreRulesProbe_IfZeroMapEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.ifZeroMap[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.always = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.alwaysMessage = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.defaultString = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.defaultOptional = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.defaultMessage = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.ifZeroEnum = reader.int32() as any;
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.ifZeroBytes = reader.bytes();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.ifZeroWrapper = Int32Value.decode(reader, reader.uint32()).value;
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.ifZeroDouble = reader.double();
+            continue;
+          }
+          case 18: {
+            if (tag !== 149) {
+              break;
+            }
+
+            message.ifZeroFloat = reader.float();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.pick = { $case: "pickIfZero", pickIfZero: reader.string() };
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.pick = { $case: "pickDefault", pickDefault: reader.int32() };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): IgnoreRulesProbe {
     return {
       ifZeroString: isSet(object.ifZeroString)
@@ -2920,6 +5404,57 @@ function createBaseIgnoreRulesProbe_IfZeroMapEntry(): IgnoreRulesProbe_IfZeroMap
 }
 
 export const IgnoreRulesProbe_IfZeroMapEntry: MessageFns<IgnoreRulesProbe_IfZeroMapEntry> = {
+  encode(message: IgnoreRulesProbe_IfZeroMapEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IgnoreRulesProbe_IfZeroMapEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIgnoreRulesProbe_IfZeroMapEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): IgnoreRulesProbe_IfZeroMapEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -2965,6 +5500,160 @@ function createBaseOneofRulesProbe(): OneofRulesProbe {
 }
 
 export const OneofRulesProbe: MessageFns<OneofRulesProbe> = {
+  encode(message: OneofRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.requiredChoice?.$case) {
+      case "name":
+        writer.uint32(10).string(message.requiredChoice.name);
+        break;
+      case "number":
+        writer.uint32(16).int32(message.requiredChoice.number);
+        break;
+      case "leaf":
+        Leaf.encode(message.requiredChoice.leaf, writer.uint32(26).fork()).join();
+        break;
+    }
+    switch (message.freeChoice?.$case) {
+      case "label":
+        writer.uint32(34).string(message.freeChoice.label);
+        break;
+      case "blob":
+        writer.uint32(42).bytes(message.freeChoice.blob);
+        break;
+    }
+    if (message.first !== "") {
+      writer.uint32(50).string(message.first);
+    }
+    if (message.second !== "") {
+      writer.uint32(58).string(message.second);
+    }
+    if (message.third !== 0) {
+      writer.uint32(64).int32(message.third);
+    }
+    if (message.fourth !== undefined) {
+      writer.uint32(72).int32(message.fourth);
+    }
+    if (message.fifth !== undefined) {
+      Leaf.encode(message.fifth, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.sixth) {
+      writer.uint32(90).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OneofRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOneofRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requiredChoice = { $case: "name", name: reader.string() };
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.requiredChoice = { $case: "number", number: reader.int32() };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requiredChoice = { $case: "leaf", leaf: Leaf.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.freeChoice = { $case: "label", label: reader.string() };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.freeChoice = { $case: "blob", blob: reader.bytes() };
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.first = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.second = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.third = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.fourth = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.fifth = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.sixth.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): OneofRulesProbe {
     return {
       requiredChoice: isSet(object.name)
@@ -3084,6 +5773,107 @@ function createBaseNested(): Nested {
 }
 
 export const Nested: MessageFns<Nested> = {
+  encode(message: Nested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leaf !== undefined) {
+      Leaf.encode(message.leaf, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.leaves) {
+      Leaf.encode(v!, writer.uint32(18).fork()).join();
+    }
+    globalThis.Object.entries(message.leavesByName).forEach(([key, value]: [string, Leaf]) => {
+      Nested_LeavesByNameEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    if (message.requiredLeaf !== undefined) {
+      Leaf.encode(message.requiredLeaf, writer.uint32(34).fork()).join();
+    }
+    message.leavesById.forEach((value, key) => {
+      Nested_LeavesByIdEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.child !== undefined) {
+      Nested.encode(message.child, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Nested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leaf = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.leaves.push(Leaf.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = Nested_LeavesByNameEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.leavesByName[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requiredLeaf = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = Nested_LeavesByIdEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.leavesById.set(entry5.key, entry5.value);
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.child = Nested.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Nested {
     return {
       leaf: isSet(object.leaf) ? Leaf.fromJSON(object.leaf) : undefined,
@@ -3213,6 +6003,57 @@ function createBaseNested_LeavesByNameEntry(): Nested_LeavesByNameEntry {
 }
 
 export const Nested_LeavesByNameEntry: MessageFns<Nested_LeavesByNameEntry> = {
+  encode(message: Nested_LeavesByNameEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Leaf.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Nested_LeavesByNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNested_LeavesByNameEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Nested_LeavesByNameEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3247,6 +6088,60 @@ function createBaseNested_LeavesByIdEntry(): Nested_LeavesByIdEntry {
 }
 
 export const Nested_LeavesByIdEntry: MessageFns<Nested_LeavesByIdEntry> = {
+  encode(message: Nested_LeavesByIdEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0n) {
+      if (BigInt.asIntN(64, message.key) !== message.key) {
+        throw new globalThis.Error("value provided for field message.key of type int64 too large");
+      }
+      writer.uint32(8).int64(message.key);
+    }
+    if (message.value !== undefined) {
+      Leaf.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Nested_LeavesByIdEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNested_LeavesByIdEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Nested_LeavesByIdEntry {
     return {
       key: isSet(object.key) ? BigInt(object.key) : 0n,
@@ -3281,6 +6176,93 @@ function createBaseTree(): Tree {
 }
 
 export const Tree: MessageFns<Tree> = {
+  encode(message: Tree, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.label !== "") {
+      writer.uint32(10).string(message.label);
+    }
+    if (message.left !== undefined) {
+      Tree.encode(message.left, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.children) {
+      Tree.encode(v!, writer.uint32(26).fork()).join();
+    }
+    globalThis.Object.entries(message.named).forEach(([key, value]: [string, Tree]) => {
+      Tree_NamedEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    if (message.depth !== 0) {
+      writer.uint32(40).int32(message.depth);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Tree {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTree();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.left = Tree.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.children.push(Tree.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = Tree_NamedEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.named[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.depth = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Tree {
     return {
       label: isSet(object.label) ? globalThis.String(object.label) : "",
@@ -3357,6 +6339,57 @@ function createBaseTree_NamedEntry(): Tree_NamedEntry {
 }
 
 export const Tree_NamedEntry: MessageFns<Tree_NamedEntry> = {
+  encode(message: Tree_NamedEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Tree.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Tree_NamedEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTree_NamedEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Tree.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Tree_NamedEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -3391,6 +6424,100 @@ function createBaseCelMix(): CelMix {
 }
 
 export const CelMix: MessageFns<CelMix> = {
+  encode(message: CelMix, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.low !== 0) {
+      writer.uint32(8).int32(message.low);
+    }
+    if (message.high !== 0) {
+      writer.uint32(16).int32(message.high);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    for (const v of message.values) {
+      writer.uint32(32).int32(v!);
+    }
+    if (message.leaf !== undefined) {
+      Leaf.encode(message.leaf, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CelMix {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCelMix();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.low = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.high = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.values.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.values.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.leaf = Leaf.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): CelMix {
     return {
       low: isSet(object.low) ? globalThis.Number(object.low) : 0,
@@ -3487,8 +6614,26 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "rules.v1.Leaf": Leaf,
+  "rules.v1.EnumRulesProbe": EnumRulesProbe,
+  "rules.v1.BoolRulesProbe": BoolRulesProbe,
+  "rules.v1.RepeatedRulesProbe": RepeatedRulesProbe,
+  "rules.v1.MapKeyRulesProbe": MapKeyRulesProbe,
+  "rules.v1.MapRulesProbe": MapRulesProbe,
+  "rules.v1.WrapperRulesProbe": WrapperRulesProbe,
+  "rules.v1.RequiredRulesProbe": RequiredRulesProbe,
+  "rules.v1.IgnoreRulesProbe": IgnoreRulesProbe,
+  "rules.v1.OneofRulesProbe": OneofRulesProbe,
+  "rules.v1.Nested": Nested,
+  "rules.v1.Tree": Tree,
+  "rules.v1.CelMix": CelMix,
+});

@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import {
   BoolRulesProbe,
@@ -128,6 +129,708 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+const ENUM0 = new Set([0, 1, 2, 5]);
+const IN1 = [1, 2];
+const IN2 = [0, 5];
+const IN3 = [1, 2, 7];
+const IN4 = [1];
+const IN5 = [0];
+const IN6 = [0n];
+const IN7 = [-1, 1];
+const IN8 = [1n, 2n];
+const DURATION9 = { seconds: 0n, nanos: 0 };
+
+/** rules.v1.BoolRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_BoolRulesProbe(m: BoolRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.mustBeTrue;
+    if (v !== true) out.push({ field: p + "must_be_true", rule: "bool.const", message: "must equal true" });
+  }
+  {
+    const v = m.mustBeFalse;
+    if (v !== false) out.push({ field: p + "must_be_false", rule: "bool.const", message: "must equal false" });
+  }
+  if (m.optionalTrue !== undefined) {
+    const v = m.optionalTrue;
+    if (v !== true) out.push({ field: p + "optional_true", rule: "bool.const", message: "must equal true" });
+  }
+  {
+    const v = m.items;
+    if (!r.unique(v)) out.push({ field: p + "items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item !== true) out.push({ field: p + "items" + '[' + i + ']', rule: "bool.const", message: "must equal true" });
+    }
+  }
+}
+
+/** rules.v1.CelMix: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_CelMix(m: CelMix, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.low;
+    if (v >= 100 || v < 0) out.push({ field: p + "low", rule: "int32.gte_lt", message: "must be greater than or equal to 0 and less than 100" });
+  }
+  {
+    const v = m.values;
+    if (v.length > 3) out.push({ field: p + "values", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 0) out.push({ field: p + "values" + '[' + i + ']', rule: "int32.gte", message: "must be greater than or equal to 0" });
+    }
+  }
+  if (m.leaf !== undefined) {
+    const v = m.leaf;
+    validate_rules_v1_Leaf(v, p + "leaf" + '.', out);
+  }
+}
+
+/** rules.v1.EnumRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_EnumRulesProbe(m: EnumRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 2) out.push({ field: p + "exact", rule: "enum.const", message: "must equal 2" });
+  }
+  {
+    const v = m.definedOnly;
+    if (!ENUM0.has(v)) out.push({ field: p + "defined_only", rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN1, v)) out.push({ field: p + "in_list", rule: "enum.in", message: "must be in list [1, 2]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN2, v)) out.push({ field: p + "not_in_list", rule: "enum.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (!ENUM0.has(v)) out.push({ field: p + "several", rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+    if (!r.inList(IN3, v)) out.push({ field: p + "several", rule: "enum.in", message: "must be in list [1, 2, 7]" });
+    if (r.inList(IN4, v)) out.push({ field: p + "several", rule: "enum.not_in", message: "must not be in list [1]" });
+  }
+  if (m.optionalDefined !== undefined) {
+    const v = m.optionalDefined;
+    if (!ENUM0.has(v)) out.push({ field: p + "optional_defined", rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+  }
+  {
+    const v = m.items;
+    if (!r.unique(v)) out.push({ field: p + "items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (!ENUM0.has(item)) out.push({ field: p + "items" + '[' + i + ']', rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+      if (r.inList(IN5, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "enum.not_in", message: "must not be in list [0]" });
+    }
+  }
+  {
+    const v = m.byName;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (!ENUM0.has(value)) out.push({ field: p + "by_name" + r.keyPath(key), rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+    }
+  }
+}
+
+/** rules.v1.IgnoreRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_IgnoreRulesProbe(m: IgnoreRulesProbe, p: string, out: FieldViolation[]): void {
+  if (m.ifZeroString !== '') {
+    const v = m.ifZeroString;
+    const chars = r.chars(v);
+    if (chars < 3) out.push({ field: p + "if_zero_string", rule: "string.min_len", message: "must be at least 3 characters" });
+  }
+  if (m.ifZeroInt32 !== 0) {
+    const v = m.ifZeroInt32;
+    if (v <= 5) out.push({ field: p + "if_zero_int32", rule: "int32.gt", message: "must be greater than 5" });
+  }
+  if (m.ifZeroOptional !== undefined) {
+    const v = m.ifZeroOptional;
+    if (v <= 5) out.push({ field: p + "if_zero_optional", rule: "int32.gt", message: "must be greater than 5" });
+  }
+  if (m.ifZeroMessage !== undefined) {
+    const v = m.ifZeroMessage;
+    validate_rules_v1_Leaf(v, p + "if_zero_message" + '.', out);
+  }
+  if (m.ifZeroRepeated.length > 0) {
+    const v = m.ifZeroRepeated;
+    if (v.length < 2) out.push({ field: p + "if_zero_repeated", rule: "repeated.min_items", message: "must contain at least 2 item(s)" });
+  }
+  if (Object.keys(m.ifZeroMap).length > 0) {
+    const v = m.ifZeroMap;
+    if (Object.keys(v).length < 2) out.push({ field: p + "if_zero_map", rule: "map.min_pairs", message: "map must be at least 2 entries" });
+  }
+  {
+    const v = m.defaultString;
+    const chars = r.chars(v);
+    if (chars < 3) out.push({ field: p + "default_string", rule: "string.min_len", message: "must be at least 3 characters" });
+  }
+  if (m.defaultOptional !== undefined) {
+    const v = m.defaultOptional;
+    const chars = r.chars(v);
+    if (chars < 3) out.push({ field: p + "default_optional", rule: "string.min_len", message: "must be at least 3 characters" });
+  }
+  if (m.defaultMessage !== undefined) {
+    const v = m.defaultMessage;
+    validate_rules_v1_Leaf(v, p + "default_message" + '.', out);
+  }
+  if (m.ifZeroEnum !== 0) {
+    const v = m.ifZeroEnum;
+    if (!r.inList(IN4, v)) out.push({ field: p + "if_zero_enum", rule: "enum.in", message: "must be in list [1]" });
+  }
+  if (m.ifZeroBytes.length > 0) {
+    const v = m.ifZeroBytes;
+    if (v.length !== 2) out.push({ field: p + "if_zero_bytes", rule: "bytes.len", message: "must be 2 bytes" });
+  }
+  if (m.ifZeroWrapper !== undefined) {
+    const v = m.ifZeroWrapper;
+    if (v <= 5) out.push({ field: p + "if_zero_wrapper", rule: "int32.gt", message: "must be greater than 5" });
+  }
+  if (!Object.is(m.ifZeroDouble, 0)) {
+    const v = m.ifZeroDouble;
+    if (v !== v || v <= 5) out.push({ field: p + "if_zero_double", rule: "double.gt", message: "must be greater than 5" });
+  }
+  if (!Object.is(m.ifZeroFloat, 0)) {
+    const v = m.ifZeroFloat;
+    if (v !== v || v >= -5) out.push({ field: p + "if_zero_float", rule: "float.lt", message: "must be less than -5" });
+  }
+  if (m.pick?.$case === "pickIfZero") {
+    const v = m.pick.pickIfZero;
+    const chars = r.chars(v);
+    if (chars < 3) out.push({ field: p + "pick_if_zero", rule: "string.min_len", message: "must be at least 3 characters" });
+  }
+  if (m.pick?.$case === "pickDefault") {
+    const v = m.pick.pickDefault;
+    if (v <= 5) out.push({ field: p + "pick_default", rule: "int32.gt", message: "must be greater than 5" });
+  }
+}
+
+/** rules.v1.Leaf: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Leaf(m: Leaf, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.code;
+    if (!r.matches("^[A-Z]{2,3}$", v)) out.push({ field: p + "code", rule: "string.pattern", message: "does not match regex pattern `^[A-Z]{2,3}$`" });
+  }
+  {
+    const v = m.weight;
+    if (v > 9 || v < 0) out.push({ field: p + "weight", rule: "int32.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 9" });
+  }
+}
+
+/** rules.v1.MapKeyRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_MapKeyRulesProbe(m: MapKeyRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.int32Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if (key >= 5 || key <= -5) out.push({ field: p + "int32_keys" + r.keyPath(key), rule: "int32.gt_lt", message: "must be greater than -5 and less than 5" });
+    }
+  }
+  {
+    const v = m.int64Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      if (key < -9007199254740993n) out.push({ field: p + "int64_keys" + r.keyPath(key), rule: "int64.gte", message: "must be greater than or equal to -9007199254740993" });
+      if (r.inList(IN6, key)) out.push({ field: p + "int64_keys" + r.keyPath(key), rule: "int64.not_in", message: "must not be in list [0]" });
+    }
+  }
+  {
+    const v = m.uint32Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if (key > 100) out.push({ field: p + "uint32_keys" + r.keyPath(key), rule: "uint32.lte", message: "must be less than or equal to 100" });
+    }
+  }
+  {
+    const v = m.uint64Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      if (key <= 9007199254740993n) out.push({ field: p + "uint64_keys" + r.keyPath(key), rule: "uint64.gt", message: "must be greater than 9007199254740993" });
+    }
+  }
+  {
+    const v = m.sint32Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if (!r.inList(IN7, key)) out.push({ field: p + "sint32_keys" + r.keyPath(key), rule: "sint32.in", message: "must be in list [-1, 1]" });
+    }
+  }
+  {
+    const v = m.sint64Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      if (key !== -3n) out.push({ field: p + "sint64_keys" + r.keyPath(key), rule: "sint64.const", message: "must equal -3" });
+    }
+  }
+  {
+    const v = m.fixed32Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if ((key >= 5 && key < 10)) out.push({ field: p + "fixed32_keys" + r.keyPath(key), rule: "fixed32.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than 5" });
+    }
+  }
+  {
+    const v = m.fixed64Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      if (r.inList(IN8, key)) out.push({ field: p + "fixed64_keys" + r.keyPath(key), rule: "fixed64.not_in", message: "must not be in list [1, 2]" });
+    }
+  }
+  {
+    const v = m.sfixed32Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if (key <= 0) out.push({ field: p + "sfixed32_keys" + r.keyPath(key), rule: "sfixed32.gt", message: "must be greater than 0" });
+    }
+  }
+  {
+    const v = m.sfixed64Keys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      if (key >= 0n) out.push({ field: p + "sfixed64_keys" + r.keyPath(key), rule: "sfixed64.lt", message: "must be less than 0" });
+    }
+  }
+  {
+    const v = m.boolKeys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as boolean;
+      const value = v.get(key)!;
+      if (key !== true) out.push({ field: p + "bool_keys" + r.keyPath(key), rule: "bool.const", message: "must equal true" });
+    }
+  }
+  {
+    const v = m.stringKeys;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      const chars = r.chars(key);
+      if (chars < 2) out.push({ field: p + "string_keys" + r.keyPath(key), rule: "string.min_len", message: "must be at least 2 characters" });
+      if (key === '') out.push({ field: p + "string_keys" + r.keyPath(key), rule: "string.hostname_empty", message: "value is empty, which is not a valid hostname" });
+      else if (!r.formats.hostname(key)) out.push({ field: p + "string_keys" + r.keyPath(key), rule: "string.hostname", message: "must be a valid hostname" });
+    }
+  }
+}
+
+/** rules.v1.MapRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_MapRulesProbe(m: MapRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.minPairs;
+    if (Object.keys(v).length < 1) out.push({ field: p + "min_pairs", rule: "map.min_pairs", message: "map must be at least 1 entries" });
+  }
+  {
+    const v = m.maxPairs;
+    if (Object.keys(v).length > 2) out.push({ field: p + "max_pairs", rule: "map.max_pairs", message: "map must be at most 2 entries" });
+  }
+  {
+    const v = m.both;
+    if (Object.keys(v).length < 1) out.push({ field: p + "both", rule: "map.min_pairs", message: "map must be at least 1 entries" });
+    if (Object.keys(v).length > 3) out.push({ field: p + "both", rule: "map.max_pairs", message: "map must be at most 3 entries" });
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (!key.startsWith("k")) out.push({ field: p + "both" + r.keyPath(key), rule: "string.prefix", message: "does not have prefix `k`" });
+      if (value > 9 || value < 0) out.push({ field: p + "both" + r.keyPath(key), rule: "int32.gte_lte", message: "must be greater than or equal to 0 and less than or equal to 9" });
+    }
+  }
+  {
+    const v = m.messageValues;
+    if (Object.keys(v).length > 3) out.push({ field: p + "message_values", rule: "map.max_pairs", message: "map must be at most 3 entries" });
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      validate_rules_v1_Leaf(value, p + "message_values" + r.keyPath(key) + '.', out);
+    }
+  }
+  {
+    const v = m.bytesValues;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = Number(rawKey);
+      const value = v[key]!;
+      if (value.length < 1) out.push({ field: p + "bytes_values" + r.keyPath(key), rule: "bytes.min_len", message: "must be at least 1 bytes" });
+      if (value.length > 2) out.push({ field: p + "bytes_values" + r.keyPath(key), rule: "bytes.max_len", message: "must be at most 2 bytes" });
+    }
+  }
+  {
+    const v = m.ignoredValues;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (value !== '') {
+        if (value === '') out.push({ field: p + "ignored_values" + r.keyPath(key), rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+        else if (!r.formats.email(value)) out.push({ field: p + "ignored_values" + r.keyPath(key), rule: "string.email", message: "must be a valid email address" });
+      }
+    }
+  }
+  {
+    const v = m.durationValues;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (r.compareTime(value, DURATION9) < 0) out.push({ field: p + "duration_values" + r.keyPath(key), rule: "duration.gte", message: "must be greater than or equal to 0s" });
+    }
+  }
+}
+
+/** rules.v1.Nested: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Nested(m: Nested, p: string, out: FieldViolation[]): void {
+  if (m.leaf !== undefined) {
+    const v = m.leaf;
+    validate_rules_v1_Leaf(v, p + "leaf" + '.', out);
+  }
+  {
+    const v = m.leaves;
+    if (v.length > 3) out.push({ field: p + "leaves", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      validate_rules_v1_Leaf(item, p + "leaves" + '[' + i + ']' + '.', out);
+    }
+  }
+  {
+    const v = m.leavesByName;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      const chars = r.chars(key);
+      if (chars > 3) out.push({ field: p + "leaves_by_name" + r.keyPath(key), rule: "string.max_len", message: "must be at most 3 characters" });
+      validate_rules_v1_Leaf(value, p + "leaves_by_name" + r.keyPath(key) + '.', out);
+    }
+  }
+  if (m.requiredLeaf !== undefined) {
+    const v = m.requiredLeaf;
+    validate_rules_v1_Leaf(v, p + "required_leaf" + '.', out);
+  }
+  else out.push({ field: p + "required_leaf", rule: "required", message: "value is required" });
+  {
+    const v = m.leavesById;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as bigint;
+      const value = v.get(key)!;
+      validate_rules_v1_Leaf(value, p + "leaves_by_id" + r.keyPath(key) + '.', out);
+    }
+  }
+  if (m.child !== undefined) {
+    const v = m.child;
+    validate_rules_v1_Nested(v, p + "child" + '.', out);
+  }
+}
+
+/** rules.v1.OneofRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_OneofRulesProbe(m: OneofRulesProbe, p: string, out: FieldViolation[]): void {
+  if (m.requiredChoice?.$case === "name") {
+    const v = m.requiredChoice.name;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "name", rule: "string.min_len", message: "must be at least 2 characters" });
+  }
+  if (m.requiredChoice?.$case === "number") {
+    const v = m.requiredChoice.number;
+    if (v <= 0) out.push({ field: p + "number", rule: "int32.gt", message: "must be greater than 0" });
+  }
+  if (m.requiredChoice?.$case === "leaf") {
+    const v = m.requiredChoice.leaf;
+    validate_rules_v1_Leaf(v, p + "leaf" + '.', out);
+  }
+  if (m.freeChoice?.$case === "label") {
+    const v = m.freeChoice.label;
+    const chars = r.chars(v);
+    if (chars > 3) out.push({ field: p + "label", rule: "string.max_len", message: "must be at most 3 characters" });
+  }
+  if (m.freeChoice?.$case === "blob") {
+    const v = m.freeChoice.blob;
+    if (v.length !== 1) out.push({ field: p + "blob", rule: "bytes.len", message: "must be 1 bytes" });
+  }
+  if (m.fifth !== undefined) {
+    const v = m.fifth;
+    validate_rules_v1_Leaf(v, p + "fifth" + '.', out);
+  }
+  {
+    const set = (m.first !== '' ? 1 : 0) + (m.second !== '' ? 1 : 0) + (m.third !== 0 ? 1 : 0);
+    if (set > 1) out.push({ field: (p === '' ? '' : p.slice(0, -1)), rule: "message.oneof", message: "only one of first, second, third can be set" });
+    if (set === 0) out.push({ field: (p === '' ? '' : p.slice(0, -1)), rule: "message.oneof", message: "one of first, second, third must be set" });
+  }
+  {
+    const set = (m.fourth !== undefined ? 1 : 0) + (m.fifth !== undefined ? 1 : 0) + (m.sixth.length > 0 ? 1 : 0);
+    if (set > 1) out.push({ field: (p === '' ? '' : p.slice(0, -1)), rule: "message.oneof", message: "only one of fourth, fifth, sixth can be set" });
+  }
+  if (m.requiredChoice === undefined) out.push({ field: p + "required_choice", rule: "required", message: "exactly one field is required in oneof" });
+}
+
+/** rules.v1.RepeatedRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_RepeatedRulesProbe(m: RepeatedRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.minItems;
+    if (v.length < 2) out.push({ field: p + "min_items", rule: "repeated.min_items", message: "must contain at least 2 item(s)" });
+  }
+  {
+    const v = m.maxItems;
+    if (v.length > 3) out.push({ field: p + "max_items", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+  }
+  {
+    const v = m.uniqueStrings;
+    if (!r.unique(v)) out.push({ field: p + "unique_strings", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+  {
+    const v = m.uniqueInt64s;
+    if (!r.unique(v)) out.push({ field: p + "unique_int64s", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+  {
+    const v = m.uniqueDoubles;
+    if (!r.unique(v)) out.push({ field: p + "unique_doubles", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+  {
+    const v = m.uniqueBytes;
+    if (!r.uniqueBytes(v)) out.push({ field: p + "unique_bytes", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+  {
+    const v = m.scalarItems;
+    if (v.length < 1) out.push({ field: p + "scalar_items", rule: "repeated.min_items", message: "must contain at least 1 item(s)" });
+    if (v.length > 4) out.push({ field: p + "scalar_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item <= 0) out.push({ field: p + "scalar_items" + '[' + i + ']', rule: "int32.gt", message: "must be greater than 0" });
+    }
+  }
+  {
+    const v = m.enumItems;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (!ENUM0.has(item)) out.push({ field: p + "enum_items" + '[' + i + ']', rule: "enum.defined_only", message: "value must be one of the defined enum values" });
+    }
+  }
+  {
+    const v = m.messageItems;
+    if (v.length > 3) out.push({ field: p + "message_items", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      validate_rules_v1_Leaf(item, p + "message_items" + '[' + i + ']' + '.', out);
+    }
+  }
+  {
+    const v = m.requiredItems;
+    if (v.length < 1) out.push({ field: p + "required_items", rule: "repeated.min_items", message: "must contain at least 1 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      validate_rules_v1_Leaf(item, p + "required_items" + '[' + i + ']' + '.', out);
+    }
+  }
+  {
+    const v = m.ignoredEmptyItems;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item !== '') {
+        const chars = r.chars(item);
+        if (chars < 3) out.push({ field: p + "ignored_empty_items" + '[' + i + ']', rule: "string.min_len", message: "must be at least 3 characters" });
+      }
+    }
+  }
+  {
+    const v = m.itemsWithCel;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      const chars = r.chars(item);
+      if (chars > 4) out.push({ field: p + "items_with_cel" + '[' + i + ']', rule: "string.max_len", message: "must be at most 4 characters" });
+    }
+  }
+}
+
+/** rules.v1.RequiredRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_RequiredRulesProbe(m: RequiredRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.implicitString;
+    if (!(v !== '')) out.push({ field: p + "implicit_string", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitInt32;
+    if (!(v !== 0)) out.push({ field: p + "implicit_int32", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitBool;
+    if (!(v)) out.push({ field: p + "implicit_bool", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitDouble;
+    if (!(!Object.is(v, 0))) out.push({ field: p + "implicit_double", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitFloat;
+    if (!(!Object.is(v, 0))) out.push({ field: p + "implicit_float", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitBytes;
+    if (!(v.length > 0)) out.push({ field: p + "implicit_bytes", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitEnum;
+    if (!(v !== 0)) out.push({ field: p + "implicit_enum", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.implicitUint64;
+    if (!(v !== 0n)) out.push({ field: p + "implicit_uint64", rule: "required", message: "value is required" });
+  }
+  if (m.optionalString !== undefined) {
+    const v = m.optionalString;
+  }
+  else out.push({ field: p + "optional_string", rule: "required", message: "value is required" });
+  if (m.optionalInt32 !== undefined) {
+    const v = m.optionalInt32;
+    if (v <= 0) out.push({ field: p + "optional_int32", rule: "int32.gt", message: "must be greater than 0" });
+  }
+  else out.push({ field: p + "optional_int32", rule: "required", message: "value is required" });
+  if (m.message !== undefined) {
+    const v = m.message;
+    validate_rules_v1_Leaf(v, p + "message" + '.', out);
+  }
+  else out.push({ field: p + "message", rule: "required", message: "value is required" });
+  if (m.timestamp !== undefined) {
+    const v = m.timestamp;
+  }
+  else out.push({ field: p + "timestamp", rule: "required", message: "value is required" });
+  {
+    const v = m.repeated;
+    if (!(v.length > 0)) out.push({ field: p + "repeated", rule: "required", message: "value is required" });
+  }
+  {
+    const v = m.map;
+    if (!(Object.keys(v).length > 0)) out.push({ field: p + "map", rule: "required", message: "value is required" });
+  }
+  if (m.choice?.$case === "choiceString") {
+    const v = m.choice.choiceString;
+  }
+  else out.push({ field: p + "choice_string", rule: "required", message: "value is required" });
+  if (m.choice?.$case === "choiceMessage") {
+    const v = m.choice.choiceMessage;
+    validate_rules_v1_Leaf(v, p + "choice_message" + '.', out);
+  }
+  {
+    const v = m.implicitWithRule;
+    if (!(v !== '')) out.push({ field: p + "implicit_with_rule", rule: "required", message: "value is required" });
+    else {
+      const chars = r.chars(v);
+      if (chars < 3) out.push({ field: p + "implicit_with_rule", rule: "string.min_len", message: "must be at least 3 characters" });
+    }
+  }
+}
+
+/** rules.v1.Tree: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Tree(m: Tree, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.label;
+    const chars = r.chars(v);
+    if (chars < 1) out.push({ field: p + "label", rule: "string.min_len", message: "must be at least 1 characters" });
+  }
+  if (m.left !== undefined) {
+    const v = m.left;
+    validate_rules_v1_Tree(v, p + "left" + '.', out);
+  }
+  {
+    const v = m.children;
+    if (v.length > 2) out.push({ field: p + "children", rule: "repeated.max_items", message: "must contain no more than 2 item(s)" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      validate_rules_v1_Tree(item, p + "children" + '[' + i + ']' + '.', out);
+    }
+  }
+  {
+    const v = m.named;
+    if (Object.keys(v).length > 1) out.push({ field: p + "named", rule: "map.max_pairs", message: "map must be at most 1 entries" });
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      validate_rules_v1_Tree(value, p + "named" + r.keyPath(key) + '.', out);
+    }
+  }
+  {
+    const v = m.depth;
+    if (v > 3) out.push({ field: p + "depth", rule: "int32.lte", message: "must be less than or equal to 3" });
+  }
+}
+
+/** rules.v1.WrapperRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_WrapperRulesProbe(m: WrapperRulesProbe, p: string, out: FieldViolation[]): void {
+  if (m.int32 !== undefined) {
+    const v = m.int32;
+    if (v >= 10 || v <= 0) out.push({ field: p + "int32", rule: "int32.gt_lt", message: "must be greater than 0 and less than 10" });
+  }
+  if (m.int64 !== undefined) {
+    const v = m.int64;
+    if (v < -9007199254740993n) out.push({ field: p + "int64", rule: "int64.gte", message: "must be greater than or equal to -9007199254740993" });
+  }
+  if (m.uint32 !== undefined) {
+    const v = m.uint32;
+    if (!r.inList(IN1, v)) out.push({ field: p + "uint32", rule: "uint32.in", message: "must be in list [1, 2]" });
+  }
+  if (m.uint64 !== undefined) {
+    const v = m.uint64;
+    if (v > 18446744073709551614n) out.push({ field: p + "uint64", rule: "uint64.lte", message: "must be less than or equal to 18446744073709551614" });
+  }
+  if (m.float !== undefined) {
+    const v = m.float;
+    if (v !== v || v <= 0) out.push({ field: p + "float", rule: "float.gt", message: "must be greater than 0" });
+    if (!Number.isFinite(v)) out.push({ field: p + "float", rule: "float.finite", message: "must be finite" });
+  }
+  if (m.double !== undefined) {
+    const v = m.double;
+    if (v !== v || v > 1 || v < -1) out.push({ field: p + "double", rule: "double.gte_lte", message: "must be greater than or equal to -1 and less than or equal to 1" });
+  }
+  if (m.bool !== undefined) {
+    const v = m.bool;
+    if (v !== true) out.push({ field: p + "bool", rule: "bool.const", message: "must equal true" });
+  }
+  if (m.string !== undefined) {
+    const v = m.string;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "string", rule: "string.min_len", message: "must be at least 2 characters" });
+    if (v === '') out.push({ field: p + "string", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+    else if (!r.formats.email(v)) out.push({ field: p + "string", rule: "string.email", message: "must be a valid email address" });
+  }
+  if (m.bytes !== undefined) {
+    const v = m.bytes;
+    if (v.length > 2) out.push({ field: p + "bytes", rule: "bytes.max_len", message: "must be at most 2 bytes" });
+  }
+  if (m.requiredString !== undefined) {
+    const v = m.requiredString;
+    const chars = r.chars(v);
+    if (chars > 3) out.push({ field: p + "required_string", rule: "string.max_len", message: "must be at most 3 characters" });
+  }
+  else out.push({ field: p + "required_string", rule: "required", message: "value is required" });
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 0) out.push({ field: p + "items" + '[' + i + ']', rule: "int32.gte", message: "must be greater than or equal to 0" });
+    }
+  }
+}
+
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'rules.v1.BoolRulesProbe': validate_rules_v1_BoolRulesProbe,
+  'rules.v1.CelMix': { validate: validate_rules_v1_CelMix, cel: true },
+  'rules.v1.EnumRulesProbe': validate_rules_v1_EnumRulesProbe,
+  'rules.v1.IgnoreRulesProbe': validate_rules_v1_IgnoreRulesProbe,
+  'rules.v1.Leaf': validate_rules_v1_Leaf,
+  'rules.v1.MapKeyRulesProbe': validate_rules_v1_MapKeyRulesProbe,
+  'rules.v1.MapRulesProbe': validate_rules_v1_MapRulesProbe,
+  'rules.v1.Nested': validate_rules_v1_Nested,
+  'rules.v1.OneofRulesProbe': validate_rules_v1_OneofRulesProbe,
+  'rules.v1.RepeatedRulesProbe': { validate: validate_rules_v1_RepeatedRulesProbe, cel: true },
+  'rules.v1.RequiredRulesProbe': validate_rules_v1_RequiredRulesProbe,
+  'rules.v1.Tree': validate_rules_v1_Tree,
+  'rules.v1.WrapperRulesProbe': validate_rules_v1_WrapperRulesProbe,
+};
 
 // ---------------------------------------------------------------------------
 // rules.v1.CompositeRulesService
@@ -877,6 +1580,7 @@ export const CompositeRulesServiceDescriptor: ServiceDescriptor<CompositeRulesSe
   name: 'CompositeRulesService',
   packageName: 'rules.v1',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     EchoEnumRulesProbe: {
       name: 'EchoEnumRulesProbe',

@@ -5,6 +5,8 @@
 // source: numbers.proto
 
 /* eslint-disable */
+import { registerMessageTypes } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 
 export const protobufPackage = "rules.v1";
 
@@ -356,6 +358,319 @@ function createBaseFloatBounds(): FloatBounds {
 }
 
 export const FloatBounds: MessageFns<FloatBounds> = {
+  encode(message: FloatBounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0 || Object.is(message.exact, -0)) {
+      writer.uint32(13).float(message.exact);
+    }
+    if (message.lt !== 0 || Object.is(message.lt, -0)) {
+      writer.uint32(21).float(message.lt);
+    }
+    if (message.lte !== 0 || Object.is(message.lte, -0)) {
+      writer.uint32(29).float(message.lte);
+    }
+    if (message.gt !== 0 || Object.is(message.gt, -0)) {
+      writer.uint32(37).float(message.gt);
+    }
+    if (message.gte !== 0 || Object.is(message.gte, -0)) {
+      writer.uint32(45).float(message.gte);
+    }
+    if (message.gtLt !== 0 || Object.is(message.gtLt, -0)) {
+      writer.uint32(53).float(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0 || Object.is(message.gtLtExclusive, -0)) {
+      writer.uint32(61).float(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0 || Object.is(message.gtLte, -0)) {
+      writer.uint32(69).float(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0 || Object.is(message.gtLteExclusive, -0)) {
+      writer.uint32(77).float(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0 || Object.is(message.gteLt, -0)) {
+      writer.uint32(85).float(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0 || Object.is(message.gteLtExclusive, -0)) {
+      writer.uint32(93).float(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0 || Object.is(message.gteLte, -0)) {
+      writer.uint32(101).float(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0 || Object.is(message.gteLteExclusive, -0)) {
+      writer.uint32(109).float(message.gteLteExclusive);
+    }
+    if (message.inList !== 0 || Object.is(message.inList, -0)) {
+      writer.uint32(117).float(message.inList);
+    }
+    if (message.notInList !== 0 || Object.is(message.notInList, -0)) {
+      writer.uint32(125).float(message.notInList);
+    }
+    if (message.several !== 0 || Object.is(message.several, -0)) {
+      writer.uint32(133).float(message.several);
+    }
+    if (message.equalBounds !== 0 || Object.is(message.equalBounds, -0)) {
+      writer.uint32(141).float(message.equalBounds);
+    }
+    if (message.edge1 !== 0 || Object.is(message.edge1, -0)) {
+      writer.uint32(149).float(message.edge1);
+    }
+    if (message.edge2 !== 0 || Object.is(message.edge2, -0)) {
+      writer.uint32(157).float(message.edge2);
+    }
+    if (message.edge3 !== 0 || Object.is(message.edge3, -0)) {
+      writer.uint32(165).float(message.edge3);
+    }
+    if (message.edge4 !== 0 || Object.is(message.edge4, -0)) {
+      writer.uint32(173).float(message.edge4);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(181).float(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(189).float(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(197).float(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FloatBounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFloatBounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.exact = reader.float();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.lt = reader.float();
+            continue;
+          }
+          case 3: {
+            if (tag !== 29) {
+              break;
+            }
+
+            message.lte = reader.float();
+            continue;
+          }
+          case 4: {
+            if (tag !== 37) {
+              break;
+            }
+
+            message.gt = reader.float();
+            continue;
+          }
+          case 5: {
+            if (tag !== 45) {
+              break;
+            }
+
+            message.gte = reader.float();
+            continue;
+          }
+          case 6: {
+            if (tag !== 53) {
+              break;
+            }
+
+            message.gtLt = reader.float();
+            continue;
+          }
+          case 7: {
+            if (tag !== 61) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.float();
+            continue;
+          }
+          case 8: {
+            if (tag !== 69) {
+              break;
+            }
+
+            message.gtLte = reader.float();
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.float();
+            continue;
+          }
+          case 10: {
+            if (tag !== 85) {
+              break;
+            }
+
+            message.gteLt = reader.float();
+            continue;
+          }
+          case 11: {
+            if (tag !== 93) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.float();
+            continue;
+          }
+          case 12: {
+            if (tag !== 101) {
+              break;
+            }
+
+            message.gteLte = reader.float();
+            continue;
+          }
+          case 13: {
+            if (tag !== 109) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.float();
+            continue;
+          }
+          case 14: {
+            if (tag !== 117) {
+              break;
+            }
+
+            message.inList = reader.float();
+            continue;
+          }
+          case 15: {
+            if (tag !== 125) {
+              break;
+            }
+
+            message.notInList = reader.float();
+            continue;
+          }
+          case 16: {
+            if (tag !== 133) {
+              break;
+            }
+
+            message.several = reader.float();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.equalBounds = reader.float();
+            continue;
+          }
+          case 18: {
+            if (tag !== 149) {
+              break;
+            }
+
+            message.edge1 = reader.float();
+            continue;
+          }
+          case 19: {
+            if (tag !== 157) {
+              break;
+            }
+
+            message.edge2 = reader.float();
+            continue;
+          }
+          case 20: {
+            if (tag !== 165) {
+              break;
+            }
+
+            message.edge3 = reader.float();
+            continue;
+          }
+          case 21: {
+            if (tag !== 173) {
+              break;
+            }
+
+            message.edge4 = reader.float();
+            continue;
+          }
+          case 22: {
+            if (tag !== 181) {
+              break;
+            }
+
+            message.optionalGtLt = reader.float();
+            continue;
+          }
+          case 23: {
+            if (tag === 189) {
+              message.items.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 186) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 24: {
+            if (tag === 197) {
+              message.uniqueItems.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 194) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): FloatBounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -595,6 +910,319 @@ function createBaseDoubleBounds(): DoubleBounds {
 }
 
 export const DoubleBounds: MessageFns<DoubleBounds> = {
+  encode(message: DoubleBounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0 || Object.is(message.exact, -0)) {
+      writer.uint32(9).double(message.exact);
+    }
+    if (message.lt !== 0 || Object.is(message.lt, -0)) {
+      writer.uint32(17).double(message.lt);
+    }
+    if (message.lte !== 0 || Object.is(message.lte, -0)) {
+      writer.uint32(25).double(message.lte);
+    }
+    if (message.gt !== 0 || Object.is(message.gt, -0)) {
+      writer.uint32(33).double(message.gt);
+    }
+    if (message.gte !== 0 || Object.is(message.gte, -0)) {
+      writer.uint32(41).double(message.gte);
+    }
+    if (message.gtLt !== 0 || Object.is(message.gtLt, -0)) {
+      writer.uint32(49).double(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0 || Object.is(message.gtLtExclusive, -0)) {
+      writer.uint32(57).double(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0 || Object.is(message.gtLte, -0)) {
+      writer.uint32(65).double(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0 || Object.is(message.gtLteExclusive, -0)) {
+      writer.uint32(73).double(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0 || Object.is(message.gteLt, -0)) {
+      writer.uint32(81).double(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0 || Object.is(message.gteLtExclusive, -0)) {
+      writer.uint32(89).double(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0 || Object.is(message.gteLte, -0)) {
+      writer.uint32(97).double(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0 || Object.is(message.gteLteExclusive, -0)) {
+      writer.uint32(105).double(message.gteLteExclusive);
+    }
+    if (message.inList !== 0 || Object.is(message.inList, -0)) {
+      writer.uint32(113).double(message.inList);
+    }
+    if (message.notInList !== 0 || Object.is(message.notInList, -0)) {
+      writer.uint32(121).double(message.notInList);
+    }
+    if (message.several !== 0 || Object.is(message.several, -0)) {
+      writer.uint32(129).double(message.several);
+    }
+    if (message.equalBounds !== 0 || Object.is(message.equalBounds, -0)) {
+      writer.uint32(137).double(message.equalBounds);
+    }
+    if (message.edge1 !== 0 || Object.is(message.edge1, -0)) {
+      writer.uint32(145).double(message.edge1);
+    }
+    if (message.edge2 !== 0 || Object.is(message.edge2, -0)) {
+      writer.uint32(153).double(message.edge2);
+    }
+    if (message.edge3 !== 0 || Object.is(message.edge3, -0)) {
+      writer.uint32(161).double(message.edge3);
+    }
+    if (message.edge4 !== 0 || Object.is(message.edge4, -0)) {
+      writer.uint32(169).double(message.edge4);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(177).double(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(185).double(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(193).double(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DoubleBounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDoubleBounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.exact = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.lt = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.lte = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.gt = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.gte = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.gtLt = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.gtLte = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.gteLt = reader.double();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.gteLte = reader.double();
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.double();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.inList = reader.double();
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.notInList = reader.double();
+            continue;
+          }
+          case 16: {
+            if (tag !== 129) {
+              break;
+            }
+
+            message.several = reader.double();
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.equalBounds = reader.double();
+            continue;
+          }
+          case 18: {
+            if (tag !== 145) {
+              break;
+            }
+
+            message.edge1 = reader.double();
+            continue;
+          }
+          case 19: {
+            if (tag !== 153) {
+              break;
+            }
+
+            message.edge2 = reader.double();
+            continue;
+          }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.edge3 = reader.double();
+            continue;
+          }
+          case 21: {
+            if (tag !== 169) {
+              break;
+            }
+
+            message.edge4 = reader.double();
+            continue;
+          }
+          case 22: {
+            if (tag !== 177) {
+              break;
+            }
+
+            message.optionalGtLt = reader.double();
+            continue;
+          }
+          case 23: {
+            if (tag === 185) {
+              message.items.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 186) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 24: {
+            if (tag === 193) {
+              message.uniqueItems.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 194) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): DoubleBounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -833,6 +1461,308 @@ function createBaseInt32Bounds(): Int32Bounds {
 }
 
 export const Int32Bounds: MessageFns<Int32Bounds> = {
+  encode(message: Int32Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(8).int32(message.exact);
+    }
+    if (message.lt !== 0) {
+      writer.uint32(16).int32(message.lt);
+    }
+    if (message.lte !== 0) {
+      writer.uint32(24).int32(message.lte);
+    }
+    if (message.gt !== 0) {
+      writer.uint32(32).int32(message.gt);
+    }
+    if (message.gte !== 0) {
+      writer.uint32(40).int32(message.gte);
+    }
+    if (message.gtLt !== 0) {
+      writer.uint32(48).int32(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0) {
+      writer.uint32(56).int32(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0) {
+      writer.uint32(64).int32(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0) {
+      writer.uint32(72).int32(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0) {
+      writer.uint32(80).int32(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0) {
+      writer.uint32(88).int32(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0) {
+      writer.uint32(96).int32(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0) {
+      writer.uint32(104).int32(message.gteLteExclusive);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(112).int32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(120).int32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(128).int32(message.several);
+    }
+    if (message.equalBounds !== 0) {
+      writer.uint32(136).int32(message.equalBounds);
+    }
+    if (message.edge1 !== 0) {
+      writer.uint32(144).int32(message.edge1);
+    }
+    if (message.edge2 !== 0) {
+      writer.uint32(152).int32(message.edge2);
+    }
+    if (message.edge3 !== 0) {
+      writer.uint32(160).int32(message.edge3);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(168).int32(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(176).int32(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(184).int32(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Int32Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInt32Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.int32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.int32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.int32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.int32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.int32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.int32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.int32();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.edge3 = reader.int32();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.optionalGtLt = reader.int32();
+            continue;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.items.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 23: {
+            if (tag === 184) {
+              message.uniqueItems.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 186) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Int32Bounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -1062,6 +1992,377 @@ function createBaseInt64Bounds(): Int64Bounds {
 }
 
 export const Int64Bounds: MessageFns<Int64Bounds> = {
+  encode(message: Int64Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0n) {
+      if (BigInt.asIntN(64, message.exact) !== message.exact) {
+        throw new globalThis.Error("value provided for field message.exact of type int64 too large");
+      }
+      writer.uint32(8).int64(message.exact);
+    }
+    if (message.lt !== 0n) {
+      if (BigInt.asIntN(64, message.lt) !== message.lt) {
+        throw new globalThis.Error("value provided for field message.lt of type int64 too large");
+      }
+      writer.uint32(16).int64(message.lt);
+    }
+    if (message.lte !== 0n) {
+      if (BigInt.asIntN(64, message.lte) !== message.lte) {
+        throw new globalThis.Error("value provided for field message.lte of type int64 too large");
+      }
+      writer.uint32(24).int64(message.lte);
+    }
+    if (message.gt !== 0n) {
+      if (BigInt.asIntN(64, message.gt) !== message.gt) {
+        throw new globalThis.Error("value provided for field message.gt of type int64 too large");
+      }
+      writer.uint32(32).int64(message.gt);
+    }
+    if (message.gte !== 0n) {
+      if (BigInt.asIntN(64, message.gte) !== message.gte) {
+        throw new globalThis.Error("value provided for field message.gte of type int64 too large");
+      }
+      writer.uint32(40).int64(message.gte);
+    }
+    if (message.gtLt !== 0n) {
+      if (BigInt.asIntN(64, message.gtLt) !== message.gtLt) {
+        throw new globalThis.Error("value provided for field message.gtLt of type int64 too large");
+      }
+      writer.uint32(48).int64(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLtExclusive) !== message.gtLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLtExclusive of type int64 too large");
+      }
+      writer.uint32(56).int64(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0n) {
+      if (BigInt.asIntN(64, message.gtLte) !== message.gtLte) {
+        throw new globalThis.Error("value provided for field message.gtLte of type int64 too large");
+      }
+      writer.uint32(64).int64(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLteExclusive) !== message.gtLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLteExclusive of type int64 too large");
+      }
+      writer.uint32(72).int64(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0n) {
+      if (BigInt.asIntN(64, message.gteLt) !== message.gteLt) {
+        throw new globalThis.Error("value provided for field message.gteLt of type int64 too large");
+      }
+      writer.uint32(80).int64(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLtExclusive) !== message.gteLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLtExclusive of type int64 too large");
+      }
+      writer.uint32(88).int64(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0n) {
+      if (BigInt.asIntN(64, message.gteLte) !== message.gteLte) {
+        throw new globalThis.Error("value provided for field message.gteLte of type int64 too large");
+      }
+      writer.uint32(96).int64(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLteExclusive) !== message.gteLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLteExclusive of type int64 too large");
+      }
+      writer.uint32(104).int64(message.gteLteExclusive);
+    }
+    if (message.inList !== 0n) {
+      if (BigInt.asIntN(64, message.inList) !== message.inList) {
+        throw new globalThis.Error("value provided for field message.inList of type int64 too large");
+      }
+      writer.uint32(112).int64(message.inList);
+    }
+    if (message.notInList !== 0n) {
+      if (BigInt.asIntN(64, message.notInList) !== message.notInList) {
+        throw new globalThis.Error("value provided for field message.notInList of type int64 too large");
+      }
+      writer.uint32(120).int64(message.notInList);
+    }
+    if (message.several !== 0n) {
+      if (BigInt.asIntN(64, message.several) !== message.several) {
+        throw new globalThis.Error("value provided for field message.several of type int64 too large");
+      }
+      writer.uint32(128).int64(message.several);
+    }
+    if (message.equalBounds !== 0n) {
+      if (BigInt.asIntN(64, message.equalBounds) !== message.equalBounds) {
+        throw new globalThis.Error("value provided for field message.equalBounds of type int64 too large");
+      }
+      writer.uint32(136).int64(message.equalBounds);
+    }
+    if (message.edge1 !== 0n) {
+      if (BigInt.asIntN(64, message.edge1) !== message.edge1) {
+        throw new globalThis.Error("value provided for field message.edge1 of type int64 too large");
+      }
+      writer.uint32(144).int64(message.edge1);
+    }
+    if (message.edge2 !== 0n) {
+      if (BigInt.asIntN(64, message.edge2) !== message.edge2) {
+        throw new globalThis.Error("value provided for field message.edge2 of type int64 too large");
+      }
+      writer.uint32(152).int64(message.edge2);
+    }
+    if (message.edge3 !== 0n) {
+      if (BigInt.asIntN(64, message.edge3) !== message.edge3) {
+        throw new globalThis.Error("value provided for field message.edge3 of type int64 too large");
+      }
+      writer.uint32(160).int64(message.edge3);
+    }
+    if (message.optionalGtLt !== undefined) {
+      if (BigInt.asIntN(64, message.optionalGtLt) !== message.optionalGtLt) {
+        throw new globalThis.Error("value provided for field message.optionalGtLt of type int64 too large");
+      }
+      writer.uint32(168).int64(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(176).int64(v!);
+    }
+    for (const v of message.uniqueItems) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type int64 too large");
+      }
+      writer.uint32(184).int64(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Int64Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInt64Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.int64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.int64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.int64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.int64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.int64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.int64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.int64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.int64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.int64() as bigint;
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.int64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.int64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.int64() as bigint;
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.int64() as bigint;
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.int64() as bigint;
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.int64() as bigint;
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.int64() as bigint;
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.int64() as bigint;
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.edge3 = reader.int64() as bigint;
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.optionalGtLt = reader.int64() as bigint;
+            continue;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.items.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 23: {
+            if (tag === 184) {
+              message.uniqueItems.push(reader.int64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 186) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.int64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Int64Bounds {
     return {
       exact: isSet(object.exact) ? BigInt(object.exact) : 0n,
@@ -1270,6 +2571,297 @@ function createBaseUint32Bounds(): Uint32Bounds {
 }
 
 export const Uint32Bounds: MessageFns<Uint32Bounds> = {
+  encode(message: Uint32Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(8).uint32(message.exact);
+    }
+    if (message.lt !== 0) {
+      writer.uint32(16).uint32(message.lt);
+    }
+    if (message.lte !== 0) {
+      writer.uint32(24).uint32(message.lte);
+    }
+    if (message.gt !== 0) {
+      writer.uint32(32).uint32(message.gt);
+    }
+    if (message.gte !== 0) {
+      writer.uint32(40).uint32(message.gte);
+    }
+    if (message.gtLt !== 0) {
+      writer.uint32(48).uint32(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0) {
+      writer.uint32(56).uint32(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0) {
+      writer.uint32(64).uint32(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0) {
+      writer.uint32(72).uint32(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0) {
+      writer.uint32(80).uint32(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0) {
+      writer.uint32(88).uint32(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0) {
+      writer.uint32(96).uint32(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0) {
+      writer.uint32(104).uint32(message.gteLteExclusive);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(112).uint32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(120).uint32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(128).uint32(message.several);
+    }
+    if (message.equalBounds !== 0) {
+      writer.uint32(136).uint32(message.equalBounds);
+    }
+    if (message.edge1 !== 0) {
+      writer.uint32(144).uint32(message.edge1);
+    }
+    if (message.edge2 !== 0) {
+      writer.uint32(152).uint32(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(160).uint32(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(168).uint32(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(176).uint32(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Uint32Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUint32Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.uint32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.uint32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.uint32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.uint32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.uint32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.uint32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.uint32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.uint32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.uint32();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.optionalGtLt = reader.uint32();
+            continue;
+          }
+          case 21: {
+            if (tag === 168) {
+              message.items.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.uniqueItems.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Uint32Bounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -1489,6 +3081,363 @@ function createBaseUint64Bounds(): Uint64Bounds {
 }
 
 export const Uint64Bounds: MessageFns<Uint64Bounds> = {
+  encode(message: Uint64Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0n) {
+      if (BigInt.asUintN(64, message.exact) !== message.exact) {
+        throw new globalThis.Error("value provided for field message.exact of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.exact);
+    }
+    if (message.lt !== 0n) {
+      if (BigInt.asUintN(64, message.lt) !== message.lt) {
+        throw new globalThis.Error("value provided for field message.lt of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.lt);
+    }
+    if (message.lte !== 0n) {
+      if (BigInt.asUintN(64, message.lte) !== message.lte) {
+        throw new globalThis.Error("value provided for field message.lte of type uint64 too large");
+      }
+      writer.uint32(24).uint64(message.lte);
+    }
+    if (message.gt !== 0n) {
+      if (BigInt.asUintN(64, message.gt) !== message.gt) {
+        throw new globalThis.Error("value provided for field message.gt of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.gt);
+    }
+    if (message.gte !== 0n) {
+      if (BigInt.asUintN(64, message.gte) !== message.gte) {
+        throw new globalThis.Error("value provided for field message.gte of type uint64 too large");
+      }
+      writer.uint32(40).uint64(message.gte);
+    }
+    if (message.gtLt !== 0n) {
+      if (BigInt.asUintN(64, message.gtLt) !== message.gtLt) {
+        throw new globalThis.Error("value provided for field message.gtLt of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gtLtExclusive) !== message.gtLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLtExclusive of type uint64 too large");
+      }
+      writer.uint32(56).uint64(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0n) {
+      if (BigInt.asUintN(64, message.gtLte) !== message.gtLte) {
+        throw new globalThis.Error("value provided for field message.gtLte of type uint64 too large");
+      }
+      writer.uint32(64).uint64(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gtLteExclusive) !== message.gtLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLteExclusive of type uint64 too large");
+      }
+      writer.uint32(72).uint64(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0n) {
+      if (BigInt.asUintN(64, message.gteLt) !== message.gteLt) {
+        throw new globalThis.Error("value provided for field message.gteLt of type uint64 too large");
+      }
+      writer.uint32(80).uint64(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gteLtExclusive) !== message.gteLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLtExclusive of type uint64 too large");
+      }
+      writer.uint32(88).uint64(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0n) {
+      if (BigInt.asUintN(64, message.gteLte) !== message.gteLte) {
+        throw new globalThis.Error("value provided for field message.gteLte of type uint64 too large");
+      }
+      writer.uint32(96).uint64(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gteLteExclusive) !== message.gteLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLteExclusive of type uint64 too large");
+      }
+      writer.uint32(104).uint64(message.gteLteExclusive);
+    }
+    if (message.inList !== 0n) {
+      if (BigInt.asUintN(64, message.inList) !== message.inList) {
+        throw new globalThis.Error("value provided for field message.inList of type uint64 too large");
+      }
+      writer.uint32(112).uint64(message.inList);
+    }
+    if (message.notInList !== 0n) {
+      if (BigInt.asUintN(64, message.notInList) !== message.notInList) {
+        throw new globalThis.Error("value provided for field message.notInList of type uint64 too large");
+      }
+      writer.uint32(120).uint64(message.notInList);
+    }
+    if (message.several !== 0n) {
+      if (BigInt.asUintN(64, message.several) !== message.several) {
+        throw new globalThis.Error("value provided for field message.several of type uint64 too large");
+      }
+      writer.uint32(128).uint64(message.several);
+    }
+    if (message.equalBounds !== 0n) {
+      if (BigInt.asUintN(64, message.equalBounds) !== message.equalBounds) {
+        throw new globalThis.Error("value provided for field message.equalBounds of type uint64 too large");
+      }
+      writer.uint32(136).uint64(message.equalBounds);
+    }
+    if (message.edge1 !== 0n) {
+      if (BigInt.asUintN(64, message.edge1) !== message.edge1) {
+        throw new globalThis.Error("value provided for field message.edge1 of type uint64 too large");
+      }
+      writer.uint32(144).uint64(message.edge1);
+    }
+    if (message.edge2 !== 0n) {
+      if (BigInt.asUintN(64, message.edge2) !== message.edge2) {
+        throw new globalThis.Error("value provided for field message.edge2 of type uint64 too large");
+      }
+      writer.uint32(152).uint64(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      if (BigInt.asUintN(64, message.optionalGtLt) !== message.optionalGtLt) {
+        throw new globalThis.Error("value provided for field message.optionalGtLt of type uint64 too large");
+      }
+      writer.uint32(160).uint64(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type uint64 too large");
+      }
+      writer.uint32(168).uint64(v!);
+    }
+    for (const v of message.uniqueItems) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type uint64 too large");
+      }
+      writer.uint32(176).uint64(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Uint64Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUint64Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.uint64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.uint64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.uint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.uint64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.uint64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.uint64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.uint64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.uint64() as bigint;
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.uint64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.uint64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.uint64() as bigint;
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.uint64() as bigint;
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.uint64() as bigint;
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.uint64() as bigint;
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.uint64() as bigint;
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.uint64() as bigint;
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.optionalGtLt = reader.uint64() as bigint;
+            continue;
+          }
+          case 21: {
+            if (tag === 168) {
+              message.items.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.uniqueItems.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Uint64Bounds {
     return {
       exact: isSet(object.exact) ? BigInt(object.exact) : 0n,
@@ -1692,6 +3641,297 @@ function createBaseSint32Bounds(): Sint32Bounds {
 }
 
 export const Sint32Bounds: MessageFns<Sint32Bounds> = {
+  encode(message: Sint32Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(8).sint32(message.exact);
+    }
+    if (message.lt !== 0) {
+      writer.uint32(16).sint32(message.lt);
+    }
+    if (message.lte !== 0) {
+      writer.uint32(24).sint32(message.lte);
+    }
+    if (message.gt !== 0) {
+      writer.uint32(32).sint32(message.gt);
+    }
+    if (message.gte !== 0) {
+      writer.uint32(40).sint32(message.gte);
+    }
+    if (message.gtLt !== 0) {
+      writer.uint32(48).sint32(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0) {
+      writer.uint32(56).sint32(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0) {
+      writer.uint32(64).sint32(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0) {
+      writer.uint32(72).sint32(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0) {
+      writer.uint32(80).sint32(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0) {
+      writer.uint32(88).sint32(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0) {
+      writer.uint32(96).sint32(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0) {
+      writer.uint32(104).sint32(message.gteLteExclusive);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(112).sint32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(120).sint32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(128).sint32(message.several);
+    }
+    if (message.equalBounds !== 0) {
+      writer.uint32(136).sint32(message.equalBounds);
+    }
+    if (message.edge1 !== 0) {
+      writer.uint32(144).sint32(message.edge1);
+    }
+    if (message.edge2 !== 0) {
+      writer.uint32(152).sint32(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(160).sint32(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(168).sint32(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(176).sint32(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Sint32Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSint32Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.sint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.sint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.sint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.sint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.sint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.sint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.sint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.sint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.sint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.sint32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.sint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.sint32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.sint32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.sint32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.sint32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.sint32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.sint32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.sint32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.sint32();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.optionalGtLt = reader.sint32();
+            continue;
+          }
+          case 21: {
+            if (tag === 168) {
+              message.items.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.uniqueItems.push(reader.sint32());
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.sint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Sint32Bounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -1911,6 +4151,363 @@ function createBaseSint64Bounds(): Sint64Bounds {
 }
 
 export const Sint64Bounds: MessageFns<Sint64Bounds> = {
+  encode(message: Sint64Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0n) {
+      if (BigInt.asIntN(64, message.exact) !== message.exact) {
+        throw new globalThis.Error("value provided for field message.exact of type sint64 too large");
+      }
+      writer.uint32(8).sint64(message.exact);
+    }
+    if (message.lt !== 0n) {
+      if (BigInt.asIntN(64, message.lt) !== message.lt) {
+        throw new globalThis.Error("value provided for field message.lt of type sint64 too large");
+      }
+      writer.uint32(16).sint64(message.lt);
+    }
+    if (message.lte !== 0n) {
+      if (BigInt.asIntN(64, message.lte) !== message.lte) {
+        throw new globalThis.Error("value provided for field message.lte of type sint64 too large");
+      }
+      writer.uint32(24).sint64(message.lte);
+    }
+    if (message.gt !== 0n) {
+      if (BigInt.asIntN(64, message.gt) !== message.gt) {
+        throw new globalThis.Error("value provided for field message.gt of type sint64 too large");
+      }
+      writer.uint32(32).sint64(message.gt);
+    }
+    if (message.gte !== 0n) {
+      if (BigInt.asIntN(64, message.gte) !== message.gte) {
+        throw new globalThis.Error("value provided for field message.gte of type sint64 too large");
+      }
+      writer.uint32(40).sint64(message.gte);
+    }
+    if (message.gtLt !== 0n) {
+      if (BigInt.asIntN(64, message.gtLt) !== message.gtLt) {
+        throw new globalThis.Error("value provided for field message.gtLt of type sint64 too large");
+      }
+      writer.uint32(48).sint64(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLtExclusive) !== message.gtLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLtExclusive of type sint64 too large");
+      }
+      writer.uint32(56).sint64(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0n) {
+      if (BigInt.asIntN(64, message.gtLte) !== message.gtLte) {
+        throw new globalThis.Error("value provided for field message.gtLte of type sint64 too large");
+      }
+      writer.uint32(64).sint64(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLteExclusive) !== message.gtLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLteExclusive of type sint64 too large");
+      }
+      writer.uint32(72).sint64(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0n) {
+      if (BigInt.asIntN(64, message.gteLt) !== message.gteLt) {
+        throw new globalThis.Error("value provided for field message.gteLt of type sint64 too large");
+      }
+      writer.uint32(80).sint64(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLtExclusive) !== message.gteLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLtExclusive of type sint64 too large");
+      }
+      writer.uint32(88).sint64(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0n) {
+      if (BigInt.asIntN(64, message.gteLte) !== message.gteLte) {
+        throw new globalThis.Error("value provided for field message.gteLte of type sint64 too large");
+      }
+      writer.uint32(96).sint64(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLteExclusive) !== message.gteLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLteExclusive of type sint64 too large");
+      }
+      writer.uint32(104).sint64(message.gteLteExclusive);
+    }
+    if (message.inList !== 0n) {
+      if (BigInt.asIntN(64, message.inList) !== message.inList) {
+        throw new globalThis.Error("value provided for field message.inList of type sint64 too large");
+      }
+      writer.uint32(112).sint64(message.inList);
+    }
+    if (message.notInList !== 0n) {
+      if (BigInt.asIntN(64, message.notInList) !== message.notInList) {
+        throw new globalThis.Error("value provided for field message.notInList of type sint64 too large");
+      }
+      writer.uint32(120).sint64(message.notInList);
+    }
+    if (message.several !== 0n) {
+      if (BigInt.asIntN(64, message.several) !== message.several) {
+        throw new globalThis.Error("value provided for field message.several of type sint64 too large");
+      }
+      writer.uint32(128).sint64(message.several);
+    }
+    if (message.equalBounds !== 0n) {
+      if (BigInt.asIntN(64, message.equalBounds) !== message.equalBounds) {
+        throw new globalThis.Error("value provided for field message.equalBounds of type sint64 too large");
+      }
+      writer.uint32(136).sint64(message.equalBounds);
+    }
+    if (message.edge1 !== 0n) {
+      if (BigInt.asIntN(64, message.edge1) !== message.edge1) {
+        throw new globalThis.Error("value provided for field message.edge1 of type sint64 too large");
+      }
+      writer.uint32(144).sint64(message.edge1);
+    }
+    if (message.edge2 !== 0n) {
+      if (BigInt.asIntN(64, message.edge2) !== message.edge2) {
+        throw new globalThis.Error("value provided for field message.edge2 of type sint64 too large");
+      }
+      writer.uint32(152).sint64(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      if (BigInt.asIntN(64, message.optionalGtLt) !== message.optionalGtLt) {
+        throw new globalThis.Error("value provided for field message.optionalGtLt of type sint64 too large");
+      }
+      writer.uint32(160).sint64(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sint64 too large");
+      }
+      writer.uint32(168).sint64(v!);
+    }
+    for (const v of message.uniqueItems) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sint64 too large");
+      }
+      writer.uint32(176).sint64(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Sint64Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSint64Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exact = reader.sint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lt = reader.sint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lte = reader.sint64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gt = reader.sint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.gte = reader.sint64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gtLt = reader.sint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.sint64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.gtLte = reader.sint64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.sint64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.gteLt = reader.sint64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.sint64() as bigint;
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.gteLte = reader.sint64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.sint64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.inList = reader.sint64() as bigint;
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.notInList = reader.sint64() as bigint;
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.several = reader.sint64() as bigint;
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.equalBounds = reader.sint64() as bigint;
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.edge1 = reader.sint64() as bigint;
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.edge2 = reader.sint64() as bigint;
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.optionalGtLt = reader.sint64() as bigint;
+            continue;
+          }
+          case 21: {
+            if (tag === 168) {
+              message.items.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 176) {
+              message.uniqueItems.push(reader.sint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.sint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Sint64Bounds {
     return {
       exact: isSet(object.exact) ? BigInt(object.exact) : 0n,
@@ -2114,6 +4711,297 @@ function createBaseFixed32Bounds(): Fixed32Bounds {
 }
 
 export const Fixed32Bounds: MessageFns<Fixed32Bounds> = {
+  encode(message: Fixed32Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(13).fixed32(message.exact);
+    }
+    if (message.lt !== 0) {
+      writer.uint32(21).fixed32(message.lt);
+    }
+    if (message.lte !== 0) {
+      writer.uint32(29).fixed32(message.lte);
+    }
+    if (message.gt !== 0) {
+      writer.uint32(37).fixed32(message.gt);
+    }
+    if (message.gte !== 0) {
+      writer.uint32(45).fixed32(message.gte);
+    }
+    if (message.gtLt !== 0) {
+      writer.uint32(53).fixed32(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0) {
+      writer.uint32(61).fixed32(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0) {
+      writer.uint32(69).fixed32(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0) {
+      writer.uint32(77).fixed32(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0) {
+      writer.uint32(85).fixed32(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0) {
+      writer.uint32(93).fixed32(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0) {
+      writer.uint32(101).fixed32(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0) {
+      writer.uint32(109).fixed32(message.gteLteExclusive);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(117).fixed32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(125).fixed32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(133).fixed32(message.several);
+    }
+    if (message.equalBounds !== 0) {
+      writer.uint32(141).fixed32(message.equalBounds);
+    }
+    if (message.edge1 !== 0) {
+      writer.uint32(149).fixed32(message.edge1);
+    }
+    if (message.edge2 !== 0) {
+      writer.uint32(157).fixed32(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(165).fixed32(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(173).fixed32(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(181).fixed32(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Fixed32Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFixed32Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.exact = reader.fixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.lt = reader.fixed32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 29) {
+              break;
+            }
+
+            message.lte = reader.fixed32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 37) {
+              break;
+            }
+
+            message.gt = reader.fixed32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 45) {
+              break;
+            }
+
+            message.gte = reader.fixed32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 53) {
+              break;
+            }
+
+            message.gtLt = reader.fixed32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 61) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.fixed32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 69) {
+              break;
+            }
+
+            message.gtLte = reader.fixed32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.fixed32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 85) {
+              break;
+            }
+
+            message.gteLt = reader.fixed32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 93) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.fixed32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 101) {
+              break;
+            }
+
+            message.gteLte = reader.fixed32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 109) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.fixed32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 117) {
+              break;
+            }
+
+            message.inList = reader.fixed32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 125) {
+              break;
+            }
+
+            message.notInList = reader.fixed32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 133) {
+              break;
+            }
+
+            message.several = reader.fixed32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.equalBounds = reader.fixed32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 149) {
+              break;
+            }
+
+            message.edge1 = reader.fixed32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 157) {
+              break;
+            }
+
+            message.edge2 = reader.fixed32();
+            continue;
+          }
+          case 20: {
+            if (tag !== 165) {
+              break;
+            }
+
+            message.optionalGtLt = reader.fixed32();
+            continue;
+          }
+          case 21: {
+            if (tag === 173) {
+              message.items.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 181) {
+              message.uniqueItems.push(reader.fixed32());
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.fixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Fixed32Bounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -2333,6 +5221,363 @@ function createBaseFixed64Bounds(): Fixed64Bounds {
 }
 
 export const Fixed64Bounds: MessageFns<Fixed64Bounds> = {
+  encode(message: Fixed64Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0n) {
+      if (BigInt.asUintN(64, message.exact) !== message.exact) {
+        throw new globalThis.Error("value provided for field message.exact of type fixed64 too large");
+      }
+      writer.uint32(9).fixed64(message.exact);
+    }
+    if (message.lt !== 0n) {
+      if (BigInt.asUintN(64, message.lt) !== message.lt) {
+        throw new globalThis.Error("value provided for field message.lt of type fixed64 too large");
+      }
+      writer.uint32(17).fixed64(message.lt);
+    }
+    if (message.lte !== 0n) {
+      if (BigInt.asUintN(64, message.lte) !== message.lte) {
+        throw new globalThis.Error("value provided for field message.lte of type fixed64 too large");
+      }
+      writer.uint32(25).fixed64(message.lte);
+    }
+    if (message.gt !== 0n) {
+      if (BigInt.asUintN(64, message.gt) !== message.gt) {
+        throw new globalThis.Error("value provided for field message.gt of type fixed64 too large");
+      }
+      writer.uint32(33).fixed64(message.gt);
+    }
+    if (message.gte !== 0n) {
+      if (BigInt.asUintN(64, message.gte) !== message.gte) {
+        throw new globalThis.Error("value provided for field message.gte of type fixed64 too large");
+      }
+      writer.uint32(41).fixed64(message.gte);
+    }
+    if (message.gtLt !== 0n) {
+      if (BigInt.asUintN(64, message.gtLt) !== message.gtLt) {
+        throw new globalThis.Error("value provided for field message.gtLt of type fixed64 too large");
+      }
+      writer.uint32(49).fixed64(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gtLtExclusive) !== message.gtLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLtExclusive of type fixed64 too large");
+      }
+      writer.uint32(57).fixed64(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0n) {
+      if (BigInt.asUintN(64, message.gtLte) !== message.gtLte) {
+        throw new globalThis.Error("value provided for field message.gtLte of type fixed64 too large");
+      }
+      writer.uint32(65).fixed64(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gtLteExclusive) !== message.gtLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLteExclusive of type fixed64 too large");
+      }
+      writer.uint32(73).fixed64(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0n) {
+      if (BigInt.asUintN(64, message.gteLt) !== message.gteLt) {
+        throw new globalThis.Error("value provided for field message.gteLt of type fixed64 too large");
+      }
+      writer.uint32(81).fixed64(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gteLtExclusive) !== message.gteLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLtExclusive of type fixed64 too large");
+      }
+      writer.uint32(89).fixed64(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0n) {
+      if (BigInt.asUintN(64, message.gteLte) !== message.gteLte) {
+        throw new globalThis.Error("value provided for field message.gteLte of type fixed64 too large");
+      }
+      writer.uint32(97).fixed64(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0n) {
+      if (BigInt.asUintN(64, message.gteLteExclusive) !== message.gteLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLteExclusive of type fixed64 too large");
+      }
+      writer.uint32(105).fixed64(message.gteLteExclusive);
+    }
+    if (message.inList !== 0n) {
+      if (BigInt.asUintN(64, message.inList) !== message.inList) {
+        throw new globalThis.Error("value provided for field message.inList of type fixed64 too large");
+      }
+      writer.uint32(113).fixed64(message.inList);
+    }
+    if (message.notInList !== 0n) {
+      if (BigInt.asUintN(64, message.notInList) !== message.notInList) {
+        throw new globalThis.Error("value provided for field message.notInList of type fixed64 too large");
+      }
+      writer.uint32(121).fixed64(message.notInList);
+    }
+    if (message.several !== 0n) {
+      if (BigInt.asUintN(64, message.several) !== message.several) {
+        throw new globalThis.Error("value provided for field message.several of type fixed64 too large");
+      }
+      writer.uint32(129).fixed64(message.several);
+    }
+    if (message.equalBounds !== 0n) {
+      if (BigInt.asUintN(64, message.equalBounds) !== message.equalBounds) {
+        throw new globalThis.Error("value provided for field message.equalBounds of type fixed64 too large");
+      }
+      writer.uint32(137).fixed64(message.equalBounds);
+    }
+    if (message.edge1 !== 0n) {
+      if (BigInt.asUintN(64, message.edge1) !== message.edge1) {
+        throw new globalThis.Error("value provided for field message.edge1 of type fixed64 too large");
+      }
+      writer.uint32(145).fixed64(message.edge1);
+    }
+    if (message.edge2 !== 0n) {
+      if (BigInt.asUintN(64, message.edge2) !== message.edge2) {
+        throw new globalThis.Error("value provided for field message.edge2 of type fixed64 too large");
+      }
+      writer.uint32(153).fixed64(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      if (BigInt.asUintN(64, message.optionalGtLt) !== message.optionalGtLt) {
+        throw new globalThis.Error("value provided for field message.optionalGtLt of type fixed64 too large");
+      }
+      writer.uint32(161).fixed64(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type fixed64 too large");
+      }
+      writer.uint32(169).fixed64(v!);
+    }
+    for (const v of message.uniqueItems) {
+      if (BigInt.asUintN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type fixed64 too large");
+      }
+      writer.uint32(177).fixed64(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Fixed64Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFixed64Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.exact = reader.fixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.lt = reader.fixed64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.lte = reader.fixed64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.gt = reader.fixed64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.gte = reader.fixed64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.gtLt = reader.fixed64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.fixed64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.gtLte = reader.fixed64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.fixed64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.gteLt = reader.fixed64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.fixed64() as bigint;
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.gteLte = reader.fixed64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.fixed64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.inList = reader.fixed64() as bigint;
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.notInList = reader.fixed64() as bigint;
+            continue;
+          }
+          case 16: {
+            if (tag !== 129) {
+              break;
+            }
+
+            message.several = reader.fixed64() as bigint;
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.equalBounds = reader.fixed64() as bigint;
+            continue;
+          }
+          case 18: {
+            if (tag !== 145) {
+              break;
+            }
+
+            message.edge1 = reader.fixed64() as bigint;
+            continue;
+          }
+          case 19: {
+            if (tag !== 153) {
+              break;
+            }
+
+            message.edge2 = reader.fixed64() as bigint;
+            continue;
+          }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.optionalGtLt = reader.fixed64() as bigint;
+            continue;
+          }
+          case 21: {
+            if (tag === 169) {
+              message.items.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 177) {
+              message.uniqueItems.push(reader.fixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.fixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Fixed64Bounds {
     return {
       exact: isSet(object.exact) ? BigInt(object.exact) : 0n,
@@ -2536,6 +5781,297 @@ function createBaseSfixed32Bounds(): Sfixed32Bounds {
 }
 
 export const Sfixed32Bounds: MessageFns<Sfixed32Bounds> = {
+  encode(message: Sfixed32Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0) {
+      writer.uint32(13).sfixed32(message.exact);
+    }
+    if (message.lt !== 0) {
+      writer.uint32(21).sfixed32(message.lt);
+    }
+    if (message.lte !== 0) {
+      writer.uint32(29).sfixed32(message.lte);
+    }
+    if (message.gt !== 0) {
+      writer.uint32(37).sfixed32(message.gt);
+    }
+    if (message.gte !== 0) {
+      writer.uint32(45).sfixed32(message.gte);
+    }
+    if (message.gtLt !== 0) {
+      writer.uint32(53).sfixed32(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0) {
+      writer.uint32(61).sfixed32(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0) {
+      writer.uint32(69).sfixed32(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0) {
+      writer.uint32(77).sfixed32(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0) {
+      writer.uint32(85).sfixed32(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0) {
+      writer.uint32(93).sfixed32(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0) {
+      writer.uint32(101).sfixed32(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0) {
+      writer.uint32(109).sfixed32(message.gteLteExclusive);
+    }
+    if (message.inList !== 0) {
+      writer.uint32(117).sfixed32(message.inList);
+    }
+    if (message.notInList !== 0) {
+      writer.uint32(125).sfixed32(message.notInList);
+    }
+    if (message.several !== 0) {
+      writer.uint32(133).sfixed32(message.several);
+    }
+    if (message.equalBounds !== 0) {
+      writer.uint32(141).sfixed32(message.equalBounds);
+    }
+    if (message.edge1 !== 0) {
+      writer.uint32(149).sfixed32(message.edge1);
+    }
+    if (message.edge2 !== 0) {
+      writer.uint32(157).sfixed32(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      writer.uint32(165).sfixed32(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      writer.uint32(173).sfixed32(v!);
+    }
+    for (const v of message.uniqueItems) {
+      writer.uint32(181).sfixed32(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Sfixed32Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSfixed32Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 13) {
+              break;
+            }
+
+            message.exact = reader.sfixed32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 21) {
+              break;
+            }
+
+            message.lt = reader.sfixed32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 29) {
+              break;
+            }
+
+            message.lte = reader.sfixed32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 37) {
+              break;
+            }
+
+            message.gt = reader.sfixed32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 45) {
+              break;
+            }
+
+            message.gte = reader.sfixed32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 53) {
+              break;
+            }
+
+            message.gtLt = reader.sfixed32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 61) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.sfixed32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 69) {
+              break;
+            }
+
+            message.gtLte = reader.sfixed32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 77) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.sfixed32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 85) {
+              break;
+            }
+
+            message.gteLt = reader.sfixed32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 93) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.sfixed32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 101) {
+              break;
+            }
+
+            message.gteLte = reader.sfixed32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 109) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.sfixed32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 117) {
+              break;
+            }
+
+            message.inList = reader.sfixed32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 125) {
+              break;
+            }
+
+            message.notInList = reader.sfixed32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 133) {
+              break;
+            }
+
+            message.several = reader.sfixed32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 141) {
+              break;
+            }
+
+            message.equalBounds = reader.sfixed32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 149) {
+              break;
+            }
+
+            message.edge1 = reader.sfixed32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 157) {
+              break;
+            }
+
+            message.edge2 = reader.sfixed32();
+            continue;
+          }
+          case 20: {
+            if (tag !== 165) {
+              break;
+            }
+
+            message.optionalGtLt = reader.sfixed32();
+            continue;
+          }
+          case 21: {
+            if (tag === 173) {
+              message.items.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 181) {
+              message.uniqueItems.push(reader.sfixed32());
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.sfixed32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Sfixed32Bounds {
     return {
       exact: isSet(object.exact) ? globalThis.Number(object.exact) : 0,
@@ -2755,6 +6291,363 @@ function createBaseSfixed64Bounds(): Sfixed64Bounds {
 }
 
 export const Sfixed64Bounds: MessageFns<Sfixed64Bounds> = {
+  encode(message: Sfixed64Bounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== 0n) {
+      if (BigInt.asIntN(64, message.exact) !== message.exact) {
+        throw new globalThis.Error("value provided for field message.exact of type sfixed64 too large");
+      }
+      writer.uint32(9).sfixed64(message.exact);
+    }
+    if (message.lt !== 0n) {
+      if (BigInt.asIntN(64, message.lt) !== message.lt) {
+        throw new globalThis.Error("value provided for field message.lt of type sfixed64 too large");
+      }
+      writer.uint32(17).sfixed64(message.lt);
+    }
+    if (message.lte !== 0n) {
+      if (BigInt.asIntN(64, message.lte) !== message.lte) {
+        throw new globalThis.Error("value provided for field message.lte of type sfixed64 too large");
+      }
+      writer.uint32(25).sfixed64(message.lte);
+    }
+    if (message.gt !== 0n) {
+      if (BigInt.asIntN(64, message.gt) !== message.gt) {
+        throw new globalThis.Error("value provided for field message.gt of type sfixed64 too large");
+      }
+      writer.uint32(33).sfixed64(message.gt);
+    }
+    if (message.gte !== 0n) {
+      if (BigInt.asIntN(64, message.gte) !== message.gte) {
+        throw new globalThis.Error("value provided for field message.gte of type sfixed64 too large");
+      }
+      writer.uint32(41).sfixed64(message.gte);
+    }
+    if (message.gtLt !== 0n) {
+      if (BigInt.asIntN(64, message.gtLt) !== message.gtLt) {
+        throw new globalThis.Error("value provided for field message.gtLt of type sfixed64 too large");
+      }
+      writer.uint32(49).sfixed64(message.gtLt);
+    }
+    if (message.gtLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLtExclusive) !== message.gtLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLtExclusive of type sfixed64 too large");
+      }
+      writer.uint32(57).sfixed64(message.gtLtExclusive);
+    }
+    if (message.gtLte !== 0n) {
+      if (BigInt.asIntN(64, message.gtLte) !== message.gtLte) {
+        throw new globalThis.Error("value provided for field message.gtLte of type sfixed64 too large");
+      }
+      writer.uint32(65).sfixed64(message.gtLte);
+    }
+    if (message.gtLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gtLteExclusive) !== message.gtLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gtLteExclusive of type sfixed64 too large");
+      }
+      writer.uint32(73).sfixed64(message.gtLteExclusive);
+    }
+    if (message.gteLt !== 0n) {
+      if (BigInt.asIntN(64, message.gteLt) !== message.gteLt) {
+        throw new globalThis.Error("value provided for field message.gteLt of type sfixed64 too large");
+      }
+      writer.uint32(81).sfixed64(message.gteLt);
+    }
+    if (message.gteLtExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLtExclusive) !== message.gteLtExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLtExclusive of type sfixed64 too large");
+      }
+      writer.uint32(89).sfixed64(message.gteLtExclusive);
+    }
+    if (message.gteLte !== 0n) {
+      if (BigInt.asIntN(64, message.gteLte) !== message.gteLte) {
+        throw new globalThis.Error("value provided for field message.gteLte of type sfixed64 too large");
+      }
+      writer.uint32(97).sfixed64(message.gteLte);
+    }
+    if (message.gteLteExclusive !== 0n) {
+      if (BigInt.asIntN(64, message.gteLteExclusive) !== message.gteLteExclusive) {
+        throw new globalThis.Error("value provided for field message.gteLteExclusive of type sfixed64 too large");
+      }
+      writer.uint32(105).sfixed64(message.gteLteExclusive);
+    }
+    if (message.inList !== 0n) {
+      if (BigInt.asIntN(64, message.inList) !== message.inList) {
+        throw new globalThis.Error("value provided for field message.inList of type sfixed64 too large");
+      }
+      writer.uint32(113).sfixed64(message.inList);
+    }
+    if (message.notInList !== 0n) {
+      if (BigInt.asIntN(64, message.notInList) !== message.notInList) {
+        throw new globalThis.Error("value provided for field message.notInList of type sfixed64 too large");
+      }
+      writer.uint32(121).sfixed64(message.notInList);
+    }
+    if (message.several !== 0n) {
+      if (BigInt.asIntN(64, message.several) !== message.several) {
+        throw new globalThis.Error("value provided for field message.several of type sfixed64 too large");
+      }
+      writer.uint32(129).sfixed64(message.several);
+    }
+    if (message.equalBounds !== 0n) {
+      if (BigInt.asIntN(64, message.equalBounds) !== message.equalBounds) {
+        throw new globalThis.Error("value provided for field message.equalBounds of type sfixed64 too large");
+      }
+      writer.uint32(137).sfixed64(message.equalBounds);
+    }
+    if (message.edge1 !== 0n) {
+      if (BigInt.asIntN(64, message.edge1) !== message.edge1) {
+        throw new globalThis.Error("value provided for field message.edge1 of type sfixed64 too large");
+      }
+      writer.uint32(145).sfixed64(message.edge1);
+    }
+    if (message.edge2 !== 0n) {
+      if (BigInt.asIntN(64, message.edge2) !== message.edge2) {
+        throw new globalThis.Error("value provided for field message.edge2 of type sfixed64 too large");
+      }
+      writer.uint32(153).sfixed64(message.edge2);
+    }
+    if (message.optionalGtLt !== undefined) {
+      if (BigInt.asIntN(64, message.optionalGtLt) !== message.optionalGtLt) {
+        throw new globalThis.Error("value provided for field message.optionalGtLt of type sfixed64 too large");
+      }
+      writer.uint32(161).sfixed64(message.optionalGtLt);
+    }
+    for (const v of message.items) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sfixed64 too large");
+      }
+      writer.uint32(169).sfixed64(v!);
+    }
+    for (const v of message.uniqueItems) {
+      if (BigInt.asIntN(64, v!) !== v!) {
+        throw new globalThis.Error("value provided for field v! of type sfixed64 too large");
+      }
+      writer.uint32(177).sfixed64(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Sfixed64Bounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSfixed64Bounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.exact = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.lt = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.lte = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.gt = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.gte = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.gtLt = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.gtLtExclusive = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.gtLte = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.gtLteExclusive = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.gteLt = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.gteLtExclusive = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.gteLte = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.gteLteExclusive = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.inList = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.notInList = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 16: {
+            if (tag !== 129) {
+              break;
+            }
+
+            message.several = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.equalBounds = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 18: {
+            if (tag !== 145) {
+              break;
+            }
+
+            message.edge1 = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 19: {
+            if (tag !== 153) {
+              break;
+            }
+
+            message.edge2 = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.optionalGtLt = reader.sfixed64() as bigint;
+            continue;
+          }
+          case 21: {
+            if (tag === 169) {
+              message.items.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 170) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.items.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 22: {
+            if (tag === 177) {
+              message.uniqueItems.push(reader.sfixed64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 178) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.uniqueItems.push(reader.sfixed64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Sfixed64Bounds {
     return {
       exact: isSet(object.exact) ? BigInt(object.exact) : 0n,
@@ -2952,8 +6845,25 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "rules.v1.FloatBounds": FloatBounds,
+  "rules.v1.DoubleBounds": DoubleBounds,
+  "rules.v1.Int32Bounds": Int32Bounds,
+  "rules.v1.Int64Bounds": Int64Bounds,
+  "rules.v1.Uint32Bounds": Uint32Bounds,
+  "rules.v1.Uint64Bounds": Uint64Bounds,
+  "rules.v1.Sint32Bounds": Sint32Bounds,
+  "rules.v1.Sint64Bounds": Sint64Bounds,
+  "rules.v1.Fixed32Bounds": Fixed32Bounds,
+  "rules.v1.Fixed64Bounds": Fixed64Bounds,
+  "rules.v1.Sfixed32Bounds": Sfixed32Bounds,
+  "rules.v1.Sfixed64Bounds": Sfixed64Bounds,
+});

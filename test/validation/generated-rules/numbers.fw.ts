@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import {
   DoubleBounds,
@@ -111,6 +112,1272 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+const IN0 = [0.5, 1, 3.5];
+const IN1 = [0, -2.5];
+const IN2 = [0.5, 1.25];
+const IN3 = [0];
+const IN4 = [-2.5];
+const IN5 = [1, 2, 3];
+const IN6 = [0, 5];
+const IN7 = [1, 15];
+const IN8 = [5];
+const IN9 = [1n, 2n, 3n];
+const IN10 = [0n, 5n];
+const IN11 = [1n, 15n];
+const IN12 = [0n];
+const IN13 = [5n];
+const IN14 = [-1, 2, 3];
+const IN15 = [-1, -7];
+const IN16 = [-1n, 2n, 3n];
+const IN17 = [-1n, -7n];
+
+/** rules.v1.DoubleBounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_DoubleBounds(m: DoubleBounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 1.25) out.push({ field: p + "exact", rule: "double.const", message: "must equal 1.25" });
+  }
+  {
+    const v = m.lt;
+    if (v !== v || v >= 2.5) out.push({ field: p + "lt", rule: "double.lt", message: "must be less than 2.5" });
+  }
+  {
+    const v = m.lte;
+    if (v !== v || v > 2.5) out.push({ field: p + "lte", rule: "double.lte", message: "must be less than or equal to 2.5" });
+  }
+  {
+    const v = m.gt;
+    if (v !== v || v <= -1.5) out.push({ field: p + "gt", rule: "double.gt", message: "must be greater than -1.5" });
+  }
+  {
+    const v = m.gte;
+    if (v !== v || v < -1.5) out.push({ field: p + "gte", rule: "double.gte", message: "must be greater than or equal to -1.5" });
+  }
+  {
+    const v = m.gtLt;
+    if (v !== v || v >= 2.5 || v <= -1.5) out.push({ field: p + "gt_lt", rule: "double.gt_lt", message: "must be greater than -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if (v !== v || (v >= -1.5 && v <= 2.5)) out.push({ field: p + "gt_lt_exclusive", rule: "double.gt_lt_exclusive", message: "must be greater than 2.5 or less than -1.5" });
+  }
+  {
+    const v = m.gtLte;
+    if (v !== v || v > 2.5 || v <= -1.5) out.push({ field: p + "gt_lte", rule: "double.gt_lte", message: "must be greater than -1.5 and less than or equal to 2.5" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if (v !== v || (v > -1.5 && v <= 2.5)) out.push({ field: p + "gt_lte_exclusive", rule: "double.gt_lte_exclusive", message: "must be greater than 2.5 or less than or equal to -1.5" });
+  }
+  {
+    const v = m.gteLt;
+    if (v !== v || v >= 2.5 || v < -1.5) out.push({ field: p + "gte_lt", rule: "double.gte_lt", message: "must be greater than or equal to -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if (v !== v || (v >= -1.5 && v < 2.5)) out.push({ field: p + "gte_lt_exclusive", rule: "double.gte_lt_exclusive", message: "must be greater than or equal to 2.5 or less than -1.5" });
+  }
+  {
+    const v = m.gteLte;
+    if (v !== v || v > 2.5 || v < -1.5) out.push({ field: p + "gte_lte", rule: "double.gte_lte", message: "must be greater than or equal to -1.5 and less than or equal to 2.5" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if (v !== v || (v > -1.5 && v < 2.5)) out.push({ field: p + "gte_lte_exclusive", rule: "double.gte_lte_exclusive", message: "must be greater than or equal to 2.5 or less than or equal to -1.5" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN0, v)) out.push({ field: p + "in_list", rule: "double.in", message: "must be in list [0.5, 1, 3.5]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN1, v)) out.push({ field: p + "not_in_list", rule: "double.not_in", message: "must not be in list [0, -2.5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 1.25) out.push({ field: p + "several", rule: "double.const", message: "must equal 1.25" });
+    if (v !== v || v >= 2.5 || v < -1.5) out.push({ field: p + "several", rule: "double.gte_lt", message: "must be greater than or equal to -1.5 and less than 2.5" });
+    if (!r.inList(IN2, v)) out.push({ field: p + "several", rule: "double.in", message: "must be in list [0.5, 1.25]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "double.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v !== v || v > -1.5 || v < -1.5) out.push({ field: p + "equal_bounds", rule: "double.gte_lte", message: "must be greater than or equal to -1.5 and less than or equal to -1.5" });
+  }
+  {
+    const v = m.edge1;
+    if (v !== v || v <= 0.1) out.push({ field: p + "edge_1", rule: "double.gt", message: "must be greater than 0.1" });
+  }
+  {
+    const v = m.edge2;
+    if (v !== v || v > 1e+308 || v < -1.7976931348623157e+308) out.push({ field: p + "edge_2", rule: "double.gte_lte", message: "must be greater than or equal to -1.7976931348623157e+308 and less than or equal to 1e+308" });
+  }
+  {
+    const v = m.edge3;
+    if (!Number.isFinite(v)) out.push({ field: p + "edge_3", rule: "double.finite", message: "must be finite" });
+  }
+  {
+    const v = m.edge4;
+    if (v !== v || v >= 1 || v <= -1) out.push({ field: p + "edge_4", rule: "double.gt_lt", message: "must be greater than -1 and less than 1" });
+    if (!Number.isFinite(v)) out.push({ field: p + "edge_4", rule: "double.finite", message: "must be finite" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v !== v || v >= 2.5 || v <= -1.5) out.push({ field: p + "optional_gt_lt", rule: "double.gt_lt", message: "must be greater than -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item !== item || item < -1.5) out.push({ field: p + "items" + '[' + i + ']', rule: "double.gte", message: "must be greater than or equal to -1.5" });
+      if (r.inList(IN4, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "double.not_in", message: "must not be in list [-2.5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Fixed32Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Fixed32Bounds(m: Fixed32Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 15) out.push({ field: p + "exact", rule: "fixed32.const", message: "must equal 15" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 20) out.push({ field: p + "lt", rule: "fixed32.lt", message: "must be less than 20" });
+  }
+  {
+    const v = m.lte;
+    if (v > 20) out.push({ field: p + "lte", rule: "fixed32.lte", message: "must be less than or equal to 20" });
+  }
+  {
+    const v = m.gt;
+    if (v <= 10) out.push({ field: p + "gt", rule: "fixed32.gt", message: "must be greater than 10" });
+  }
+  {
+    const v = m.gte;
+    if (v < 10) out.push({ field: p + "gte", rule: "fixed32.gte", message: "must be greater than or equal to 10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 20 || v <= 10) out.push({ field: p + "gt_lt", rule: "fixed32.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= 10 && v <= 20)) out.push({ field: p + "gt_lt_exclusive", rule: "fixed32.gt_lt_exclusive", message: "must be greater than 20 or less than 10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 20 || v <= 10) out.push({ field: p + "gt_lte", rule: "fixed32.gt_lte", message: "must be greater than 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > 10 && v <= 20)) out.push({ field: p + "gt_lte_exclusive", rule: "fixed32.gt_lte_exclusive", message: "must be greater than 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 20 || v < 10) out.push({ field: p + "gte_lt", rule: "fixed32.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= 10 && v < 20)) out.push({ field: p + "gte_lt_exclusive", rule: "fixed32.gte_lt_exclusive", message: "must be greater than or equal to 20 or less than 10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 20 || v < 10) out.push({ field: p + "gte_lte", rule: "fixed32.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > 10 && v < 20)) out.push({ field: p + "gte_lte_exclusive", rule: "fixed32.gte_lte_exclusive", message: "must be greater than or equal to 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN5, v)) out.push({ field: p + "in_list", rule: "fixed32.in", message: "must be in list [1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN6, v)) out.push({ field: p + "not_in_list", rule: "fixed32.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 15) out.push({ field: p + "several", rule: "fixed32.const", message: "must equal 15" });
+    if (v >= 20 || v < 10) out.push({ field: p + "several", rule: "fixed32.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+    if (!r.inList(IN7, v)) out.push({ field: p + "several", rule: "fixed32.in", message: "must be in list [1, 15]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "fixed32.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > 10 || v < 10) out.push({ field: p + "equal_bounds", rule: "fixed32.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 10" });
+  }
+  {
+    const v = m.edge1;
+    if (v >= 4294967295) out.push({ field: p + "edge_1", rule: "fixed32.lt", message: "must be less than 4294967295" });
+  }
+  {
+    const v = m.edge2;
+    if (v <= 0) out.push({ field: p + "edge_2", rule: "fixed32.gt", message: "must be greater than 0" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 20 || v <= 10) out.push({ field: p + "optional_gt_lt", rule: "fixed32.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 10) out.push({ field: p + "items" + '[' + i + ']', rule: "fixed32.gte", message: "must be greater than or equal to 10" });
+      if (r.inList(IN8, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "fixed32.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Fixed64Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Fixed64Bounds(m: Fixed64Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 15n) out.push({ field: p + "exact", rule: "fixed64.const", message: "must equal 15" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 20n) out.push({ field: p + "lt", rule: "fixed64.lt", message: "must be less than 20" });
+  }
+  {
+    const v = m.lte;
+    if (v > 20n) out.push({ field: p + "lte", rule: "fixed64.lte", message: "must be less than or equal to 20" });
+  }
+  {
+    const v = m.gt;
+    if (v <= 10n) out.push({ field: p + "gt", rule: "fixed64.gt", message: "must be greater than 10" });
+  }
+  {
+    const v = m.gte;
+    if (v < 10n) out.push({ field: p + "gte", rule: "fixed64.gte", message: "must be greater than or equal to 10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 20n || v <= 10n) out.push({ field: p + "gt_lt", rule: "fixed64.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= 10n && v <= 20n)) out.push({ field: p + "gt_lt_exclusive", rule: "fixed64.gt_lt_exclusive", message: "must be greater than 20 or less than 10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 20n || v <= 10n) out.push({ field: p + "gt_lte", rule: "fixed64.gt_lte", message: "must be greater than 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > 10n && v <= 20n)) out.push({ field: p + "gt_lte_exclusive", rule: "fixed64.gt_lte_exclusive", message: "must be greater than 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 20n || v < 10n) out.push({ field: p + "gte_lt", rule: "fixed64.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= 10n && v < 20n)) out.push({ field: p + "gte_lt_exclusive", rule: "fixed64.gte_lt_exclusive", message: "must be greater than or equal to 20 or less than 10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 20n || v < 10n) out.push({ field: p + "gte_lte", rule: "fixed64.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > 10n && v < 20n)) out.push({ field: p + "gte_lte_exclusive", rule: "fixed64.gte_lte_exclusive", message: "must be greater than or equal to 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN9, v)) out.push({ field: p + "in_list", rule: "fixed64.in", message: "must be in list [1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN10, v)) out.push({ field: p + "not_in_list", rule: "fixed64.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 15n) out.push({ field: p + "several", rule: "fixed64.const", message: "must equal 15" });
+    if (v >= 20n || v < 10n) out.push({ field: p + "several", rule: "fixed64.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+    if (!r.inList(IN11, v)) out.push({ field: p + "several", rule: "fixed64.in", message: "must be in list [1, 15]" });
+    if (r.inList(IN12, v)) out.push({ field: p + "several", rule: "fixed64.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > 10n || v < 10n) out.push({ field: p + "equal_bounds", rule: "fixed64.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 10" });
+  }
+  {
+    const v = m.edge1;
+    if (v > 18446744073709551614n) out.push({ field: p + "edge_1", rule: "fixed64.lte", message: "must be less than or equal to 18446744073709551614" });
+  }
+  {
+    const v = m.edge2;
+    if (v <= 9007199254740993n) out.push({ field: p + "edge_2", rule: "fixed64.gt", message: "must be greater than 9007199254740993" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 20n || v <= 10n) out.push({ field: p + "optional_gt_lt", rule: "fixed64.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 10n) out.push({ field: p + "items" + '[' + i + ']', rule: "fixed64.gte", message: "must be greater than or equal to 10" });
+      if (r.inList(IN13, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "fixed64.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.FloatBounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_FloatBounds(m: FloatBounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 1.25) out.push({ field: p + "exact", rule: "float.const", message: "must equal 1.25" });
+  }
+  {
+    const v = m.lt;
+    if (v !== v || v >= 2.5) out.push({ field: p + "lt", rule: "float.lt", message: "must be less than 2.5" });
+  }
+  {
+    const v = m.lte;
+    if (v !== v || v > 2.5) out.push({ field: p + "lte", rule: "float.lte", message: "must be less than or equal to 2.5" });
+  }
+  {
+    const v = m.gt;
+    if (v !== v || v <= -1.5) out.push({ field: p + "gt", rule: "float.gt", message: "must be greater than -1.5" });
+  }
+  {
+    const v = m.gte;
+    if (v !== v || v < -1.5) out.push({ field: p + "gte", rule: "float.gte", message: "must be greater than or equal to -1.5" });
+  }
+  {
+    const v = m.gtLt;
+    if (v !== v || v >= 2.5 || v <= -1.5) out.push({ field: p + "gt_lt", rule: "float.gt_lt", message: "must be greater than -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if (v !== v || (v >= -1.5 && v <= 2.5)) out.push({ field: p + "gt_lt_exclusive", rule: "float.gt_lt_exclusive", message: "must be greater than 2.5 or less than -1.5" });
+  }
+  {
+    const v = m.gtLte;
+    if (v !== v || v > 2.5 || v <= -1.5) out.push({ field: p + "gt_lte", rule: "float.gt_lte", message: "must be greater than -1.5 and less than or equal to 2.5" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if (v !== v || (v > -1.5 && v <= 2.5)) out.push({ field: p + "gt_lte_exclusive", rule: "float.gt_lte_exclusive", message: "must be greater than 2.5 or less than or equal to -1.5" });
+  }
+  {
+    const v = m.gteLt;
+    if (v !== v || v >= 2.5 || v < -1.5) out.push({ field: p + "gte_lt", rule: "float.gte_lt", message: "must be greater than or equal to -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if (v !== v || (v >= -1.5 && v < 2.5)) out.push({ field: p + "gte_lt_exclusive", rule: "float.gte_lt_exclusive", message: "must be greater than or equal to 2.5 or less than -1.5" });
+  }
+  {
+    const v = m.gteLte;
+    if (v !== v || v > 2.5 || v < -1.5) out.push({ field: p + "gte_lte", rule: "float.gte_lte", message: "must be greater than or equal to -1.5 and less than or equal to 2.5" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if (v !== v || (v > -1.5 && v < 2.5)) out.push({ field: p + "gte_lte_exclusive", rule: "float.gte_lte_exclusive", message: "must be greater than or equal to 2.5 or less than or equal to -1.5" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN0, v)) out.push({ field: p + "in_list", rule: "float.in", message: "must be in list [0.5, 1, 3.5]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN1, v)) out.push({ field: p + "not_in_list", rule: "float.not_in", message: "must not be in list [0, -2.5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 1.25) out.push({ field: p + "several", rule: "float.const", message: "must equal 1.25" });
+    if (v !== v || v >= 2.5 || v < -1.5) out.push({ field: p + "several", rule: "float.gte_lt", message: "must be greater than or equal to -1.5 and less than 2.5" });
+    if (!r.inList(IN2, v)) out.push({ field: p + "several", rule: "float.in", message: "must be in list [0.5, 1.25]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "float.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v !== v || v > -1.5 || v < -1.5) out.push({ field: p + "equal_bounds", rule: "float.gte_lte", message: "must be greater than or equal to -1.5 and less than or equal to -1.5" });
+  }
+  {
+    const v = m.edge1;
+    if (v !== v || v >= 0.10000000149011612) out.push({ field: p + "edge_1", rule: "float.lt", message: "must be less than 0.10000000149011612" });
+  }
+  {
+    const v = m.edge2;
+    if (v !== v || v >= 3.4028234663852886e+38 || v <= -3.4028234663852886e+38) out.push({ field: p + "edge_2", rule: "float.gt_lt", message: "must be greater than -3.4028234663852886e+38 and less than 3.4028234663852886e+38" });
+  }
+  {
+    const v = m.edge3;
+    if (!Number.isFinite(v)) out.push({ field: p + "edge_3", rule: "float.finite", message: "must be finite" });
+  }
+  {
+    const v = m.edge4;
+    if (v !== v || v > 1 || v < -1) out.push({ field: p + "edge_4", rule: "float.gte_lte", message: "must be greater than or equal to -1 and less than or equal to 1" });
+    if (!Number.isFinite(v)) out.push({ field: p + "edge_4", rule: "float.finite", message: "must be finite" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v !== v || v >= 2.5 || v <= -1.5) out.push({ field: p + "optional_gt_lt", rule: "float.gt_lt", message: "must be greater than -1.5 and less than 2.5" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item !== item || item < -1.5) out.push({ field: p + "items" + '[' + i + ']', rule: "float.gte", message: "must be greater than or equal to -1.5" });
+      if (r.inList(IN4, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "float.not_in", message: "must not be in list [-2.5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Int32Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Int32Bounds(m: Int32Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7) out.push({ field: p + "exact", rule: "int32.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10) out.push({ field: p + "lt", rule: "int32.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10) out.push({ field: p + "lte", rule: "int32.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10) out.push({ field: p + "gt", rule: "int32.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10) out.push({ field: p + "gte", rule: "int32.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "gt_lt", rule: "int32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10 && v <= 10)) out.push({ field: p + "gt_lt_exclusive", rule: "int32.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10 || v <= -10) out.push({ field: p + "gt_lte", rule: "int32.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10 && v <= 10)) out.push({ field: p + "gt_lte_exclusive", rule: "int32.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10 || v < -10) out.push({ field: p + "gte_lt", rule: "int32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10 && v < 10)) out.push({ field: p + "gte_lt_exclusive", rule: "int32.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10 || v < -10) out.push({ field: p + "gte_lte", rule: "int32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10 && v < 10)) out.push({ field: p + "gte_lte_exclusive", rule: "int32.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN14, v)) out.push({ field: p + "in_list", rule: "int32.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN6, v)) out.push({ field: p + "not_in_list", rule: "int32.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7) out.push({ field: p + "several", rule: "int32.const", message: "must equal -7" });
+    if (v >= 10 || v < -10) out.push({ field: p + "several", rule: "int32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN15, v)) out.push({ field: p + "several", rule: "int32.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "int32.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10 || v < -10) out.push({ field: p + "equal_bounds", rule: "int32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v <= -2147483648) out.push({ field: p + "edge_1", rule: "int32.gt", message: "must be greater than -2147483648" });
+  }
+  {
+    const v = m.edge2;
+    if (v >= 2147483647) out.push({ field: p + "edge_2", rule: "int32.lt", message: "must be less than 2147483647" });
+  }
+  {
+    const v = m.edge3;
+    if (v > 2147483646 || v < -2147483648) out.push({ field: p + "edge_3", rule: "int32.gte_lte", message: "must be greater than or equal to -2147483648 and less than or equal to 2147483646" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "optional_gt_lt", rule: "int32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10) out.push({ field: p + "items" + '[' + i + ']', rule: "int32.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN8, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "int32.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Int64Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Int64Bounds(m: Int64Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7n) out.push({ field: p + "exact", rule: "int64.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10n) out.push({ field: p + "lt", rule: "int64.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10n) out.push({ field: p + "lte", rule: "int64.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10n) out.push({ field: p + "gt", rule: "int64.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10n) out.push({ field: p + "gte", rule: "int64.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "gt_lt", rule: "int64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10n && v <= 10n)) out.push({ field: p + "gt_lt_exclusive", rule: "int64.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10n || v <= -10n) out.push({ field: p + "gt_lte", rule: "int64.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10n && v <= 10n)) out.push({ field: p + "gt_lte_exclusive", rule: "int64.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10n || v < -10n) out.push({ field: p + "gte_lt", rule: "int64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10n && v < 10n)) out.push({ field: p + "gte_lt_exclusive", rule: "int64.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10n || v < -10n) out.push({ field: p + "gte_lte", rule: "int64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10n && v < 10n)) out.push({ field: p + "gte_lte_exclusive", rule: "int64.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN16, v)) out.push({ field: p + "in_list", rule: "int64.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN10, v)) out.push({ field: p + "not_in_list", rule: "int64.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7n) out.push({ field: p + "several", rule: "int64.const", message: "must equal -7" });
+    if (v >= 10n || v < -10n) out.push({ field: p + "several", rule: "int64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN17, v)) out.push({ field: p + "several", rule: "int64.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN12, v)) out.push({ field: p + "several", rule: "int64.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10n || v < -10n) out.push({ field: p + "equal_bounds", rule: "int64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v >= 9223372036854775807n || v <= 9007199254740992n) out.push({ field: p + "edge_1", rule: "int64.gt_lt", message: "must be greater than 9007199254740992 and less than 9223372036854775807" });
+  }
+  {
+    const v = m.edge2;
+    if (v < -9223372036854775807n) out.push({ field: p + "edge_2", rule: "int64.gte", message: "must be greater than or equal to -9223372036854775807" });
+  }
+  {
+    const v = m.edge3;
+    if ((v >= -9007199254740993n && v <= 9007199254740993n)) out.push({ field: p + "edge_3", rule: "int64.gt_lt_exclusive", message: "must be greater than 9007199254740993 or less than -9007199254740993" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "optional_gt_lt", rule: "int64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10n) out.push({ field: p + "items" + '[' + i + ']', rule: "int64.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN13, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "int64.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Sfixed32Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Sfixed32Bounds(m: Sfixed32Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7) out.push({ field: p + "exact", rule: "sfixed32.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10) out.push({ field: p + "lt", rule: "sfixed32.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10) out.push({ field: p + "lte", rule: "sfixed32.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10) out.push({ field: p + "gt", rule: "sfixed32.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10) out.push({ field: p + "gte", rule: "sfixed32.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "gt_lt", rule: "sfixed32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10 && v <= 10)) out.push({ field: p + "gt_lt_exclusive", rule: "sfixed32.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10 || v <= -10) out.push({ field: p + "gt_lte", rule: "sfixed32.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10 && v <= 10)) out.push({ field: p + "gt_lte_exclusive", rule: "sfixed32.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10 || v < -10) out.push({ field: p + "gte_lt", rule: "sfixed32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10 && v < 10)) out.push({ field: p + "gte_lt_exclusive", rule: "sfixed32.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10 || v < -10) out.push({ field: p + "gte_lte", rule: "sfixed32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10 && v < 10)) out.push({ field: p + "gte_lte_exclusive", rule: "sfixed32.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN14, v)) out.push({ field: p + "in_list", rule: "sfixed32.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN6, v)) out.push({ field: p + "not_in_list", rule: "sfixed32.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7) out.push({ field: p + "several", rule: "sfixed32.const", message: "must equal -7" });
+    if (v >= 10 || v < -10) out.push({ field: p + "several", rule: "sfixed32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN15, v)) out.push({ field: p + "several", rule: "sfixed32.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "sfixed32.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10 || v < -10) out.push({ field: p + "equal_bounds", rule: "sfixed32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v <= -2147483648) out.push({ field: p + "edge_1", rule: "sfixed32.gt", message: "must be greater than -2147483648" });
+  }
+  {
+    const v = m.edge2;
+    if (v > 2147483646) out.push({ field: p + "edge_2", rule: "sfixed32.lte", message: "must be less than or equal to 2147483646" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "optional_gt_lt", rule: "sfixed32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10) out.push({ field: p + "items" + '[' + i + ']', rule: "sfixed32.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN8, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "sfixed32.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Sfixed64Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Sfixed64Bounds(m: Sfixed64Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7n) out.push({ field: p + "exact", rule: "sfixed64.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10n) out.push({ field: p + "lt", rule: "sfixed64.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10n) out.push({ field: p + "lte", rule: "sfixed64.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10n) out.push({ field: p + "gt", rule: "sfixed64.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10n) out.push({ field: p + "gte", rule: "sfixed64.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "gt_lt", rule: "sfixed64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10n && v <= 10n)) out.push({ field: p + "gt_lt_exclusive", rule: "sfixed64.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10n || v <= -10n) out.push({ field: p + "gt_lte", rule: "sfixed64.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10n && v <= 10n)) out.push({ field: p + "gt_lte_exclusive", rule: "sfixed64.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10n || v < -10n) out.push({ field: p + "gte_lt", rule: "sfixed64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10n && v < 10n)) out.push({ field: p + "gte_lt_exclusive", rule: "sfixed64.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10n || v < -10n) out.push({ field: p + "gte_lte", rule: "sfixed64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10n && v < 10n)) out.push({ field: p + "gte_lte_exclusive", rule: "sfixed64.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN16, v)) out.push({ field: p + "in_list", rule: "sfixed64.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN10, v)) out.push({ field: p + "not_in_list", rule: "sfixed64.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7n) out.push({ field: p + "several", rule: "sfixed64.const", message: "must equal -7" });
+    if (v >= 10n || v < -10n) out.push({ field: p + "several", rule: "sfixed64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN17, v)) out.push({ field: p + "several", rule: "sfixed64.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN12, v)) out.push({ field: p + "several", rule: "sfixed64.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10n || v < -10n) out.push({ field: p + "equal_bounds", rule: "sfixed64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v < -9223372036854775807n) out.push({ field: p + "edge_1", rule: "sfixed64.gte", message: "must be greater than or equal to -9223372036854775807" });
+  }
+  {
+    const v = m.edge2;
+    if ((v >= 9007199254740993n && v <= 9223372036854775806n)) out.push({ field: p + "edge_2", rule: "sfixed64.gt_lt_exclusive", message: "must be greater than 9223372036854775806 or less than 9007199254740993" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "optional_gt_lt", rule: "sfixed64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10n) out.push({ field: p + "items" + '[' + i + ']', rule: "sfixed64.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN13, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "sfixed64.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Sint32Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Sint32Bounds(m: Sint32Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7) out.push({ field: p + "exact", rule: "sint32.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10) out.push({ field: p + "lt", rule: "sint32.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10) out.push({ field: p + "lte", rule: "sint32.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10) out.push({ field: p + "gt", rule: "sint32.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10) out.push({ field: p + "gte", rule: "sint32.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "gt_lt", rule: "sint32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10 && v <= 10)) out.push({ field: p + "gt_lt_exclusive", rule: "sint32.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10 || v <= -10) out.push({ field: p + "gt_lte", rule: "sint32.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10 && v <= 10)) out.push({ field: p + "gt_lte_exclusive", rule: "sint32.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10 || v < -10) out.push({ field: p + "gte_lt", rule: "sint32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10 && v < 10)) out.push({ field: p + "gte_lt_exclusive", rule: "sint32.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10 || v < -10) out.push({ field: p + "gte_lte", rule: "sint32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10 && v < 10)) out.push({ field: p + "gte_lte_exclusive", rule: "sint32.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN14, v)) out.push({ field: p + "in_list", rule: "sint32.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN6, v)) out.push({ field: p + "not_in_list", rule: "sint32.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7) out.push({ field: p + "several", rule: "sint32.const", message: "must equal -7" });
+    if (v >= 10 || v < -10) out.push({ field: p + "several", rule: "sint32.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN15, v)) out.push({ field: p + "several", rule: "sint32.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "sint32.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10 || v < -10) out.push({ field: p + "equal_bounds", rule: "sint32.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v <= -2147483648) out.push({ field: p + "edge_1", rule: "sint32.gt", message: "must be greater than -2147483648" });
+  }
+  {
+    const v = m.edge2;
+    if (v >= 2147483647) out.push({ field: p + "edge_2", rule: "sint32.lt", message: "must be less than 2147483647" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10 || v <= -10) out.push({ field: p + "optional_gt_lt", rule: "sint32.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10) out.push({ field: p + "items" + '[' + i + ']', rule: "sint32.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN8, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "sint32.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Sint64Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Sint64Bounds(m: Sint64Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== -7n) out.push({ field: p + "exact", rule: "sint64.const", message: "must equal -7" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 10n) out.push({ field: p + "lt", rule: "sint64.lt", message: "must be less than 10" });
+  }
+  {
+    const v = m.lte;
+    if (v > 10n) out.push({ field: p + "lte", rule: "sint64.lte", message: "must be less than or equal to 10" });
+  }
+  {
+    const v = m.gt;
+    if (v <= -10n) out.push({ field: p + "gt", rule: "sint64.gt", message: "must be greater than -10" });
+  }
+  {
+    const v = m.gte;
+    if (v < -10n) out.push({ field: p + "gte", rule: "sint64.gte", message: "must be greater than or equal to -10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "gt_lt", rule: "sint64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= -10n && v <= 10n)) out.push({ field: p + "gt_lt_exclusive", rule: "sint64.gt_lt_exclusive", message: "must be greater than 10 or less than -10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 10n || v <= -10n) out.push({ field: p + "gt_lte", rule: "sint64.gt_lte", message: "must be greater than -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > -10n && v <= 10n)) out.push({ field: p + "gt_lte_exclusive", rule: "sint64.gt_lte_exclusive", message: "must be greater than 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 10n || v < -10n) out.push({ field: p + "gte_lt", rule: "sint64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= -10n && v < 10n)) out.push({ field: p + "gte_lt_exclusive", rule: "sint64.gte_lt_exclusive", message: "must be greater than or equal to 10 or less than -10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 10n || v < -10n) out.push({ field: p + "gte_lte", rule: "sint64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to 10" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > -10n && v < 10n)) out.push({ field: p + "gte_lte_exclusive", rule: "sint64.gte_lte_exclusive", message: "must be greater than or equal to 10 or less than or equal to -10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN16, v)) out.push({ field: p + "in_list", rule: "sint64.in", message: "must be in list [-1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN10, v)) out.push({ field: p + "not_in_list", rule: "sint64.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== -7n) out.push({ field: p + "several", rule: "sint64.const", message: "must equal -7" });
+    if (v >= 10n || v < -10n) out.push({ field: p + "several", rule: "sint64.gte_lt", message: "must be greater than or equal to -10 and less than 10" });
+    if (!r.inList(IN17, v)) out.push({ field: p + "several", rule: "sint64.in", message: "must be in list [-1, -7]" });
+    if (r.inList(IN12, v)) out.push({ field: p + "several", rule: "sint64.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > -10n || v < -10n) out.push({ field: p + "equal_bounds", rule: "sint64.gte_lte", message: "must be greater than or equal to -10 and less than or equal to -10" });
+  }
+  {
+    const v = m.edge1;
+    if (v >= 9223372036854775807n || v < -9223372036854775807n) out.push({ field: p + "edge_1", rule: "sint64.gte_lt", message: "must be greater than or equal to -9223372036854775807 and less than 9223372036854775807" });
+  }
+  {
+    const v = m.edge2;
+    if (v <= 9007199254740993n) out.push({ field: p + "edge_2", rule: "sint64.gt", message: "must be greater than 9007199254740993" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 10n || v <= -10n) out.push({ field: p + "optional_gt_lt", rule: "sint64.gt_lt", message: "must be greater than -10 and less than 10" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < -10n) out.push({ field: p + "items" + '[' + i + ']', rule: "sint64.gte", message: "must be greater than or equal to -10" });
+      if (r.inList(IN13, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "sint64.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Uint32Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Uint32Bounds(m: Uint32Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 15) out.push({ field: p + "exact", rule: "uint32.const", message: "must equal 15" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 20) out.push({ field: p + "lt", rule: "uint32.lt", message: "must be less than 20" });
+  }
+  {
+    const v = m.lte;
+    if (v > 20) out.push({ field: p + "lte", rule: "uint32.lte", message: "must be less than or equal to 20" });
+  }
+  {
+    const v = m.gt;
+    if (v <= 10) out.push({ field: p + "gt", rule: "uint32.gt", message: "must be greater than 10" });
+  }
+  {
+    const v = m.gte;
+    if (v < 10) out.push({ field: p + "gte", rule: "uint32.gte", message: "must be greater than or equal to 10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 20 || v <= 10) out.push({ field: p + "gt_lt", rule: "uint32.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= 10 && v <= 20)) out.push({ field: p + "gt_lt_exclusive", rule: "uint32.gt_lt_exclusive", message: "must be greater than 20 or less than 10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 20 || v <= 10) out.push({ field: p + "gt_lte", rule: "uint32.gt_lte", message: "must be greater than 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > 10 && v <= 20)) out.push({ field: p + "gt_lte_exclusive", rule: "uint32.gt_lte_exclusive", message: "must be greater than 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 20 || v < 10) out.push({ field: p + "gte_lt", rule: "uint32.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= 10 && v < 20)) out.push({ field: p + "gte_lt_exclusive", rule: "uint32.gte_lt_exclusive", message: "must be greater than or equal to 20 or less than 10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 20 || v < 10) out.push({ field: p + "gte_lte", rule: "uint32.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > 10 && v < 20)) out.push({ field: p + "gte_lte_exclusive", rule: "uint32.gte_lte_exclusive", message: "must be greater than or equal to 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN5, v)) out.push({ field: p + "in_list", rule: "uint32.in", message: "must be in list [1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN6, v)) out.push({ field: p + "not_in_list", rule: "uint32.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 15) out.push({ field: p + "several", rule: "uint32.const", message: "must equal 15" });
+    if (v >= 20 || v < 10) out.push({ field: p + "several", rule: "uint32.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+    if (!r.inList(IN7, v)) out.push({ field: p + "several", rule: "uint32.in", message: "must be in list [1, 15]" });
+    if (r.inList(IN3, v)) out.push({ field: p + "several", rule: "uint32.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > 10 || v < 10) out.push({ field: p + "equal_bounds", rule: "uint32.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 10" });
+  }
+  {
+    const v = m.edge1;
+    if (v >= 4294967295) out.push({ field: p + "edge_1", rule: "uint32.lt", message: "must be less than 4294967295" });
+  }
+  {
+    const v = m.edge2;
+    if (v > 4294967294 || v <= 0) out.push({ field: p + "edge_2", rule: "uint32.gt_lte", message: "must be greater than 0 and less than or equal to 4294967294" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 20 || v <= 10) out.push({ field: p + "optional_gt_lt", rule: "uint32.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 10) out.push({ field: p + "items" + '[' + i + ']', rule: "uint32.gte", message: "must be greater than or equal to 10" });
+      if (r.inList(IN8, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "uint32.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** rules.v1.Uint64Bounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_Uint64Bounds(m: Uint64Bounds, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== 15n) out.push({ field: p + "exact", rule: "uint64.const", message: "must equal 15" });
+  }
+  {
+    const v = m.lt;
+    if (v >= 20n) out.push({ field: p + "lt", rule: "uint64.lt", message: "must be less than 20" });
+  }
+  {
+    const v = m.lte;
+    if (v > 20n) out.push({ field: p + "lte", rule: "uint64.lte", message: "must be less than or equal to 20" });
+  }
+  {
+    const v = m.gt;
+    if (v <= 10n) out.push({ field: p + "gt", rule: "uint64.gt", message: "must be greater than 10" });
+  }
+  {
+    const v = m.gte;
+    if (v < 10n) out.push({ field: p + "gte", rule: "uint64.gte", message: "must be greater than or equal to 10" });
+  }
+  {
+    const v = m.gtLt;
+    if (v >= 20n || v <= 10n) out.push({ field: p + "gt_lt", rule: "uint64.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.gtLtExclusive;
+    if ((v >= 10n && v <= 20n)) out.push({ field: p + "gt_lt_exclusive", rule: "uint64.gt_lt_exclusive", message: "must be greater than 20 or less than 10" });
+  }
+  {
+    const v = m.gtLte;
+    if (v > 20n || v <= 10n) out.push({ field: p + "gt_lte", rule: "uint64.gt_lte", message: "must be greater than 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gtLteExclusive;
+    if ((v > 10n && v <= 20n)) out.push({ field: p + "gt_lte_exclusive", rule: "uint64.gt_lte_exclusive", message: "must be greater than 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.gteLt;
+    if (v >= 20n || v < 10n) out.push({ field: p + "gte_lt", rule: "uint64.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+  }
+  {
+    const v = m.gteLtExclusive;
+    if ((v >= 10n && v < 20n)) out.push({ field: p + "gte_lt_exclusive", rule: "uint64.gte_lt_exclusive", message: "must be greater than or equal to 20 or less than 10" });
+  }
+  {
+    const v = m.gteLte;
+    if (v > 20n || v < 10n) out.push({ field: p + "gte_lte", rule: "uint64.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 20" });
+  }
+  {
+    const v = m.gteLteExclusive;
+    if ((v > 10n && v < 20n)) out.push({ field: p + "gte_lte_exclusive", rule: "uint64.gte_lte_exclusive", message: "must be greater than or equal to 20 or less than or equal to 10" });
+  }
+  {
+    const v = m.inList;
+    if (!r.inList(IN9, v)) out.push({ field: p + "in_list", rule: "uint64.in", message: "must be in list [1, 2, 3]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.inList(IN10, v)) out.push({ field: p + "not_in_list", rule: "uint64.not_in", message: "must not be in list [0, 5]" });
+  }
+  {
+    const v = m.several;
+    if (v !== 15n) out.push({ field: p + "several", rule: "uint64.const", message: "must equal 15" });
+    if (v >= 20n || v < 10n) out.push({ field: p + "several", rule: "uint64.gte_lt", message: "must be greater than or equal to 10 and less than 20" });
+    if (!r.inList(IN11, v)) out.push({ field: p + "several", rule: "uint64.in", message: "must be in list [1, 15]" });
+    if (r.inList(IN12, v)) out.push({ field: p + "several", rule: "uint64.not_in", message: "must not be in list [0]" });
+  }
+  {
+    const v = m.equalBounds;
+    if (v > 10n || v < 10n) out.push({ field: p + "equal_bounds", rule: "uint64.gte_lte", message: "must be greater than or equal to 10 and less than or equal to 10" });
+  }
+  {
+    const v = m.edge1;
+    if (v > 18446744073709551614n) out.push({ field: p + "edge_1", rule: "uint64.lte", message: "must be less than or equal to 18446744073709551614" });
+  }
+  {
+    const v = m.edge2;
+    if (v >= 18446744073709551615n || v <= 9007199254740992n) out.push({ field: p + "edge_2", rule: "uint64.gt_lt", message: "must be greater than 9007199254740992 and less than 18446744073709551615" });
+  }
+  if (m.optionalGtLt !== undefined) {
+    const v = m.optionalGtLt;
+    if (v >= 20n || v <= 10n) out.push({ field: p + "optional_gt_lt", rule: "uint64.gt_lt", message: "must be greater than 10 and less than 20" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item < 10n) out.push({ field: p + "items" + '[' + i + ']', rule: "uint64.gte", message: "must be greater than or equal to 10" });
+      if (r.inList(IN13, item)) out.push({ field: p + "items" + '[' + i + ']', rule: "uint64.not_in", message: "must not be in list [5]" });
+    }
+  }
+  {
+    const v = m.uniqueItems;
+    if (v.length > 4) out.push({ field: p + "unique_items", rule: "repeated.max_items", message: "must contain no more than 4 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "unique_items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+  }
+}
+
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'rules.v1.DoubleBounds': validate_rules_v1_DoubleBounds,
+  'rules.v1.Fixed32Bounds': validate_rules_v1_Fixed32Bounds,
+  'rules.v1.Fixed64Bounds': validate_rules_v1_Fixed64Bounds,
+  'rules.v1.FloatBounds': validate_rules_v1_FloatBounds,
+  'rules.v1.Int32Bounds': validate_rules_v1_Int32Bounds,
+  'rules.v1.Int64Bounds': validate_rules_v1_Int64Bounds,
+  'rules.v1.Sfixed32Bounds': validate_rules_v1_Sfixed32Bounds,
+  'rules.v1.Sfixed64Bounds': validate_rules_v1_Sfixed64Bounds,
+  'rules.v1.Sint32Bounds': validate_rules_v1_Sint32Bounds,
+  'rules.v1.Sint64Bounds': validate_rules_v1_Sint64Bounds,
+  'rules.v1.Uint32Bounds': validate_rules_v1_Uint32Bounds,
+  'rules.v1.Uint64Bounds': validate_rules_v1_Uint64Bounds,
+};
 
 // ---------------------------------------------------------------------------
 // rules.v1.NumberRulesService
@@ -929,6 +2196,7 @@ export const NumberRulesServiceDescriptor: ServiceDescriptor<NumberRulesServiceM
   name: 'NumberRulesService',
   packageName: 'rules.v1',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     EchoFloatBounds: {
       name: 'EchoFloatBounds',

@@ -5,6 +5,8 @@
 // source: presence.proto
 
 /* eslint-disable */
+import { registerMessageTypes } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 
 export const protobufPackage = "rules.v1";
 
@@ -39,11 +41,11 @@ export function kindFromJSON(object: any): Kind {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return Kind.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : Kind.UNRECOGNIZED;
   }
 }
 
-export function kindToJSON(object: Kind): string {
+export function kindToJSON(object: Kind): string | number {
   switch (object) {
     case Kind.KIND_UNSPECIFIED:
       return "KIND_UNSPECIFIED";
@@ -51,9 +53,8 @@ export function kindToJSON(object: Kind): string {
       return "KIND_A";
     case Kind.KIND_B:
       return "KIND_B";
-    case Kind.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -78,11 +79,11 @@ export function closedKindFromJSON(object: any): ClosedKind {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return ClosedKind.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : ClosedKind.UNRECOGNIZED;
   }
 }
 
-export function closedKindToJSON(object: ClosedKind): string {
+export function closedKindToJSON(object: ClosedKind): string | number {
   switch (object) {
     case ClosedKind.CLOSED_KIND_ZERO:
       return "CLOSED_KIND_ZERO";
@@ -90,9 +91,8 @@ export function closedKindToJSON(object: ClosedKind): string {
       return "CLOSED_KIND_ONE";
     case ClosedKind.CLOSED_KIND_TWO:
       return "CLOSED_KIND_TWO";
-    case ClosedKind.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -137,6 +137,212 @@ function createBaseExplicitPresence(): ExplicitPresence {
 }
 
 export const ExplicitPresence: MessageFns<ExplicitPresence> = {
+  encode(message: ExplicitPresence, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== undefined) {
+      writer.uint32(8).int32(message.count);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.big !== undefined) {
+      if (BigInt.asIntN(64, message.big) !== message.big) {
+        throw new globalThis.Error("value provided for field message.big of type int64 too large");
+      }
+      writer.uint32(24).int64(message.big);
+    }
+    if (message.flag !== undefined) {
+      writer.uint32(32).bool(message.flag);
+    }
+    if (message.ratio !== undefined) {
+      writer.uint32(41).double(message.ratio);
+    }
+    if (message.implicitName !== "") {
+      writer.uint32(50).string(message.implicitName);
+    }
+    if (message.implicitRequired !== 0) {
+      writer.uint32(56).int32(message.implicitRequired);
+    }
+    if (message.data !== undefined) {
+      writer.uint32(66).bytes(message.data);
+    }
+    if (message.kind !== undefined) {
+      writer.uint32(72).int32(message.kind);
+    }
+    if (message.closedKind !== undefined) {
+      writer.uint32(80).int32(message.closedKind);
+    }
+    for (const v of message.packed) {
+      writer.uint32(88).int32(v!);
+    }
+    for (const v of message.expanded) {
+      writer.uint32(96).int32(v!);
+    }
+    if (message.delimited !== undefined) {
+      Inner.encode(message.delimited, writer.uint32(107)).uint32(108);
+    }
+    if (message.ignoreAlways !== undefined) {
+      writer.uint32(114).string(message.ignoreAlways);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExplicitPresence {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExplicitPresence();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.big = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.flag = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.ratio = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.implicitName = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.implicitRequired = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.data = reader.bytes();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.closedKind = reader.int32() as any;
+            continue;
+          }
+          case 11: {
+            if (tag === 88) {
+              message.packed.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 90) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.packed.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 12: {
+            if (tag === 96) {
+              message.expanded.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 98) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.expanded.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 13: {
+            if (tag !== 107) {
+              break;
+            }
+
+            message.delimited = Inner.decode(reader);
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.ignoreAlways = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): ExplicitPresence {
     return {
       count: isSet(object.count) ? globalThis.Number(object.count) : undefined,
@@ -253,6 +459,46 @@ function createBaseInner(): Inner {
 }
 
 export const Inner: MessageFns<Inner> = {
+  encode(message: Inner, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== undefined) {
+      writer.uint32(10).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Inner {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInner();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): Inner {
     return { code: isSet(object.code) ? globalThis.String(object.code) : undefined };
   },
@@ -322,8 +568,15 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "rules.v1.ExplicitPresence": ExplicitPresence,
+  "rules.v1.Inner": Inner,
+});

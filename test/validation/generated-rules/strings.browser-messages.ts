@@ -5,6 +5,8 @@
 // source: strings.proto
 
 /* eslint-disable */
+import { registerMessageTypes } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 
 export const protobufPackage = "rules.v1";
 
@@ -148,6 +150,555 @@ function createBaseStringRulesProbe(): StringRulesProbe {
 }
 
 export const StringRulesProbe: MessageFns<StringRulesProbe> = {
+  encode(message: StringRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== "") {
+      writer.uint32(10).string(message.exact);
+    }
+    if (message.len !== "") {
+      writer.uint32(18).string(message.len);
+    }
+    if (message.minLen !== "") {
+      writer.uint32(26).string(message.minLen);
+    }
+    if (message.maxLen !== "") {
+      writer.uint32(34).string(message.maxLen);
+    }
+    if (message.lenBytes !== "") {
+      writer.uint32(42).string(message.lenBytes);
+    }
+    if (message.minBytes !== "") {
+      writer.uint32(50).string(message.minBytes);
+    }
+    if (message.maxBytes !== "") {
+      writer.uint32(58).string(message.maxBytes);
+    }
+    if (message.pattern !== "") {
+      writer.uint32(66).string(message.pattern);
+    }
+    if (message.patternCodePoints !== "") {
+      writer.uint32(74).string(message.patternCodePoints);
+    }
+    if (message.prefix !== "") {
+      writer.uint32(82).string(message.prefix);
+    }
+    if (message.suffix !== "") {
+      writer.uint32(90).string(message.suffix);
+    }
+    if (message.contains !== "") {
+      writer.uint32(98).string(message.contains);
+    }
+    if (message.notContains !== "") {
+      writer.uint32(106).string(message.notContains);
+    }
+    if (message.inList !== "") {
+      writer.uint32(114).string(message.inList);
+    }
+    if (message.notInList !== "") {
+      writer.uint32(122).string(message.notInList);
+    }
+    if (message.several !== "") {
+      writer.uint32(130).string(message.several);
+    }
+    if (message.lenRange !== "") {
+      writer.uint32(138).string(message.lenRange);
+    }
+    if (message.astralPrefix !== "") {
+      writer.uint32(146).string(message.astralPrefix);
+    }
+    if (message.email !== "") {
+      writer.uint32(162).string(message.email);
+    }
+    if (message.hostname !== "") {
+      writer.uint32(170).string(message.hostname);
+    }
+    if (message.ip !== "") {
+      writer.uint32(178).string(message.ip);
+    }
+    if (message.ipv4 !== "") {
+      writer.uint32(186).string(message.ipv4);
+    }
+    if (message.ipv6 !== "") {
+      writer.uint32(194).string(message.ipv6);
+    }
+    if (message.uri !== "") {
+      writer.uint32(202).string(message.uri);
+    }
+    if (message.uriRef !== "") {
+      writer.uint32(210).string(message.uriRef);
+    }
+    if (message.address !== "") {
+      writer.uint32(218).string(message.address);
+    }
+    if (message.uuid !== "") {
+      writer.uint32(226).string(message.uuid);
+    }
+    if (message.tuuid !== "") {
+      writer.uint32(234).string(message.tuuid);
+    }
+    if (message.ipWithPrefixlen !== "") {
+      writer.uint32(242).string(message.ipWithPrefixlen);
+    }
+    if (message.ipv4WithPrefixlen !== "") {
+      writer.uint32(250).string(message.ipv4WithPrefixlen);
+    }
+    if (message.ipv6WithPrefixlen !== "") {
+      writer.uint32(258).string(message.ipv6WithPrefixlen);
+    }
+    if (message.ipPrefix !== "") {
+      writer.uint32(266).string(message.ipPrefix);
+    }
+    if (message.ipv4Prefix !== "") {
+      writer.uint32(274).string(message.ipv4Prefix);
+    }
+    if (message.ipv6Prefix !== "") {
+      writer.uint32(282).string(message.ipv6Prefix);
+    }
+    if (message.hostAndPort !== "") {
+      writer.uint32(290).string(message.hostAndPort);
+    }
+    if (message.ulid !== "") {
+      writer.uint32(298).string(message.ulid);
+    }
+    if (message.protobufFqn !== "") {
+      writer.uint32(306).string(message.protobufFqn);
+    }
+    if (message.protobufDotFqn !== "") {
+      writer.uint32(314).string(message.protobufDotFqn);
+    }
+    if (message.headerName !== "") {
+      writer.uint32(322).string(message.headerName);
+    }
+    if (message.headerNameLoose !== "") {
+      writer.uint32(330).string(message.headerNameLoose);
+    }
+    if (message.headerValue !== "") {
+      writer.uint32(338).string(message.headerValue);
+    }
+    if (message.headerValueLoose !== "") {
+      writer.uint32(346).string(message.headerValueLoose);
+    }
+    if (message.emailOff !== "") {
+      writer.uint32(354).string(message.emailOff);
+    }
+    if (message.formatAndBounds !== "") {
+      writer.uint32(362).string(message.formatAndBounds);
+    }
+    if (message.optionalHostname !== undefined) {
+      writer.uint32(370).string(message.optionalHostname);
+    }
+    for (const v of message.items) {
+      writer.uint32(402).string(v!);
+    }
+    globalThis.Object.entries(message.byName).forEach(([key, value]: [string, string]) => {
+      StringRulesProbe_ByNameEntry.encode({ key: key as any, value }, writer.uint32(410).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StringRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStringRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exact = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.len = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.minLen = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.maxLen = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lenBytes = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.minBytes = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.maxBytes = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.pattern = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.patternCodePoints = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.suffix = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.contains = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.notContains = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.inList = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.notInList = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.several = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.lenRange = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.astralPrefix = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.hostname = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.ipv4 = reader.string();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.ipv6 = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.uri = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.uriRef = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.uuid = reader.string();
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.tuuid = reader.string();
+            continue;
+          }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.ipWithPrefixlen = reader.string();
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.ipv4WithPrefixlen = reader.string();
+            continue;
+          }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            message.ipv6WithPrefixlen = reader.string();
+            continue;
+          }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.ipPrefix = reader.string();
+            continue;
+          }
+          case 34: {
+            if (tag !== 274) {
+              break;
+            }
+
+            message.ipv4Prefix = reader.string();
+            continue;
+          }
+          case 35: {
+            if (tag !== 282) {
+              break;
+            }
+
+            message.ipv6Prefix = reader.string();
+            continue;
+          }
+          case 36: {
+            if (tag !== 290) {
+              break;
+            }
+
+            message.hostAndPort = reader.string();
+            continue;
+          }
+          case 37: {
+            if (tag !== 298) {
+              break;
+            }
+
+            message.ulid = reader.string();
+            continue;
+          }
+          case 38: {
+            if (tag !== 306) {
+              break;
+            }
+
+            message.protobufFqn = reader.string();
+            continue;
+          }
+          case 39: {
+            if (tag !== 314) {
+              break;
+            }
+
+            message.protobufDotFqn = reader.string();
+            continue;
+          }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.headerName = reader.string();
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.headerNameLoose = reader.string();
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.headerValue = reader.string();
+            continue;
+          }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.headerValueLoose = reader.string();
+            continue;
+          }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.emailOff = reader.string();
+            continue;
+          }
+          case 45: {
+            if (tag !== 362) {
+              break;
+            }
+
+            message.formatAndBounds = reader.string();
+            continue;
+          }
+          case 46: {
+            if (tag !== 370) {
+              break;
+            }
+
+            message.optionalHostname = reader.string();
+            continue;
+          }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.items.push(reader.string());
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            const entry51 = StringRulesProbe_ByNameEntry.decode(reader, reader.uint32());
+            if (entry51.value !== undefined) {
+              message.byName[entry51.key] = entry51.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): StringRulesProbe {
     return {
       exact: isSet(object.exact) ? globalThis.String(object.exact) : "",
@@ -561,6 +1112,57 @@ function createBaseStringRulesProbe_ByNameEntry(): StringRulesProbe_ByNameEntry 
 }
 
 export const StringRulesProbe_ByNameEntry: MessageFns<StringRulesProbe_ByNameEntry> = {
+  encode(message: StringRulesProbe_ByNameEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StringRulesProbe_ByNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStringRulesProbe_ByNameEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): StringRulesProbe_ByNameEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -613,6 +1215,222 @@ function createBaseBytesRulesProbe(): BytesRulesProbe {
 }
 
 export const BytesRulesProbe: MessageFns<BytesRulesProbe> = {
+  encode(message: BytesRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact.length !== 0) {
+      writer.uint32(10).bytes(message.exact);
+    }
+    if (message.len.length !== 0) {
+      writer.uint32(18).bytes(message.len);
+    }
+    if (message.minLen.length !== 0) {
+      writer.uint32(26).bytes(message.minLen);
+    }
+    if (message.maxLen.length !== 0) {
+      writer.uint32(34).bytes(message.maxLen);
+    }
+    if (message.pattern.length !== 0) {
+      writer.uint32(42).bytes(message.pattern);
+    }
+    if (message.prefix.length !== 0) {
+      writer.uint32(50).bytes(message.prefix);
+    }
+    if (message.suffix.length !== 0) {
+      writer.uint32(58).bytes(message.suffix);
+    }
+    if (message.contains.length !== 0) {
+      writer.uint32(66).bytes(message.contains);
+    }
+    if (message.inList.length !== 0) {
+      writer.uint32(74).bytes(message.inList);
+    }
+    if (message.notInList.length !== 0) {
+      writer.uint32(82).bytes(message.notInList);
+    }
+    if (message.ip.length !== 0) {
+      writer.uint32(90).bytes(message.ip);
+    }
+    if (message.ipv4.length !== 0) {
+      writer.uint32(98).bytes(message.ipv4);
+    }
+    if (message.ipv6.length !== 0) {
+      writer.uint32(106).bytes(message.ipv6);
+    }
+    if (message.uuid.length !== 0) {
+      writer.uint32(114).bytes(message.uuid);
+    }
+    if (message.several.length !== 0) {
+      writer.uint32(122).bytes(message.several);
+    }
+    if (message.optionalIpv4 !== undefined) {
+      writer.uint32(130).bytes(message.optionalIpv4);
+    }
+    for (const v of message.items) {
+      writer.uint32(138).bytes(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BytesRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBytesRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exact = reader.bytes();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.len = reader.bytes();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.minLen = reader.bytes();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.maxLen = reader.bytes();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pattern = reader.bytes();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.prefix = reader.bytes();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.suffix = reader.bytes();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.contains = reader.bytes();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.inList = reader.bytes();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.notInList = reader.bytes();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.ip = reader.bytes();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.ipv4 = reader.bytes();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.ipv6 = reader.bytes();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.uuid = reader.bytes();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.several = reader.bytes();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.optionalIpv4 = reader.bytes();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.items.push(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): BytesRulesProbe {
     return {
       exact: isSet(object.exact) ? bytesFromBase64(object.exact) : new Uint8Array(0),
@@ -786,8 +1604,15 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "rules.v1.StringRulesProbe": StringRulesProbe,
+  "rules.v1.BytesRulesProbe": BytesRulesProbe,
+});

@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import { BytesRulesProbe, StringRulesProbe } from './strings';
 
@@ -78,6 +79,376 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+const BYTES0 = new Uint8Array([1, 2]);
+const BYTES1 = new Uint8Array([1]);
+const BYTES2 = new Uint8Array([255, 254]);
+const BYTES3 = new Uint8Array([0, 1]);
+const BYTES4 = new Uint8Array([97, 98]);
+const BYTES5 = new Uint8Array([255, 0]);
+const IN6 = [BYTES1, BYTES4, BYTES5];
+const BYTES7 = new Uint8Array([0]);
+const BYTES8 = new Uint8Array([120, 121]);
+const IN9 = [BYTES7, BYTES8];
+const BYTES10 = new Uint8Array([97]);
+const IN11 = [BYTES4];
+const IN12 = ["a", "b", "ü", "😀"];
+const IN13 = ["x", "y"];
+const IN14 = ["abc"];
+const RE15 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$");
+const RE16 = new RegExp("^[0-9a-fA-F]{32}$");
+const RE17 = new RegExp("^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$");
+const RE18 = new RegExp("^[A-Za-z_][A-Za-z_0-9]*(\\.[A-Za-z_][A-Za-z_0-9]*)*$");
+const RE19 = new RegExp("^\\.[A-Za-z_][A-Za-z_0-9]*(\\.[A-Za-z_][A-Za-z_0-9]*)*$");
+const RE20 = new RegExp("^:?[0-9a-zA-Z!#$%&'*+-.^_|~`]+$");
+const RE21 = new RegExp("^[^\\x00\\x0A\\x0D]+$");
+const RE22 = new RegExp("^[^\\x00-\\x08\\x0A-\\x1F\\x7F]*$");
+const RE23 = new RegExp("^[^\\x00\\x0A\\x0D]*$");
+const IN24 = ["a@b.co"];
+
+/** rules.v1.BytesRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_BytesRulesProbe(m: BytesRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (!r.bytesEqual(v, BYTES0)) out.push({ field: p + "exact", rule: "bytes.const", message: "must be 0102" });
+  }
+  {
+    const v = m.len;
+    if (v.length !== 3) out.push({ field: p + "len", rule: "bytes.len", message: "must be 3 bytes" });
+  }
+  {
+    const v = m.minLen;
+    if (v.length < 2) out.push({ field: p + "min_len", rule: "bytes.min_len", message: "must be at least 2 bytes" });
+  }
+  {
+    const v = m.maxLen;
+    if (v.length > 4) out.push({ field: p + "max_len", rule: "bytes.max_len", message: "must be at most 4 bytes" });
+  }
+  {
+    const v = m.pattern;
+    if (!r.matches("^[a-z]+$", r.utf8Text(v))) out.push({ field: p + "pattern", rule: "bytes.pattern", message: "must match regex pattern `^[a-z]+$`" });
+  }
+  {
+    const v = m.prefix;
+    if (!r.bytesStartWith(v, BYTES1)) out.push({ field: p + "prefix", rule: "bytes.prefix", message: "does not have prefix 01" });
+  }
+  {
+    const v = m.suffix;
+    if (!r.bytesEndWith(v, BYTES2)) out.push({ field: p + "suffix", rule: "bytes.suffix", message: "does not have suffix fffe" });
+  }
+  {
+    const v = m.contains;
+    if (!r.bytesContain(v, BYTES3)) out.push({ field: p + "contains", rule: "bytes.contains", message: "does not contain 0001" });
+  }
+  {
+    const v = m.inList;
+    if (!r.bytesInList(IN6, v)) out.push({ field: p + "in_list", rule: "bytes.in", message: "must be in list [\u0001, ab, �\u0000]" });
+  }
+  {
+    const v = m.notInList;
+    if (r.bytesInList(IN9, v)) out.push({ field: p + "not_in_list", rule: "bytes.not_in", message: "must not be in list [\u0000, xy]" });
+  }
+  {
+    const v = m.ip;
+    if (v.length === 0) out.push({ field: p + "ip", rule: "bytes.ip_empty", message: "value is empty, which is not a valid IP address" });
+    else if (v.length !== 4 && v.length !== 16) out.push({ field: p + "ip", rule: "bytes.ip", message: "must be a valid IP address" });
+  }
+  {
+    const v = m.ipv4;
+    if (v.length === 0) out.push({ field: p + "ipv4", rule: "bytes.ipv4_empty", message: "value is empty, which is not a valid IPv4 address" });
+    else if (v.length !== 4) out.push({ field: p + "ipv4", rule: "bytes.ipv4", message: "must be a valid IPv4 address" });
+  }
+  {
+    const v = m.ipv6;
+    if (v.length === 0) out.push({ field: p + "ipv6", rule: "bytes.ipv6_empty", message: "value is empty, which is not a valid IPv6 address" });
+    else if (v.length !== 16) out.push({ field: p + "ipv6", rule: "bytes.ipv6", message: "must be a valid IPv6 address" });
+  }
+  {
+    const v = m.uuid;
+    if (v.length === 0) out.push({ field: p + "uuid", rule: "bytes.uuid_empty", message: "value is empty, which is not a valid UUID" });
+    else if (v.length !== 16) out.push({ field: p + "uuid", rule: "bytes.uuid", message: "must be a valid UUID" });
+  }
+  {
+    const v = m.several;
+    if (v.length < 1) out.push({ field: p + "several", rule: "bytes.min_len", message: "must be at least 1 bytes" });
+    if (v.length > 3) out.push({ field: p + "several", rule: "bytes.max_len", message: "must be at most 3 bytes" });
+    if (!r.bytesStartWith(v, BYTES10)) out.push({ field: p + "several", rule: "bytes.prefix", message: "does not have prefix 61" });
+    if (r.bytesInList(IN11, v)) out.push({ field: p + "several", rule: "bytes.not_in", message: "must not be in list [ab]" });
+  }
+  if (m.optionalIpv4 !== undefined) {
+    const v = m.optionalIpv4;
+    if (v.length === 0) out.push({ field: p + "optional_ipv4", rule: "bytes.ipv4_empty", message: "value is empty, which is not a valid IPv4 address" });
+    else if (v.length !== 4) out.push({ field: p + "optional_ipv4", rule: "bytes.ipv4", message: "must be a valid IPv4 address" });
+  }
+  {
+    const v = m.items;
+    if (!r.uniqueBytes(v)) out.push({ field: p + "items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (item.length > 2) out.push({ field: p + "items" + '[' + i + ']', rule: "bytes.max_len", message: "must be at most 2 bytes" });
+    }
+  }
+}
+
+/** rules.v1.StringRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_StringRulesProbe(m: StringRulesProbe, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.exact;
+    if (v !== "abc") out.push({ field: p + "exact", rule: "string.const", message: "must equal `abc`" });
+  }
+  {
+    const v = m.len;
+    const chars = r.chars(v);
+    if (chars !== 3) out.push({ field: p + "len", rule: "string.len", message: "must be 3 characters" });
+  }
+  {
+    const v = m.minLen;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "min_len", rule: "string.min_len", message: "must be at least 2 characters" });
+  }
+  {
+    const v = m.maxLen;
+    const chars = r.chars(v);
+    if (chars > 4) out.push({ field: p + "max_len", rule: "string.max_len", message: "must be at most 4 characters" });
+  }
+  {
+    const v = m.lenBytes;
+    const bytes = r.utf8Bytes(v);
+    if (bytes !== 4) out.push({ field: p + "len_bytes", rule: "string.len_bytes", message: "must be 4 bytes" });
+  }
+  {
+    const v = m.minBytes;
+    const bytes = r.utf8Bytes(v);
+    if (bytes < 2) out.push({ field: p + "min_bytes", rule: "string.min_bytes", message: "must be at least 2 bytes" });
+  }
+  {
+    const v = m.maxBytes;
+    const bytes = r.utf8Bytes(v);
+    if (bytes > 6) out.push({ field: p + "max_bytes", rule: "string.max_bytes", message: "must be at most 6 bytes" });
+  }
+  {
+    const v = m.pattern;
+    if (!r.matches("^[a-z]+\\d?$", v)) out.push({ field: p + "pattern", rule: "string.pattern", message: "does not match regex pattern `^[a-z]+\\d?$`" });
+  }
+  {
+    const v = m.patternCodePoints;
+    if (!r.matches("^.{2}$", v)) out.push({ field: p + "pattern_code_points", rule: "string.pattern", message: "does not match regex pattern `^.{2}$`" });
+  }
+  {
+    const v = m.prefix;
+    if (!v.startsWith("pre")) out.push({ field: p + "prefix", rule: "string.prefix", message: "does not have prefix `pre`" });
+  }
+  {
+    const v = m.suffix;
+    if (!v.endsWith("fix")) out.push({ field: p + "suffix", rule: "string.suffix", message: "does not have suffix `fix`" });
+  }
+  {
+    const v = m.contains;
+    if (!v.includes("mid")) out.push({ field: p + "contains", rule: "string.contains", message: "does not contain substring `mid`" });
+  }
+  {
+    const v = m.notContains;
+    if (v.includes("bad")) out.push({ field: p + "not_contains", rule: "string.not_contains", message: "contains substring `bad`" });
+  }
+  {
+    const v = m.inList;
+    if (!IN12.includes(v)) out.push({ field: p + "in_list", rule: "string.in", message: "must be in list [a, b, ü, 😀]" });
+  }
+  {
+    const v = m.notInList;
+    if (IN13.includes(v)) out.push({ field: p + "not_in_list", rule: "string.not_in", message: "must not be in list [x, y]" });
+  }
+  {
+    const v = m.several;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "several", rule: "string.min_len", message: "must be at least 2 characters" });
+    if (chars > 5) out.push({ field: p + "several", rule: "string.max_len", message: "must be at most 5 characters" });
+    if (!r.matches("^[a-c]+$", v)) out.push({ field: p + "several", rule: "string.pattern", message: "does not match regex pattern `^[a-c]+$`" });
+    if (!v.startsWith("ab")) out.push({ field: p + "several", rule: "string.prefix", message: "does not have prefix `ab`" });
+    if (!v.includes("c")) out.push({ field: p + "several", rule: "string.contains", message: "does not contain substring `c`" });
+    if (IN14.includes(v)) out.push({ field: p + "several", rule: "string.not_in", message: "must not be in list [abc]" });
+  }
+  {
+    const v = m.lenRange;
+    const chars = r.chars(v);
+    if (chars < 2) out.push({ field: p + "len_range", rule: "string.min_len", message: "must be at least 2 characters" });
+    if (chars > 2) out.push({ field: p + "len_range", rule: "string.max_len", message: "must be at most 2 characters" });
+    const bytes = r.utf8Bytes(v);
+    if (bytes < 3) out.push({ field: p + "len_range", rule: "string.min_bytes", message: "must be at least 3 bytes" });
+    if (bytes > 5) out.push({ field: p + "len_range", rule: "string.max_bytes", message: "must be at most 5 bytes" });
+  }
+  {
+    const v = m.astralPrefix;
+    const chars = r.chars(v);
+    if (chars !== 3) out.push({ field: p + "astral_prefix", rule: "string.len", message: "must be 3 characters" });
+    if (!v.startsWith("😀")) out.push({ field: p + "astral_prefix", rule: "string.prefix", message: "does not have prefix `😀`" });
+    if (!v.endsWith("é")) out.push({ field: p + "astral_prefix", rule: "string.suffix", message: "does not have suffix `é`" });
+  }
+  {
+    const v = m.email;
+    if (v === '') out.push({ field: p + "email", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+    else if (!r.formats.email(v)) out.push({ field: p + "email", rule: "string.email", message: "must be a valid email address" });
+  }
+  {
+    const v = m.hostname;
+    if (v === '') out.push({ field: p + "hostname", rule: "string.hostname_empty", message: "value is empty, which is not a valid hostname" });
+    else if (!r.formats.hostname(v)) out.push({ field: p + "hostname", rule: "string.hostname", message: "must be a valid hostname" });
+  }
+  {
+    const v = m.ip;
+    if (v === '') out.push({ field: p + "ip", rule: "string.ip_empty", message: "value is empty, which is not a valid IP address" });
+    else if (!r.formats.ip(v)) out.push({ field: p + "ip", rule: "string.ip", message: "must be a valid IP address" });
+  }
+  {
+    const v = m.ipv4;
+    if (v === '') out.push({ field: p + "ipv4", rule: "string.ipv4_empty", message: "value is empty, which is not a valid IPv4 address" });
+    else if (!r.formats.ip(v, 4)) out.push({ field: p + "ipv4", rule: "string.ipv4", message: "must be a valid IPv4 address" });
+  }
+  {
+    const v = m.ipv6;
+    if (v === '') out.push({ field: p + "ipv6", rule: "string.ipv6_empty", message: "value is empty, which is not a valid IPv6 address" });
+    else if (!r.formats.ip(v, 6)) out.push({ field: p + "ipv6", rule: "string.ipv6", message: "must be a valid IPv6 address" });
+  }
+  {
+    const v = m.uri;
+    if (v === '') out.push({ field: p + "uri", rule: "string.uri_empty", message: "value is empty, which is not a valid URI" });
+    else if (!r.formats.uri(v)) out.push({ field: p + "uri", rule: "string.uri", message: "must be a valid URI" });
+  }
+  {
+    const v = m.uriRef;
+    if (!r.formats.uriRef(v)) out.push({ field: p + "uri_ref", rule: "string.uri_ref", message: "must be a valid URI Reference" });
+  }
+  {
+    const v = m.address;
+    if (v === '') out.push({ field: p + "address", rule: "string.address_empty", message: "value is empty, which is not a valid hostname, or ip address" });
+    else if (!(r.formats.hostname(v) || r.formats.ip(v))) out.push({ field: p + "address", rule: "string.address", message: "must be a valid hostname, or ip address" });
+  }
+  {
+    const v = m.uuid;
+    if (v === '') out.push({ field: p + "uuid", rule: "string.uuid_empty", message: "value is empty, which is not a valid UUID" });
+    else if (!RE15.test(v)) out.push({ field: p + "uuid", rule: "string.uuid", message: "must be a valid UUID" });
+  }
+  {
+    const v = m.tuuid;
+    if (v === '') out.push({ field: p + "tuuid", rule: "string.tuuid_empty", message: "value is empty, which is not a valid trimmed UUID" });
+    else if (!RE16.test(v)) out.push({ field: p + "tuuid", rule: "string.tuuid", message: "must be a valid trimmed UUID" });
+  }
+  {
+    const v = m.ipWithPrefixlen;
+    if (v === '') out.push({ field: p + "ip_with_prefixlen", rule: "string.ip_with_prefixlen_empty", message: "value is empty, which is not a valid IP prefix" });
+    else if (!r.formats.ipPrefix(v, undefined, false)) out.push({ field: p + "ip_with_prefixlen", rule: "string.ip_with_prefixlen", message: "must be a valid IP prefix" });
+  }
+  {
+    const v = m.ipv4WithPrefixlen;
+    if (v === '') out.push({ field: p + "ipv4_with_prefixlen", rule: "string.ipv4_with_prefixlen_empty", message: "value is empty, which is not a valid IPv4 address with prefix length" });
+    else if (!r.formats.ipPrefix(v, 4, false)) out.push({ field: p + "ipv4_with_prefixlen", rule: "string.ipv4_with_prefixlen", message: "must be a valid IPv4 address with prefix length" });
+  }
+  {
+    const v = m.ipv6WithPrefixlen;
+    if (v === '') out.push({ field: p + "ipv6_with_prefixlen", rule: "string.ipv6_with_prefixlen_empty", message: "value is empty, which is not a valid IPv6 address with prefix length" });
+    else if (!r.formats.ipPrefix(v, 6, false)) out.push({ field: p + "ipv6_with_prefixlen", rule: "string.ipv6_with_prefixlen", message: "must be a valid IPv6 address with prefix length" });
+  }
+  {
+    const v = m.ipPrefix;
+    if (v === '') out.push({ field: p + "ip_prefix", rule: "string.ip_prefix_empty", message: "value is empty, which is not a valid IP prefix" });
+    else if (!r.formats.ipPrefix(v, undefined, true)) out.push({ field: p + "ip_prefix", rule: "string.ip_prefix", message: "must be a valid IP prefix" });
+  }
+  {
+    const v = m.ipv4Prefix;
+    if (v === '') out.push({ field: p + "ipv4_prefix", rule: "string.ipv4_prefix_empty", message: "value is empty, which is not a valid IPv4 prefix" });
+    else if (!r.formats.ipPrefix(v, 4, true)) out.push({ field: p + "ipv4_prefix", rule: "string.ipv4_prefix", message: "must be a valid IPv4 prefix" });
+  }
+  {
+    const v = m.ipv6Prefix;
+    if (v === '') out.push({ field: p + "ipv6_prefix", rule: "string.ipv6_prefix_empty", message: "value is empty, which is not a valid IPv6 prefix" });
+    else if (!r.formats.ipPrefix(v, 6, true)) out.push({ field: p + "ipv6_prefix", rule: "string.ipv6_prefix", message: "must be a valid IPv6 prefix" });
+  }
+  {
+    const v = m.hostAndPort;
+    if (v === '') out.push({ field: p + "host_and_port", rule: "string.host_and_port_empty", message: "value is empty, which is not a valid host and port pair" });
+    else if (!r.formats.hostAndPort(v)) out.push({ field: p + "host_and_port", rule: "string.host_and_port", message: "must be a valid host (hostname or IP address) and port pair" });
+  }
+  {
+    const v = m.ulid;
+    if (v === '') out.push({ field: p + "ulid", rule: "string.ulid_empty", message: "value is empty, which is not a valid ULID" });
+    else if (!RE17.test(v)) out.push({ field: p + "ulid", rule: "string.ulid", message: "must be a valid ULID" });
+  }
+  {
+    const v = m.protobufFqn;
+    if (v === '') out.push({ field: p + "protobuf_fqn", rule: "string.protobuf_fqn_empty", message: "value is empty, which is not a valid fully-qualified Protobuf name" });
+    else if (!RE18.test(v)) out.push({ field: p + "protobuf_fqn", rule: "string.protobuf_fqn", message: "must be a valid fully-qualified Protobuf name" });
+  }
+  {
+    const v = m.protobufDotFqn;
+    if (v === '') out.push({ field: p + "protobuf_dot_fqn", rule: "string.protobuf_dot_fqn_empty", message: "value is empty, which is not a valid fully-qualified Protobuf name with a leading dot" });
+    else if (!RE19.test(v)) out.push({ field: p + "protobuf_dot_fqn", rule: "string.protobuf_dot_fqn", message: "must be a valid fully-qualified Protobuf name with a leading dot" });
+  }
+  {
+    const v = m.headerName;
+    if (v === '') out.push({ field: p + "header_name", rule: "string.well_known_regex.header_name_empty", message: "value is empty, which is not a valid HTTP header name" });
+    else if (!RE20.test(v)) out.push({ field: p + "header_name", rule: "string.well_known_regex.header_name", message: "must be a valid HTTP header name" });
+  }
+  {
+    const v = m.headerNameLoose;
+    if (v === '') out.push({ field: p + "header_name_loose", rule: "string.well_known_regex.header_name_empty", message: "value is empty, which is not a valid HTTP header name" });
+    else if (!RE21.test(v)) out.push({ field: p + "header_name_loose", rule: "string.well_known_regex.header_name", message: "must be a valid HTTP header name" });
+  }
+  {
+    const v = m.headerValue;
+    if (!RE22.test(v)) out.push({ field: p + "header_value", rule: "string.well_known_regex.header_value", message: "must be a valid HTTP header value" });
+  }
+  {
+    const v = m.headerValueLoose;
+    if (!RE23.test(v)) out.push({ field: p + "header_value_loose", rule: "string.well_known_regex.header_value", message: "must be a valid HTTP header value" });
+  }
+  {
+    const v = m.formatAndBounds;
+    const chars = r.chars(v);
+    if (chars > 12) out.push({ field: p + "format_and_bounds", rule: "string.max_len", message: "must be at most 12 characters" });
+    if (IN24.includes(v)) out.push({ field: p + "format_and_bounds", rule: "string.not_in", message: "must not be in list [a@b.co]" });
+    if (v === '') out.push({ field: p + "format_and_bounds", rule: "string.email_empty", message: "value is empty, which is not a valid email address" });
+    else if (!r.formats.email(v)) out.push({ field: p + "format_and_bounds", rule: "string.email", message: "must be a valid email address" });
+  }
+  if (m.optionalHostname !== undefined) {
+    const v = m.optionalHostname;
+    if (v === '') out.push({ field: p + "optional_hostname", rule: "string.hostname_empty", message: "value is empty, which is not a valid hostname" });
+    else if (!r.formats.hostname(v)) out.push({ field: p + "optional_hostname", rule: "string.hostname", message: "must be a valid hostname" });
+  }
+  {
+    const v = m.items;
+    if (v.length > 3) out.push({ field: p + "items", rule: "repeated.max_items", message: "must contain no more than 3 item(s)" });
+    if (!r.unique(v)) out.push({ field: p + "items", rule: "repeated.unique", message: "repeated value must contain unique items" });
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      const chars = r.chars(item);
+      if (chars < 1) out.push({ field: p + "items" + '[' + i + ']', rule: "string.min_len", message: "must be at least 1 characters" });
+      if (chars > 3) out.push({ field: p + "items" + '[' + i + ']', rule: "string.max_len", message: "must be at most 3 characters" });
+    }
+  }
+  {
+    const v = m.byName;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      const chars = r.chars(key);
+      if (chars > 4) out.push({ field: p + "by_name" + r.keyPath(key), rule: "string.max_len", message: "must be at most 4 characters" });
+      if (!r.matches("^[a-z]+$", key)) out.push({ field: p + "by_name" + r.keyPath(key), rule: "string.pattern", message: "does not match regex pattern `^[a-z]+$`" });
+      if (value === '') out.push({ field: p + "by_name" + r.keyPath(key), rule: "string.uuid_empty", message: "value is empty, which is not a valid UUID" });
+      else if (!RE15.test(value)) out.push({ field: p + "by_name" + r.keyPath(key), rule: "string.uuid", message: "must be a valid UUID" });
+    }
+  }
+}
+
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'rules.v1.BytesRulesProbe': validate_rules_v1_BytesRulesProbe,
+  'rules.v1.StringRulesProbe': validate_rules_v1_StringRulesProbe,
+};
 
 // ---------------------------------------------------------------------------
 // rules.v1.StringRulesService
@@ -258,6 +629,7 @@ export const StringRulesServiceDescriptor: ServiceDescriptor<StringRulesServiceM
   name: 'StringRulesService',
   packageName: 'rules.v1',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     EchoStringRulesProbe: {
       name: 'EchoStringRulesProbe',

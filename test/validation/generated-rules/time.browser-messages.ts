@@ -5,6 +5,8 @@
 // source: time.proto
 
 /* eslint-disable */
+import { registerMessageTypes } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 import { Any } from "./google/protobuf/any.browser-messages";
 import { Duration } from "./google/protobuf/duration.browser-messages";
 import { FieldMask } from "./google/protobuf/field_mask.browser-messages";
@@ -116,6 +118,247 @@ function createBaseDurationBounds(): DurationBounds {
 }
 
 export const DurationBounds: MessageFns<DurationBounds> = {
+  encode(message: DurationBounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== undefined) {
+      Duration.encode(message.exact, writer.uint32(10).fork()).join();
+    }
+    if (message.lt !== undefined) {
+      Duration.encode(message.lt, writer.uint32(18).fork()).join();
+    }
+    if (message.lte !== undefined) {
+      Duration.encode(message.lte, writer.uint32(26).fork()).join();
+    }
+    if (message.gt !== undefined) {
+      Duration.encode(message.gt, writer.uint32(34).fork()).join();
+    }
+    if (message.gte !== undefined) {
+      Duration.encode(message.gte, writer.uint32(42).fork()).join();
+    }
+    if (message.gtLt !== undefined) {
+      Duration.encode(message.gtLt, writer.uint32(50).fork()).join();
+    }
+    if (message.gtLtExclusive !== undefined) {
+      Duration.encode(message.gtLtExclusive, writer.uint32(58).fork()).join();
+    }
+    if (message.gtLte !== undefined) {
+      Duration.encode(message.gtLte, writer.uint32(66).fork()).join();
+    }
+    if (message.gtLteExclusive !== undefined) {
+      Duration.encode(message.gtLteExclusive, writer.uint32(74).fork()).join();
+    }
+    if (message.gteLt !== undefined) {
+      Duration.encode(message.gteLt, writer.uint32(82).fork()).join();
+    }
+    if (message.gteLtExclusive !== undefined) {
+      Duration.encode(message.gteLtExclusive, writer.uint32(90).fork()).join();
+    }
+    if (message.gteLte !== undefined) {
+      Duration.encode(message.gteLte, writer.uint32(98).fork()).join();
+    }
+    if (message.gteLteExclusive !== undefined) {
+      Duration.encode(message.gteLteExclusive, writer.uint32(106).fork()).join();
+    }
+    if (message.inList !== undefined) {
+      Duration.encode(message.inList, writer.uint32(114).fork()).join();
+    }
+    if (message.notInList !== undefined) {
+      Duration.encode(message.notInList, writer.uint32(122).fork()).join();
+    }
+    if (message.several !== undefined) {
+      Duration.encode(message.several, writer.uint32(130).fork()).join();
+    }
+    for (const v of message.items) {
+      Duration.encode(v!, writer.uint32(138).fork()).join();
+    }
+    globalThis.Object.entries(message.byName).forEach(([key, value]: [string, Duration]) => {
+      DurationBounds_ByNameEntry.encode({ key: key as any, value }, writer.uint32(146).fork()).join();
+    });
+    if (message.required !== undefined) {
+      Duration.encode(message.required, writer.uint32(154).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DurationBounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDurationBounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exact = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lt = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lte = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.gt = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.gte = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.gtLt = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.gtLtExclusive = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.gtLte = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.gtLteExclusive = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.gteLt = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.gteLtExclusive = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.gteLte = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.gteLteExclusive = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.inList = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.notInList = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.several = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.items.push(Duration.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            const entry18 = DurationBounds_ByNameEntry.decode(reader, reader.uint32());
+            if (entry18.value !== undefined) {
+              message.byName[entry18.key] = entry18.value;
+            }
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.required = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): DurationBounds {
     return {
       exact: isSet(object.exact) ? Duration.fromJSON(object.exact) : undefined,
@@ -341,6 +584,57 @@ function createBaseDurationBounds_ByNameEntry(): DurationBounds_ByNameEntry {
 }
 
 export const DurationBounds_ByNameEntry: MessageFns<DurationBounds_ByNameEntry> = {
+  encode(message: DurationBounds_ByNameEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Duration.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DurationBounds_ByNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDurationBounds_ByNameEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): DurationBounds_ByNameEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -398,6 +692,258 @@ function createBaseTimestampBounds(): TimestampBounds {
 }
 
 export const TimestampBounds: MessageFns<TimestampBounds> = {
+  encode(message: TimestampBounds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== undefined) {
+      Timestamp.encode(message.exact, writer.uint32(10).fork()).join();
+    }
+    if (message.lt !== undefined) {
+      Timestamp.encode(message.lt, writer.uint32(18).fork()).join();
+    }
+    if (message.lte !== undefined) {
+      Timestamp.encode(message.lte, writer.uint32(26).fork()).join();
+    }
+    if (message.gt !== undefined) {
+      Timestamp.encode(message.gt, writer.uint32(34).fork()).join();
+    }
+    if (message.gte !== undefined) {
+      Timestamp.encode(message.gte, writer.uint32(42).fork()).join();
+    }
+    if (message.gtLt !== undefined) {
+      Timestamp.encode(message.gtLt, writer.uint32(50).fork()).join();
+    }
+    if (message.gtLtExclusive !== undefined) {
+      Timestamp.encode(message.gtLtExclusive, writer.uint32(58).fork()).join();
+    }
+    if (message.gtLte !== undefined) {
+      Timestamp.encode(message.gtLte, writer.uint32(66).fork()).join();
+    }
+    if (message.gtLteExclusive !== undefined) {
+      Timestamp.encode(message.gtLteExclusive, writer.uint32(74).fork()).join();
+    }
+    if (message.gteLt !== undefined) {
+      Timestamp.encode(message.gteLt, writer.uint32(82).fork()).join();
+    }
+    if (message.gteLtExclusive !== undefined) {
+      Timestamp.encode(message.gteLtExclusive, writer.uint32(90).fork()).join();
+    }
+    if (message.gteLte !== undefined) {
+      Timestamp.encode(message.gteLte, writer.uint32(98).fork()).join();
+    }
+    if (message.gteLteExclusive !== undefined) {
+      Timestamp.encode(message.gteLteExclusive, writer.uint32(106).fork()).join();
+    }
+    if (message.beforeNow !== undefined) {
+      Timestamp.encode(message.beforeNow, writer.uint32(114).fork()).join();
+    }
+    if (message.afterNow !== undefined) {
+      Timestamp.encode(message.afterNow, writer.uint32(122).fork()).join();
+    }
+    if (message.withinHour !== undefined) {
+      Timestamp.encode(message.withinHour, writer.uint32(130).fork()).join();
+    }
+    if (message.afterNowWithinDay !== undefined) {
+      Timestamp.encode(message.afterNowWithinDay, writer.uint32(138).fork()).join();
+    }
+    for (const v of message.items) {
+      Timestamp.encode(v!, writer.uint32(146).fork()).join();
+    }
+    globalThis.Object.entries(message.byName).forEach(([key, value]: [string, Timestamp]) => {
+      TimestampBounds_ByNameEntry.encode({ key: key as any, value }, writer.uint32(154).fork()).join();
+    });
+    if (message.required !== undefined) {
+      Timestamp.encode(message.required, writer.uint32(162).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TimestampBounds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTimestampBounds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exact = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lte = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.gt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.gte = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.gtLt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.gtLtExclusive = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.gtLte = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.gtLteExclusive = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.gteLt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.gteLtExclusive = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.gteLte = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.gteLteExclusive = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.beforeNow = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.afterNow = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.withinHour = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.afterNowWithinDay = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.items.push(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            const entry19 = TimestampBounds_ByNameEntry.decode(reader, reader.uint32());
+            if (entry19.value !== undefined) {
+              message.byName[entry19.key] = entry19.value;
+            }
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.required = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TimestampBounds {
     return {
       exact: isSet(object.exact) ? Timestamp.fromJSON(object.exact) : undefined,
@@ -638,6 +1184,57 @@ function createBaseTimestampBounds_ByNameEntry(): TimestampBounds_ByNameEntry {
 }
 
 export const TimestampBounds_ByNameEntry: MessageFns<TimestampBounds_ByNameEntry> = {
+  encode(message: TimestampBounds_ByNameEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Timestamp.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TimestampBounds_ByNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTimestampBounds_ByNameEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): TimestampBounds_ByNameEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
@@ -674,6 +1271,79 @@ function createBaseFieldMaskRulesProbe(): FieldMaskRulesProbe {
 }
 
 export const FieldMaskRulesProbe: MessageFns<FieldMaskRulesProbe> = {
+  encode(message: FieldMaskRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exact !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.exact), writer.uint32(10).fork()).join();
+    }
+    if (message.inList !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.inList), writer.uint32(18).fork()).join();
+    }
+    if (message.notInList !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.notInList), writer.uint32(26).fork()).join();
+    }
+    if (message.several !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.several), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FieldMaskRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFieldMaskRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exact = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inList = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.notInList = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.several = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): FieldMaskRulesProbe {
     return {
       exact: isSet(object.exact) ? FieldMask.unwrap(FieldMask.fromJSON(object.exact)) : undefined,
@@ -726,6 +1396,79 @@ function createBaseAnyRulesProbe(): AnyRulesProbe {
 }
 
 export const AnyRulesProbe: MessageFns<AnyRulesProbe> = {
+  encode(message: AnyRulesProbe, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.inList !== undefined) {
+      Any.encode(message.inList, writer.uint32(10).fork()).join();
+    }
+    if (message.notInList !== undefined) {
+      Any.encode(message.notInList, writer.uint32(18).fork()).join();
+    }
+    if (message.required !== undefined) {
+      Any.encode(message.required, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.items) {
+      Any.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnyRulesProbe {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnyRulesProbe();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.inList = Any.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notInList = Any.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.required = Any.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.items.push(Any.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): AnyRulesProbe {
     return {
       inList: isSet(object.inList)
@@ -802,8 +1545,17 @@ function isSet(value: any): boolean {
 }
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
   fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
 }
+
+registerMessageTypes({
+  "rules.v1.DurationBounds": DurationBounds,
+  "rules.v1.TimestampBounds": TimestampBounds,
+  "rules.v1.FieldMaskRulesProbe": FieldMaskRulesProbe,
+  "rules.v1.AnyRulesProbe": AnyRulesProbe,
+});

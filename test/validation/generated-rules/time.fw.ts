@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import { AnyRulesProbe, DurationBounds, FieldMaskRulesProbe, TimestampBounds } from './time';
 
@@ -83,6 +84,271 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+const IN0 = ["type.googleapis.com/google.protobuf.Duration","type.googleapis.com/rules.v1.Leaf"];
+const IN1 = ["type.googleapis.com/google.protobuf.Timestamp"];
+const IN2 = ["type.googleapis.com/google.protobuf.Duration"];
+const DURATION3 = { seconds: 3n, nanos: 0 };
+const DURATION4 = { seconds: 10n, nanos: 500000000 };
+const DURATION5 = { seconds: -5n, nanos: 0 };
+const DURATION6 = { seconds: 1n, nanos: 0 };
+const DURATION7 = { seconds: 2n, nanos: 250 };
+const IN8 = [DURATION6, DURATION7];
+const DURATION9 = { seconds: 0n, nanos: 0 };
+const DURATION10 = { seconds: -1n, nanos: -5 };
+const IN11 = [DURATION9, DURATION10];
+const IN12 = [DURATION3, DURATION6];
+const PATHS13 = ["a","b.c"];
+const PATHS14 = ["a","b","c.d"];
+const PATHS15 = ["secret","x.y"];
+const PATHS16 = ["a","b"];
+const PATHS17 = ["b"];
+const TIMESTAMP18 = { seconds: 1500n, nanos: 0 };
+const TIMESTAMP19 = { seconds: 2000n, nanos: 999999999 };
+const TIMESTAMP20 = { seconds: 1000n, nanos: 0 };
+const DURATION21 = { seconds: 3600n, nanos: 0 };
+const DURATION22 = { seconds: 86400n, nanos: 0 };
+
+/** rules.v1.AnyRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_AnyRulesProbe(m: AnyRulesProbe, p: string, out: FieldViolation[]): void {
+  if (m.inList !== undefined) {
+    const v = m.inList;
+    if (!IN0.includes(v.typeUrl)) out.push({ field: p + "in_list", rule: "any.in", message: "type URL must be in the allow list" });
+  }
+  if (m.notInList !== undefined) {
+    const v = m.notInList;
+    if (IN1.includes(v.typeUrl)) out.push({ field: p + "not_in_list", rule: "any.not_in", message: "type URL must not be in the block list" });
+  }
+  if (m.required !== undefined) {
+    const v = m.required;
+    if (!IN2.includes(v.typeUrl)) out.push({ field: p + "required", rule: "any.in", message: "type URL must be in the allow list" });
+  }
+  else out.push({ field: p + "required", rule: "required", message: "value is required" });
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (IN2.includes(item.typeUrl)) out.push({ field: p + "items" + '[' + i + ']', rule: "any.not_in", message: "type URL must not be in the block list" });
+    }
+  }
+}
+
+/** rules.v1.DurationBounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_DurationBounds(m: DurationBounds, p: string, out: FieldViolation[]): void {
+  if (m.exact !== undefined) {
+    const v = m.exact;
+    if (r.compareTime(v, DURATION3) !== 0) out.push({ field: p + "exact", rule: "duration.const", message: "must equal 3s" });
+  }
+  if (m.lt !== undefined) {
+    const v = m.lt;
+    if (r.compareTime(v, DURATION4) >= 0) out.push({ field: p + "lt", rule: "duration.lt", message: "must be less than 10.500s" });
+  }
+  if (m.lte !== undefined) {
+    const v = m.lte;
+    if (r.compareTime(v, DURATION4) > 0) out.push({ field: p + "lte", rule: "duration.lte", message: "must be less than or equal to 10.500s" });
+  }
+  if (m.gt !== undefined) {
+    const v = m.gt;
+    if (r.compareTime(v, DURATION5) <= 0) out.push({ field: p + "gt", rule: "duration.gt", message: "must be greater than -5s" });
+  }
+  if (m.gte !== undefined) {
+    const v = m.gte;
+    if (r.compareTime(v, DURATION5) < 0) out.push({ field: p + "gte", rule: "duration.gte", message: "must be greater than or equal to -5s" });
+  }
+  if (m.gtLt !== undefined) {
+    const v = m.gtLt;
+    if (r.compareTime(v, DURATION4) >= 0 || r.compareTime(v, DURATION5) <= 0) out.push({ field: p + "gt_lt", rule: "duration.gt_lt", message: "must be greater than -5s and less than 10.500s" });
+  }
+  if (m.gtLtExclusive !== undefined) {
+    const v = m.gtLtExclusive;
+    if (r.compareTime(v, DURATION5) >= 0 && r.compareTime(v, DURATION4) <= 0) out.push({ field: p + "gt_lt_exclusive", rule: "duration.gt_lt_exclusive", message: "must be greater than 10.500s or less than -5s" });
+  }
+  if (m.gtLte !== undefined) {
+    const v = m.gtLte;
+    if (r.compareTime(v, DURATION4) > 0 || r.compareTime(v, DURATION5) <= 0) out.push({ field: p + "gt_lte", rule: "duration.gt_lte", message: "must be greater than -5s and less than or equal to 10.500s" });
+  }
+  if (m.gtLteExclusive !== undefined) {
+    const v = m.gtLteExclusive;
+    if (r.compareTime(v, DURATION5) > 0 && r.compareTime(v, DURATION4) <= 0) out.push({ field: p + "gt_lte_exclusive", rule: "duration.gt_lte_exclusive", message: "must be greater than 10.500s or less than or equal to -5s" });
+  }
+  if (m.gteLt !== undefined) {
+    const v = m.gteLt;
+    if (r.compareTime(v, DURATION4) >= 0 || r.compareTime(v, DURATION5) < 0) out.push({ field: p + "gte_lt", rule: "duration.gte_lt", message: "must be greater than or equal to -5s and less than 10.500s" });
+  }
+  if (m.gteLtExclusive !== undefined) {
+    const v = m.gteLtExclusive;
+    if (r.compareTime(v, DURATION5) >= 0 && r.compareTime(v, DURATION4) < 0) out.push({ field: p + "gte_lt_exclusive", rule: "duration.gte_lt_exclusive", message: "must be greater than or equal to 10.500s or less than -5s" });
+  }
+  if (m.gteLte !== undefined) {
+    const v = m.gteLte;
+    if (r.compareTime(v, DURATION4) > 0 || r.compareTime(v, DURATION5) < 0) out.push({ field: p + "gte_lte", rule: "duration.gte_lte", message: "must be greater than or equal to -5s and less than or equal to 10.500s" });
+  }
+  if (m.gteLteExclusive !== undefined) {
+    const v = m.gteLteExclusive;
+    if (r.compareTime(v, DURATION5) > 0 && r.compareTime(v, DURATION4) < 0) out.push({ field: p + "gte_lte_exclusive", rule: "duration.gte_lte_exclusive", message: "must be greater than or equal to 10.500s or less than or equal to -5s" });
+  }
+  if (m.inList !== undefined) {
+    const v = m.inList;
+    if (!r.timeInList(IN8, v)) out.push({ field: p + "in_list", rule: "duration.in", message: "must be in list [1s, 2.000000250s]" });
+  }
+  if (m.notInList !== undefined) {
+    const v = m.notInList;
+    if (r.timeInList(IN11, v)) out.push({ field: p + "not_in_list", rule: "duration.not_in", message: "must not be in list [0s, -1.000000005s]" });
+  }
+  if (m.several !== undefined) {
+    const v = m.several;
+    if (r.compareTime(v, DURATION3) !== 0) out.push({ field: p + "several", rule: "duration.const", message: "must equal 3s" });
+    if (r.compareTime(v, DURATION5) <= 0) out.push({ field: p + "several", rule: "duration.gt", message: "must be greater than -5s" });
+    if (!r.timeInList(IN12, v)) out.push({ field: p + "several", rule: "duration.in", message: "must be in list [3s, 1s]" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (r.compareTime(item, DURATION5) < 0) out.push({ field: p + "items" + '[' + i + ']', rule: "duration.gte", message: "must be greater than or equal to -5s" });
+    }
+  }
+  {
+    const v = m.byName;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (r.compareTime(value, DURATION4) >= 0) out.push({ field: p + "by_name" + r.keyPath(key), rule: "duration.lt", message: "must be less than 10.500s" });
+    }
+  }
+  if (m.required !== undefined) {
+    const v = m.required;
+    if (r.compareTime(v, DURATION5) <= 0) out.push({ field: p + "required", rule: "duration.gt", message: "must be greater than -5s" });
+  }
+  else out.push({ field: p + "required", rule: "required", message: "value is required" });
+}
+
+/** rules.v1.FieldMaskRulesProbe: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_FieldMaskRulesProbe(m: FieldMaskRulesProbe, p: string, out: FieldViolation[]): void {
+  if (m.exact !== undefined) {
+    const v = m.exact;
+    if (!r.samePaths(v, PATHS13)) out.push({ field: p + "exact", rule: "field_mask.const", message: "must equal paths [a, b.c]" });
+  }
+  if (m.inList !== undefined) {
+    const v = m.inList;
+    if (!r.pathsWithin(v, PATHS14)) out.push({ field: p + "in_list", rule: "field_mask.in", message: "must only contain paths in [a, b, c.d]" });
+  }
+  if (m.notInList !== undefined) {
+    const v = m.notInList;
+    if (r.pathsTouch(v, PATHS15)) out.push({ field: p + "not_in_list", rule: "field_mask.not_in", message: "must not contain any paths in [secret, x.y]" });
+  }
+  if (m.several !== undefined) {
+    const v = m.several;
+    if (!r.pathsWithin(v, PATHS16)) out.push({ field: p + "several", rule: "field_mask.in", message: "must only contain paths in [a, b]" });
+    if (r.pathsTouch(v, PATHS17)) out.push({ field: p + "several", rule: "field_mask.not_in", message: "must not contain any paths in [b]" });
+  }
+}
+
+/** rules.v1.TimestampBounds: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_rules_v1_TimestampBounds(m: TimestampBounds, p: string, out: FieldViolation[]): void {
+  if (m.exact !== undefined) {
+    const v = m.exact;
+    if (r.compareTime(v, TIMESTAMP18) !== 0) out.push({ field: p + "exact", rule: "timestamp.const", message: "must equal 1970-01-01T00:25:00Z" });
+  }
+  if (m.lt !== undefined) {
+    const v = m.lt;
+    if (r.compareTime(v, TIMESTAMP19) >= 0) out.push({ field: p + "lt", rule: "timestamp.lt", message: "must be less than 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.lte !== undefined) {
+    const v = m.lte;
+    if (r.compareTime(v, TIMESTAMP19) > 0) out.push({ field: p + "lte", rule: "timestamp.lte", message: "must be less than or equal to 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.gt !== undefined) {
+    const v = m.gt;
+    if (r.compareTime(v, TIMESTAMP20) <= 0) out.push({ field: p + "gt", rule: "timestamp.gt", message: "must be greater than 1970-01-01T00:16:40Z" });
+  }
+  if (m.gte !== undefined) {
+    const v = m.gte;
+    if (r.compareTime(v, TIMESTAMP20) < 0) out.push({ field: p + "gte", rule: "timestamp.gte", message: "must be greater than or equal to 1970-01-01T00:16:40Z" });
+  }
+  if (m.gtLt !== undefined) {
+    const v = m.gtLt;
+    if (r.compareTime(v, TIMESTAMP19) >= 0 || r.compareTime(v, TIMESTAMP20) <= 0) out.push({ field: p + "gt_lt", rule: "timestamp.gt_lt", message: "must be greater than 1970-01-01T00:16:40Z and less than 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.gtLtExclusive !== undefined) {
+    const v = m.gtLtExclusive;
+    if (r.compareTime(v, TIMESTAMP20) >= 0 && r.compareTime(v, TIMESTAMP19) <= 0) out.push({ field: p + "gt_lt_exclusive", rule: "timestamp.gt_lt_exclusive", message: "must be greater than 1970-01-01T00:33:20.999999999Z or less than 1970-01-01T00:16:40Z" });
+  }
+  if (m.gtLte !== undefined) {
+    const v = m.gtLte;
+    if (r.compareTime(v, TIMESTAMP19) > 0 || r.compareTime(v, TIMESTAMP20) <= 0) out.push({ field: p + "gt_lte", rule: "timestamp.gt_lte", message: "must be greater than 1970-01-01T00:16:40Z and less than or equal to 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.gtLteExclusive !== undefined) {
+    const v = m.gtLteExclusive;
+    if (r.compareTime(v, TIMESTAMP20) > 0 && r.compareTime(v, TIMESTAMP19) <= 0) out.push({ field: p + "gt_lte_exclusive", rule: "timestamp.gt_lte_exclusive", message: "must be greater than 1970-01-01T00:33:20.999999999Z or less than or equal to 1970-01-01T00:16:40Z" });
+  }
+  if (m.gteLt !== undefined) {
+    const v = m.gteLt;
+    if (r.compareTime(v, TIMESTAMP19) >= 0 || r.compareTime(v, TIMESTAMP20) < 0) out.push({ field: p + "gte_lt", rule: "timestamp.gte_lt", message: "must be greater than or equal to 1970-01-01T00:16:40Z and less than 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.gteLtExclusive !== undefined) {
+    const v = m.gteLtExclusive;
+    if (r.compareTime(v, TIMESTAMP20) >= 0 && r.compareTime(v, TIMESTAMP19) < 0) out.push({ field: p + "gte_lt_exclusive", rule: "timestamp.gte_lt_exclusive", message: "must be greater than or equal to 1970-01-01T00:33:20.999999999Z or less than 1970-01-01T00:16:40Z" });
+  }
+  if (m.gteLte !== undefined) {
+    const v = m.gteLte;
+    if (r.compareTime(v, TIMESTAMP19) > 0 || r.compareTime(v, TIMESTAMP20) < 0) out.push({ field: p + "gte_lte", rule: "timestamp.gte_lte", message: "must be greater than or equal to 1970-01-01T00:16:40Z and less than or equal to 1970-01-01T00:33:20.999999999Z" });
+  }
+  if (m.gteLteExclusive !== undefined) {
+    const v = m.gteLteExclusive;
+    if (r.compareTime(v, TIMESTAMP20) > 0 && r.compareTime(v, TIMESTAMP19) < 0) out.push({ field: p + "gte_lte_exclusive", rule: "timestamp.gte_lte_exclusive", message: "must be greater than or equal to 1970-01-01T00:33:20.999999999Z or less than or equal to 1970-01-01T00:16:40Z" });
+  }
+  if (m.beforeNow !== undefined) {
+    const v = m.beforeNow;
+    if (r.compareTime(v, r.now()) > 0) out.push({ field: p + "before_now", rule: "timestamp.lt_now", message: "must be less than now" });
+  }
+  if (m.afterNow !== undefined) {
+    const v = m.afterNow;
+    if (r.compareTime(v, r.now()) < 0) out.push({ field: p + "after_now", rule: "timestamp.gt_now", message: "must be greater than now" });
+  }
+  if (m.withinHour !== undefined) {
+    const v = m.withinHour;
+    if (!r.withinOfNow(v, DURATION21)) out.push({ field: p + "within_hour", rule: "timestamp.within", message: "must be within 3600s of now" });
+  }
+  if (m.afterNowWithinDay !== undefined) {
+    const v = m.afterNowWithinDay;
+    if (r.compareTime(v, r.now()) < 0) out.push({ field: p + "after_now_within_day", rule: "timestamp.gt_now", message: "must be greater than now" });
+    if (!r.withinOfNow(v, DURATION22)) out.push({ field: p + "after_now_within_day", rule: "timestamp.within", message: "must be within 86400s of now" });
+  }
+  {
+    const v = m.items;
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i]!;
+      if (r.compareTime(item, TIMESTAMP20) < 0) out.push({ field: p + "items" + '[' + i + ']', rule: "timestamp.gte", message: "must be greater than or equal to 1970-01-01T00:16:40Z" });
+    }
+  }
+  {
+    const v = m.byName;
+    for (const rawKey of r.mapKeys(v)) {
+      const key = rawKey as string;
+      const value = v[key]!;
+      if (r.compareTime(value, TIMESTAMP19) >= 0) out.push({ field: p + "by_name" + r.keyPath(key), rule: "timestamp.lt", message: "must be less than 1970-01-01T00:33:20.999999999Z" });
+    }
+  }
+  if (m.required !== undefined) {
+    const v = m.required;
+    if (r.compareTime(v, TIMESTAMP20) <= 0) out.push({ field: p + "required", rule: "timestamp.gt", message: "must be greater than 1970-01-01T00:16:40Z" });
+  }
+  else out.push({ field: p + "required", rule: "required", message: "value is required" });
+}
+
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'rules.v1.AnyRulesProbe': validate_rules_v1_AnyRulesProbe,
+  'rules.v1.DurationBounds': validate_rules_v1_DurationBounds,
+  'rules.v1.FieldMaskRulesProbe': validate_rules_v1_FieldMaskRulesProbe,
+  'rules.v1.TimestampBounds': validate_rules_v1_TimestampBounds,
+};
 
 // ---------------------------------------------------------------------------
 // rules.v1.TimeRulesService
@@ -261,6 +527,7 @@ export const TimeRulesServiceDescriptor: ServiceDescriptor<TimeRulesServiceMetho
   name: 'TimeRulesService',
   packageName: 'rules.v1',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     EchoDurationBounds: {
       name: 'EchoDurationBounds',

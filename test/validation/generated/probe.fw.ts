@@ -162,7 +162,7 @@ function validate_probe_v1_Probe(m: Probe, p: string, out: FieldViolation[]): vo
     if (Object.keys(v).length > 2) out.push({ field: p + "scores", rule: "map.max_pairs", message: "map must be at most 2 entries" });
     for (const rawKey of r.mapKeys(v)) {
       const key = rawKey as string;
-      const value = v[rawKey as string]!;
+      const value = v[key]!;
       if (value < 0) out.push({ field: p + "scores" + r.keyPath(key), rule: "int32.gte", message: "must be greater than or equal to 0" });
     }
   }

@@ -5,7 +5,8 @@
 // source: google/protobuf/field_mask.proto
 
 /* eslint-disable */
-import { fieldMaskFromJson, fieldMaskToJson } from "fw/browser";
+import { registerMessageTypes, fieldMaskFromJson, fieldMaskToJson } from "fw/browser";
+import { BinaryReader, BinaryWriter } from "fw/protobuf-wire";
 
 export const protobufPackage = "google.protobuf";
 
@@ -219,6 +220,46 @@ function createBaseFieldMask(): FieldMask {
 }
 
 export const FieldMask: MessageFns<FieldMask> & FieldMaskWrapperFns = {
+  encode(message: FieldMask, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.paths) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FieldMask {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFieldMask();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.paths.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
   fromJSON(object: any): FieldMask {
     return { paths: fieldMaskFromJson(object) };
   },
@@ -261,6 +302,8 @@ export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
   fromJSON(object: any): T;
   toJSON(message: T): unknown;
   create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
@@ -271,3 +314,7 @@ export interface FieldMaskWrapperFns {
   wrap(paths: string[]): FieldMask;
   unwrap(message: FieldMask): string[];
 }
+
+registerMessageTypes({
+  "google.protobuf.FieldMask": FieldMask,
+});
