@@ -13,6 +13,7 @@ import type {
   UnaryHandler,
 } from 'fw';
 import { fileDescriptorProtos } from 'fw';
+import { validationRules as r, type CompiledValidators, type FieldViolation } from 'fw';
 import { createGrpcClient, type GrpcCallOptions } from 'fw/grpc-client';
 import { CountRequest, Empty, Item, Late, NamedRequest, Secret, Text, Total } from './conformance';
 
@@ -90,6 +91,34 @@ export const FILE_DESCRIPTOR_PROTOS = fileDescriptorProtos([
     'YgZwcm90bzM=',
   ],
 ]);
+
+// ---------------------------------------------------------------------------
+// Validators compiled from the buf.validate rules: the checks protovalidate makes,
+// with its field paths, rule ids and messages, as straight-line code.
+// ---------------------------------------------------------------------------
+
+/** conformance.Item: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_conformance_Item(m: Item, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.i;
+    if (v < 0) out.push({ field: p + "i", rule: "int32.gte", message: "must be greater than or equal to 0" });
+  }
+}
+
+/** conformance.NamedRequest: field paths start with `p` ('' at the root, else the parent's path and a dot). */
+function validate_conformance_NamedRequest(m: NamedRequest, p: string, out: FieldViolation[]): void {
+  {
+    const v = m.name;
+    const chars = r.chars(v);
+    if (chars < 1) out.push({ field: p + "name", rule: "string.min_len", message: "must be at least 1 characters" });
+  }
+}
+
+/** Compiled validators by message type (`cel`: protovalidate checks the CEL rules); types not listed are checked by protovalidate. */
+export const COMPILED_VALIDATORS: CompiledValidators = {
+  'conformance.Item': validate_conformance_Item,
+  'conformance.NamedRequest': validate_conformance_NamedRequest,
+};
 
 // ---------------------------------------------------------------------------
 // conformance.ConformanceProto
@@ -233,6 +262,7 @@ export const ConformanceProtoDescriptor: ServiceDescriptor<ConformanceProtoMetho
   name: 'ConformanceProto',
   packageName: 'conformance',
   fileDescriptorProtos: FILE_DESCRIPTOR_PROTOS,
+  validators: COMPILED_VALIDATORS,
   methods: {
     Echo: {
       name: 'Echo',
