@@ -29,6 +29,10 @@ function streamsOut(streaming: StreamingMode): boolean {
   return streaming === 'server' || streaming === 'bidirectional';
 }
 
+function streamsIn(streaming: StreamingMode): boolean {
+  return streaming === 'client' || streaming === 'bidirectional';
+}
+
 /**
  * A streaming handler's result, checked once for every transport: anything
  * but an async iterable is the handler's fault (INTERNAL_ERROR), raised inside
@@ -209,8 +213,10 @@ export class CallCore {
   run(call: CoreCall): Promise<unknown> {
     if (this.#chain !== undefined) return this.#chain(call);
     const resolved = call.resolved;
-    if (resolved !== undefined && resolved.direct && resolved.validateInput === undefined) {
+    // Unary and server-streaming input validation is one synchronous check: it needs no async pipeline either.
+    if (resolved !== undefined && resolved.direct && (resolved.validateInput === undefined || !streamsIn(resolved.streaming))) {
       try {
+        if (resolved.validateInput !== undefined) resolved.validateInput(call.request);
         const invoked = resolved.invokeCall === undefined ? (resolved.handler as (r: unknown, c: RequestContext) => unknown)(call.request, call.context) : resolved.invokeCall(call);
         const result = Promise.resolve(invoked);
         return streamsOut(resolved.streaming) ? result.then(streamResult) : result;

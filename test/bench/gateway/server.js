@@ -26,7 +26,8 @@ const HOST = '127.0.0.1';
 async function userGateway(descriptorModule, descriptorName) {
   const { ProtocolGateway } = require('fw');
   const descriptor = require(benchModule(path.join(__dirname, descriptorModule)))[descriptorName];
-  const gateway = new ProtocolGateway({});
+  // BENCH_VALIDATION=protovalidate: the interpreter instead of the compiled validators (for before/after figures).
+  const gateway = new ProtocolGateway(process.env.BENCH_VALIDATION === 'protovalidate' ? { validation: 'protovalidate' } : {});
   gateway.addService(descriptor, { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) });
   const { port } = await gateway.listen(0, HOST);
   return port;
