@@ -25,17 +25,16 @@ export function payloadTypeFromJSON(object: any): PayloadType {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return PayloadType.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : PayloadType.UNRECOGNIZED;
   }
 }
 
-export function payloadTypeToJSON(object: PayloadType): string {
+export function payloadTypeToJSON(object: PayloadType): string | number {
   switch (object) {
     case PayloadType.COMPRESSABLE:
       return "COMPRESSABLE";
-    case PayloadType.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
@@ -71,11 +70,11 @@ export function grpclbRouteTypeFromJSON(object: any): GrpclbRouteType {
     case -1:
     case "UNRECOGNIZED":
     default:
-      return GrpclbRouteType.UNRECOGNIZED;
+      return Number.isInteger(object) ? object : GrpclbRouteType.UNRECOGNIZED;
   }
 }
 
-export function grpclbRouteTypeToJSON(object: GrpclbRouteType): string {
+export function grpclbRouteTypeToJSON(object: GrpclbRouteType): string | number {
   switch (object) {
     case GrpclbRouteType.GRPCLB_ROUTE_TYPE_UNKNOWN:
       return "GRPCLB_ROUTE_TYPE_UNKNOWN";
@@ -83,9 +82,8 @@ export function grpclbRouteTypeToJSON(object: GrpclbRouteType): string {
       return "GRPCLB_ROUTE_TYPE_FALLBACK";
     case GrpclbRouteType.GRPCLB_ROUTE_TYPE_BACKEND:
       return "GRPCLB_ROUTE_TYPE_BACKEND";
-    case GrpclbRouteType.UNRECOGNIZED:
     default:
-      return "UNRECOGNIZED";
+      return object;
   }
 }
 
