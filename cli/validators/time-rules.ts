@@ -15,7 +15,7 @@ import {
   type FieldMaskRules,
   type TimestampRules,
 } from '@bufbuild/protovalidate/gen/buf/validate/validate_pb.js';
-import { notCompiled, violation, type RuleTarget } from './validator-source';
+import { notCompiled, ruleSet, violation, type RuleTarget } from './validator-source';
 
 type Time = Duration | Timestamp;
 
@@ -34,8 +34,7 @@ export function timeRules(rules: DurationRules | TimestampRules, kind: 'duration
   const constant = (value: Time): string => t.hoisted.name(`{ seconds: ${value.seconds}n, nanos: ${value.nanos} }`, kind === 'duration' ? 'DURATION' : 'TIMESTAMP');
   const cmp = (value: Time): string => `r.compareTime(${v}, ${constant(value)})`;
   const out: string[] = [];
-  const constField = schema.fields.find((f) => f.localName === 'const');
-  if (constField !== undefined && isFieldSet(rules, constField) && rules.const !== undefined) {
+  if (ruleSet(rules, schema, 'const') && rules.const !== undefined) {
     out.push(`if (${cmp(rules.const)} !== 0) ${violation(t.path, `${kind}.const`, `must equal ${text(kind, rules.const)}`)}`);
   }
   const hi = rules.lessThan;

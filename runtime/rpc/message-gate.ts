@@ -182,15 +182,32 @@ export class MessageGate<T = unknown> {
   violations(value: T): FieldViolation[] | undefined {
     if (!this.ruled) return undefined;
     if (this.#compiled !== undefined) return this.#compiledViolations(value);
+    const found = this.#interpret(this.#set, this.#schema, value, false);
+    return found.length === 0 ? undefined : found;
+  }
+
+  /**
+   * protovalidate's violations of `value`, read from its origin (or its
+   * encoding) under `schema` of `set`; `skipRequired` drops the `required`
+   * ones (the compiled part reports those). A rule that cannot be
+   * evaluated (bad CEL) throws.
+   */
+  #interpret(set: SchemaSet, schema: DescMessage, value: T, skipRequired: boolean): FieldViolation[] {
     const origin = takeOrigin(value);
     let message: Message;
-    if (origin === undefined) message = fromBinary(this.#schema, this.#codec.encode(value));
-    else if (origin instanceof Uint8Array) message = fromBinary(this.#schema, origin);
+    if (origin === undefined) message = fromBinary(schema, this.#codec.encode(value));
+    else if (origin instanceof Uint8Array) message = fromBinary(schema, origin);
     else message = origin;
-    const result = this.#set.validator.validate(this.#schema, message as never);
-    if (result.kind === 'valid') return undefined;
+    const result = set.validator.validate(schema, message as never);
+    if (result.kind === 'valid') return [];
     if (result.kind === 'error') throw result.error;
-    return result.violations.map((v) => ({ field: pathToString(v.field), rule: v.ruleId, message: v.message }));
+    const out: FieldViolation[] = [];
+    for (const v of result.violations) {
+      const first = v.rule[0];
+      if (skipRequired && first !== undefined && first.kind === 'field' && first.name === 'required') continue;
+      out.push({ field: pathToString(v.field), rule: v.ruleId, message: v.message });
+    }
+    return out;
   }
 
   /**
@@ -213,29 +230,12 @@ export class MessageGate<T = unknown> {
       }
     }
     if (!checked) validate(this.#codec.decode(this.#codec.encode(value)), '', out);
-    if (this.#cel !== undefined) out.push(...this.#celViolations(value));
+    // The CEL rules alone, over the CEL-only descriptors.
+    if (this.#cel !== undefined) out.push(...this.#interpret(this.#cel.set, this.#cel.schema, value, true));
     return out.length === 0 ? undefined : out;
   }
 
-  /** The CEL rules' violations, from protovalidate over the CEL-only descriptors; `required` is reported by the compiled part. */
-  #celViolations(value: T): FieldViolation[] {
-    const { set, schema } = this.#cel as { set: SchemaSet; schema: DescMessage };
-    const origin = takeOrigin(value);
-    let message: Message;
-    if (origin === undefined) message = fromBinary(schema, this.#codec.encode(value));
-    else if (origin instanceof Uint8Array) message = fromBinary(schema, origin);
-    else message = origin;
-    const result = set.validator.validate(schema, message as never);
-    if (result.kind === 'valid') return [];
-    if (result.kind === 'error') throw result.error;
-    const out: FieldViolation[] = [];
-    for (const v of result.violations) {
-      const first = v.rule[0];
-      if (first !== undefined && first.kind === 'field' && first.name === 'required') continue;
-      out.push({ field: pathToString(v.field), rule: v.ruleId, message: v.message });
-    }
-    return out;
-  }
+
 
   /** Throws an InvalidMessageError listing every violation of `value`. */
   check(value: T): void {
