@@ -6,7 +6,7 @@ export { GrpcStatus, grpcStatusName } from '../core/status';
 export { GrpcError, GENERIC_INTERNAL_MESSAGE, type UnexpectedErrorListener } from './errors';
 export { ServiceError } from '../rpc/service-error';
 export { ServiceErrors } from '../rpc/error-catalogue';
-export { loadProtoDefinition, type ProtoDefinition, type ProtoServiceSource } from './proto-definition';
+export { type ProtoLoadOptions, loadProtoDefinition, type ProtoDefinition, type ProtoServiceSource } from './proto-definition';
 export { RateLimiter, type RateLimiterOptions, type RateLimitedCall } from './rate-limiter';
 export { HEALTH_SERVICE_NAME, type ServingStatus } from './health';
 export { GrpcCall, type CallMetadata } from './call';

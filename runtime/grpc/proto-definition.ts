@@ -12,6 +12,15 @@ import path from 'node:path';
 import { MissingPeerError } from '../core/optional-peer';
 import { grpcJs, protoLoader } from './grpc-js-peer';
 import { checkBigintLongs, PROTO_LOADER_OPTIONS } from './proto-loader-options';
+import { loadPackage, type ProtoCodecChoice } from './proto-codec/load-package';
+
+/**
+ * proto-loader's options, plus `codec`: 'compiled' (the default) gives the
+ * services fw's compiled binary codecs, 'proto-loader' keeps proto-loader's.
+ */
+export interface ProtoLoadOptions extends Options {
+  codec?: ProtoCodecChoice;
+}
 
 /** A loaded proto file: namespaces down to service constructors (`def.user.UserService`). */
 export type ProtoDefinition = GrpcObject;
@@ -39,15 +48,16 @@ const packageOf = new WeakMap<object, PackageDefinition>();
  * const proto = loadProtoDefinition('proto/user.proto');
  * app.addService({ definition: proto.user.UserService, implementation: { GetUser: async (call) => ({ id: call.request.id }) } });
  */
-export function loadProtoDefinition(filePath: string, options: Options = {}): ProtoDefinition {
+export function loadProtoDefinition(filePath: string, options: ProtoLoadOptions = {}): ProtoDefinition {
   const googleRoot = googleProtoRoot();
-  const includeDirs = [path.dirname(path.resolve(filePath)), ...(googleRoot === undefined ? [] : [googleRoot]), ...(options.includeDirs ?? [])];
-  const loaderOptions: Options = { ...PROTO_LOADER_OPTIONS, ...options, includeDirs };
+  const { codec, ...rest } = options;
+  const includeDirs = [path.dirname(path.resolve(filePath)), ...(googleRoot === undefined ? [] : [googleRoot]), ...(rest.includeDirs ?? [])];
+  const loaderOptions: Options = { ...PROTO_LOADER_OPTIONS, ...rest, includeDirs };
   const loader = protoLoader('loadProtoDefinition()');
   checkBigintLongs(loader, loaderOptions, 'loadProtoDefinition()');
   let packageDefinition: PackageDefinition;
   try {
-    packageDefinition = loader.loadSync(path.resolve(filePath), loaderOptions);
+    packageDefinition = loadPackage(loader, path.resolve(filePath), loaderOptions, codec);
   } catch (error) {
     // google/protobuf's common types are built into protobufjs; google/api and the rest come from google-proto-files.
     if (googleRoot === undefined && /google\/(?!protobuf\/)[\w/]+\.proto/.test(String((error as Error).message))) {

@@ -13,6 +13,7 @@ import type { MethodDefinition } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { protoLoader } from '../../grpc/grpc-js-peer';
 import { checkBigintLongs, PROTO_LOADER_OPTIONS } from '../../grpc/proto-loader-options';
+import { loadPackage } from '../../grpc/proto-codec/load-package';
 import type { StreamingMode } from '../../rpc/descriptor';
 import type { MethodGates } from '../../rpc/message-gate';
 import type { ServiceRegistry } from '../../rpc/registry';
@@ -131,7 +132,7 @@ export function protoTables(config: GrpcGatewayConfig): { tables: GrpcServiceTab
   const loader = protoLoader(feature);
   const options = { ...PROTO_LOADER_OPTIONS, includeDirs: config.includeDirs };
   checkBigintLongs(loader, options, feature);
-  const packageDefinition = loader.loadSync(config.protoFiles, options);
+  const packageDefinition = loadPackage(loader, config.protoFiles, options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { protoFileGates } = require('./proto-file-json') as typeof import('./proto-file-json');
   const tables: GrpcServiceTable[] = [];

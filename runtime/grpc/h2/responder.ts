@@ -23,6 +23,8 @@ export interface ServedMethod {
   readonly kind: CallKind;
   readonly deserialize: (bytes: Buffer) => unknown;
   readonly serialize: (value: unknown) => Buffer;
+  /** `serialize` with the gRPC message prefix written in the same buffer, when the codec has it (compiled codecs). */
+  readonly serializeFramed: ((value: unknown) => Buffer) | undefined;
   /** App-wide response compression for this method, if on. */
   readonly compression: CompressionSettings | undefined;
   /** A unary method's serve function: the call object is its port (grpc-call-port.ts). */
@@ -99,6 +101,9 @@ export function sendHeaders(call: Responder, metadata: OutgoingMetadata | undefi
 
 /** `value` serialized and framed; undefined (the status already sent) when it cannot be serialized or is too large. */
 export function frameMessage(call: Responder, value: unknown): Buffer | undefined {
+  const served = call.served;
+  // Not to be compressed (no app-wide setting, the handler did not ask for gzip): the codec frames the reply in the buffer it writes.
+  if (served.serializeFramed !== undefined && served.compression === undefined && uncompressed(call[STATE])) return framedByCodec(call, served.serializeFramed, value);
   let raw: Buffer;
   try {
     raw = call.served.serialize(value);
@@ -112,6 +117,27 @@ export function frameMessage(call: Responder, value: unknown): Buffer | undefine
   }
   sendHeaders(call, undefined);
   return frameResponse(raw, call[STATE], call.served.compression);
+}
+
+/** True when frameResponse would not compress, with no app-wide setting: only a handler's gzip choice, once announced, compresses. */
+function uncompressed(state: StreamCompression | undefined): boolean {
+  return state === undefined || state.choice !== 'gzip' || state.advertised === false;
+}
+
+function framedByCodec(call: Responder, serializeFramed: (value: unknown) => Buffer, value: unknown): Buffer | undefined {
+  let framed: Buffer;
+  try {
+    framed = serializeFramed(value);
+  } catch (error) {
+    sendStatus(call, GrpcStatus.INTERNAL, `Error serializing response: ${(error as Error).message}`, undefined);
+    return undefined;
+  }
+  if (framed.byteLength - 5 > call.limits.maxSend) {
+    sendStatus(call, GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${framed.byteLength - 5} vs. ${call.limits.maxSend})`, undefined);
+    return undefined;
+  }
+  sendHeaders(call, undefined);
+  return framed;
 }
 
 /** Ends a unary call: the one message and its status in one write. */

@@ -20,6 +20,7 @@ import { STATUS_FLUSH_MS } from '../engine-contract';
 import { drainedStatus } from '../errors';
 import { resolveHttp2Limits } from '../h2-limits';
 import { PendingRequests } from '../pending-requests';
+import { framedEncoderOf } from '../proto-codec/framed-encoders';
 import type { ServeStream, StreamPortMethod, UnaryPortMethod } from '../grpc-call-port';
 import { DEFAULT_MAX_MESSAGE_LENGTH, type GrpcServerOptions, type GrpcTlsOptions } from '../options';
 import { callStreamClosed, expireDeadline, H2UnaryCall } from './calls';
@@ -96,6 +97,7 @@ export class H2GrpcServer {
         kind: STREAM_KINDS[method.kind],
         deserialize: method.requestDeserialize,
         serialize: method.responseSerialize,
+        serializeFramed: framedEncoderOf(method.responseSerialize),
         compression: compressionSettingsOf(method.responseSerialize),
         serve: undefined,
         streaming: method,
@@ -111,6 +113,7 @@ export class H2GrpcServer {
         kind: 'unary',
         deserialize: method.requestDeserialize,
         serialize: method.responseSerialize,
+        serializeFramed: framedEncoderOf(method.responseSerialize),
         compression: compressionSettingsOf(method.responseSerialize),
         serve: method.serve,
         streaming: undefined,

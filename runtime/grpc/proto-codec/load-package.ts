@@ -1,0 +1,110 @@
+/**
+ * Loads `.proto` files through @grpc/proto-loader (the package definition
+ * grpc-js, reflection and clients read) and gives each service method the
+ * compiled codecs of ./compile-codecs.ts in place of proto-loader's own.
+ * The compiler reads protobufjs's reflection, so the files are parsed a
+ * second time into a protobufjs root, by proto-loader's protobufjs and with
+ * the same include-path rule, so both see the same types.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { MessageTypeDefinition, MethodDefinition, Options, PackageDefinition } from '@grpc/proto-loader';
+import type { ProtoLoaderModule } from '../grpc-js-peer';
+import { compileCodecs, compiledLongForm, unsupportedPart, type CompiledCodec } from './compile-codecs';
+import { isMessage, type ReflectedRoot, type ReflectedService, type ReflectedType } from './reflection';
+
+/** Which codec proto-loaded methods use: fw's compiled ones (default), or proto-loader's, the way back. */
+export type ProtoCodecChoice = 'compiled' | 'proto-loader';
+
+interface ProtobufJs {
+  Root: new () => ReflectedRoot & {
+    resolvePath: (origin: string, target: string) => string | null;
+    loadSync(files: string | string[], options: Options): ReflectedRoot & { resolveAll(): unknown };
+  };
+}
+
+type AnyMethod = MethodDefinition<unknown, unknown>;
+
+/** `files` loaded with `options`; service methods carry compiled codecs unless `codec` is 'proto-loader'. */
+export function loadPackage(loader: ProtoLoaderModule, files: string | string[], options: Options, codec: ProtoCodecChoice = 'compiled'): PackageDefinition {
+  const packageDefinition = loader.loadSync(files, options);
+  const form = compiledLongForm(options);
+  if (codec === 'proto-loader' || form === undefined) return packageDefinition;
+  const root = loadRoot(files, options);
+  for (const [name, entry] of Object.entries(packageDefinition)) {
+    if (entry === undefined || 'format' in entry) continue;
+    const service = root.lookup(name) as ReflectedService | null;
+    if (service === null || !Array.isArray(service.methodsArray)) continue;
+    const methods = entry as Record<string, AnyMethod>;
+    const types = new Set<ReflectedType>();
+    for (const method of service.methodsArray) {
+      for (const type of [method.resolvedRequestType, method.resolvedResponseType]) {
+        if (type !== null && isMessage(type) && unsupportedPart(type) === undefined) types.add(type);
+      }
+    }
+    if (types.size === 0) continue;
+    const list = [...types];
+    let compiled: CompiledCodec[];
+    try {
+      compiled = compileCodecs(list, form);
+    } catch (error) {
+      // A fault of the compiler must not stop the service: proto-loader's codec still serves it.
+      process.emitWarning(`fw: ${name} keeps proto-loader's codec (the compiled codec failed to build: ${(error as Error).message})`, 'FwCodecWarning');
+      continue;
+    }
+    const codecs = new Map<ReflectedType, CompiledCodec>(compiled.map((c, i) => [list[i] as ReflectedType, c]));
+    for (const method of service.methodsArray) {
+      const target = methods[method.name] as AnyMethod | undefined;
+      if (target === undefined) continue;
+      const request = method.resolvedRequestType === null ? undefined : codecs.get(method.resolvedRequestType);
+      const response = method.resolvedResponseType === null ? undefined : codecs.get(method.resolvedResponseType);
+      const writable = target as { -readonly [K in keyof AnyMethod]: AnyMethod[K] };
+      if (request !== undefined) {
+        writable.requestSerialize = request.encode;
+        writable.requestDeserialize = request.decode;
+        useCodec(target.requestType, request);
+      }
+      if (response !== undefined) {
+        writable.responseSerialize = response.encode;
+        writable.responseDeserialize = response.decode;
+        useCodec(target.responseType, response);
+      }
+    }
+  }
+  return packageDefinition;
+}
+
+function useCodec(definition: MessageTypeDefinition<unknown, unknown> | undefined, codec: CompiledCodec): void {
+  if (definition === undefined) return;
+  const writable = definition as { serialize: (value: unknown) => Buffer; deserialize: (bytes: Buffer) => unknown };
+  writable.serialize = codec.encode;
+  writable.deserialize = codec.decode;
+}
+
+/** The protobufjs root of `files`, as proto-loader builds it. */
+function loadRoot(files: string | string[], options: Options): ReflectedRoot {
+  // proto-loader's own protobufjs: the one whose parser and common protos built the package definition.
+  const protobuf = createRequire(require.resolve('@grpc/proto-loader'))('protobufjs') as ProtobufJs;
+  const root = new protobuf.Root();
+  const includeDirs = options.includeDirs ?? [];
+  if (includeDirs.length > 0) {
+    const original = root.resolvePath.bind(root);
+    root.resolvePath = (origin, target) => {
+      if (path.isAbsolute(target)) return target;
+      for (const directory of includeDirs) {
+        const full = path.join(directory, target);
+        try {
+          fs.accessSync(full, fs.constants.R_OK);
+          return full;
+        } catch {
+          // not in this directory: the next one
+        }
+      }
+      return original(origin, target);
+    };
+  }
+  const loaded = root.loadSync(files, options);
+  loaded.resolveAll();
+  return loaded;
+}
