@@ -83,7 +83,7 @@ function useCodec(definition: MessageTypeDefinition<unknown, unknown> | undefine
 }
 
 /** The protobufjs root of `files`, as proto-loader builds it. */
-function loadRoot(files: string | string[], options: Options): ReflectedRoot {
+export function loadRoot(files: string | string[], options: Options): ReflectedRoot {
   // proto-loader's own protobufjs: the one whose parser and common protos built the package definition.
   const protobuf = createRequire(require.resolve('@grpc/proto-loader'))('protobufjs') as ProtobufJs;
   const root = new protobuf.Root();
