@@ -7,6 +7,13 @@
  *   npm run bench:gateway
  *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp,connect npm run bench:gateway
  *   BENCH_ONLY=validation npm run bench:gateway   (only the validated-unary rows)
+ *   BENCH_BASELINE=../fw-at-main BENCH_ONLY=http,websocket npm run bench:gateway
+ *
+ * BENCH_BASELINE names another checkout of fw (with node_modules): its
+ * gateway runs as one more subject, "fw (baseline)", in the same interleaved
+ * passes of every row whose gateway column is the Echo gateway (not the
+ * validated rows: their generated services are this checkout's), so a change
+ * is measured against the code before it.
  *
  * Floors: bare node:http echo, bare ws echo, bare dgram echo, bare net echo,
  * plain grpc-js (same JSON codec). Target: gateway ≥ 0.8× each floor. The
@@ -41,7 +48,7 @@ const { pinLoadGenerator, serverCommand, describePinning, PINNED } = require('..
 const { interleave, pairedRatio, medianOf } = require('../support/interleave');
 const { stopChild } = require('../support/stop-child');
 const { cpuSeconds } = require('../support/process-cpu');
-const { compileFw } = require('../support/compiled-fw');
+const { compileFw, compileBaseline } = require('../support/compiled-fw');
 
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES || 10));
 const SLICE_MS = Number(process.env.BENCH_SLICE || 1) * 1000;
@@ -56,10 +63,10 @@ const CONNECT_HEADERS = { 'content-type': 'application/json', 'connect-protocol-
 const USER = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const VALIDATION_TARGET = 0.97;
 
-function startServer(kind) {
+function startServer(kind, env) {
   return new Promise((resolve, reject) => {
     const [command, args] = serverCommand([path.join(__dirname, 'server.js'), kind]);
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 30 s`)), 30_000);
     child.stdout.on('data', (chunk) => {
@@ -255,8 +262,8 @@ const SCENARIOS = [
 ];
 
 /** A started server (floor or gateway) as an interleave() subject, driven by `load(port, ms)`. */
-async function subject(name, kind, load) {
-  const { child, port } = await startServer(kind);
+async function subject(name, kind, load, env) {
+  const { child, port } = await startServer(kind, env);
   return {
     name,
     child,
@@ -276,6 +283,8 @@ async function main() {
   pinLoadGenerator();
   // Servers run fw compiled, with the generated services they serve (../support/compiled-fw.js).
   compileFw([path.join(__dirname, '../../../generated'), path.join(__dirname, 'generated')]);
+  // The baseline's servers get its compiled copy through FW_BENCH_DIST; server.js and the load are this checkout's.
+  const baseline = process.env.BENCH_BASELINE ? { FW_BENCH_DIST: compileBaseline(process.env.BENCH_BASELINE) } : undefined;
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
   const rows = [];
   for (const s of SCENARIOS) {
@@ -284,6 +293,9 @@ async function main() {
     const subjects = [];
     try {
       subjects.push(await subject('floor', s.kind, s.raw), await subject('gateway', s.gatewayKind ?? 'gateway', s.gw));
+      // The validated rows' gatewayKind serves this checkout's generated code, which the baseline's copy does not hold.
+      const withBaseline = baseline !== undefined && s.gatewayKind === undefined;
+      if (withBaseline) subjects.push(await subject('fw (baseline)', 'gateway', s.gw, baseline));
       for (const x of subjects) await x.measure(WARMUP_MS).catch(() => undefined); // JIT warm-up, not counted
       const samples = await interleave(subjects, { passes: PASSES, sliceMs: SLICE_MS });
       rows.push({
@@ -294,8 +306,15 @@ async function main() {
         rawCpu: medianOf(samples, 'floor', 'cpu'),
         gwCpu: medianOf(samples, 'gateway', 'cpu'),
         cpuRatio: pairedRatio(samples, 'floor', 'gateway', 'cpu'),
+        ...(withBaseline && {
+          base: medianOf(samples, 'fw (baseline)'),
+          baseRatio: pairedRatio(samples, 'gateway', 'fw (baseline)'),
+          baseCpu: medianOf(samples, 'fw (baseline)', 'cpu'),
+          baseCpuRatio: pairedRatio(samples, 'fw (baseline)', 'gateway', 'cpu'),
+        }),
       });
-      process.stdout.write(`${s.transport} (${s.floor}): floor ${Math.round(rows.at(-1).raw)}, gateway ${Math.round(rows.at(-1).gw)} calls/s\n`);
+      const base = withBaseline ? `, fw (baseline) ${Math.round(rows.at(-1).base)}` : '';
+      process.stdout.write(`${s.transport} (${s.floor}): floor ${Math.round(rows.at(-1).raw)}, gateway ${Math.round(rows.at(-1).gw)}${base} calls/s\n`);
     } finally {
       for (const x of subjects) await stopChild(x.child);
     }
@@ -313,6 +332,15 @@ async function main() {
   console.log('Reference rows: the floor also decodes the JSON message and encodes the reply (the work any JSON service does); the target is on the byte-echo floors above.');
   console.log('CPU ratio = floor CPU per call / gateway CPU per call (server process, from /proc).');
   console.log('Validated rows: both columns are gateways; "floor" serves createUser without rules, "gateway" the same call with user.proto\'s rules (≤ 3% overhead); the Fastify row serves the same rules as an ajv route schema (fw ≥ 1.2×).');
+  if (baseline !== undefined) {
+    console.log(`\nagainst the baseline (${process.env.BENCH_BASELINE}), the same passes: calls/s ratio fw / fw (baseline), medians over passes of the ratio within a pass; CPU ratio fw (baseline) CPU per call / fw CPU per call`);
+    console.log('| transport | floor | fw (baseline) calls/s | fw calls/s | fw / fw (baseline) | fw (baseline) CPU µs/call | fw CPU µs/call | CPU ratio |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      if (r.base === undefined) continue;
+      console.log(`| ${r.transport} | ${r.floor} | ${fmt(r.base)} | ${fmt(r.gw)} | ${fmt(r.baseRatio, 2)}× | ${fmt(r.baseCpu, 1)} | ${fmt(r.gwCpu, 1)} | ${fmt(r.baseCpuRatio, 2)}× |`);
+    }
+  }
   // Extra scenario files (e.g. the forwarding benchmark) run as their own processes.
   for (const file of fs.readdirSync(__dirname).sort()) {
     if (/^forwarding.*-run\.js$/.test(file) && !only) {

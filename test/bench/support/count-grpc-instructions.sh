@@ -14,7 +14,8 @@
 # Env: FW_BENCH_DIST (a compiled copy of fw to use; else one is compiled),
 # WARM (warm-up calls, default 20000), N (calls per part, 4000),
 # PARTS (5; the first two are settling and not reported), C and M (h2load
-# connections and streams per connection, 8 and 32).
+# connections and streams per connection, 8 and 32), KEEP (a folder to copy
+# the callgrind dumps into, for callgrind_annotate).
 set -euo pipefail
 kind=$1; method=${2:-Echo}
 WARM=${WARM:-20000}; N=${N:-4000}; PARTS=${PARTS:-5}; C=${C:-8}; M=${M:-32}
@@ -24,7 +25,7 @@ command -v h2load >/dev/null || { echo "h2load is required (apt-get install nght
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 dir=$(mktemp -d)
 own_dist=
-trap 'kill "${vpid:-}" 2>/dev/null || true; [ -n "${vpid:-}" ] && wait "$vpid" 2>/dev/null; rm -rf "$dir" ${own_dist:+"$own_dist"}' EXIT
+trap 'kill "${vpid:-}" 2>/dev/null || true; [ -n "${vpid:-}" ] && { wait "$vpid" 2>/dev/null || true; }; rm -rf "$dir" ${own_dist:+"$own_dist"}' EXIT
 # The request, framed as gRPC (5-byte prefix), written once.
 node -e "
 const protobuf = require('$ROOT/node_modules/protobufjs');
@@ -63,6 +64,7 @@ for f in $(ls -v "$dir"/out.*); do
   total=$(grep -m1 '^totals' "$f" | awk '{print $2}')
   counts+=($((total / N)))
 done
+[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; cp "$dir"/out.* "$KEEP"/; }
 steady=("${counts[@]:2}")
 min=$(printf '%s\n' "${steady[@]}" | sort -n | head -1)
 echo "instructions per call: $min (parts: ${counts[*]}; first two settling)"

@@ -12,7 +12,9 @@
 #
 # Env: WARM (warm-up requests, default 20000), N (requests per part, 2000),
 # PARTS (parts, 5; the first two are settling and not reported),
-# REQ (extra autocannon options as JSON, e.g. '{"method":"POST","body":"{}"}').
+# REQ (extra autocannon options as JSON, e.g. '{"method":"POST","body":"{}"}'),
+# KEEP (a folder to copy the callgrind dumps into, for callgrind_annotate;
+# they are otherwise removed with the run's temporary folder).
 set -euo pipefail
 path=$1; shift
 WARM=${WARM:-20000}; N=${N:-2000}; PARTS=${PARTS:-5}
@@ -47,6 +49,7 @@ for f in $(ls -v "$dir"/out.*); do
   total=$(grep -m1 '^totals' "$f" | awk '{print $2}')
   counts+=($((total / N)))
 done
+[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; cp "$dir"/out.* "$KEEP"/; }
 steady=("${counts[@]:2}")
 min=$(printf '%s\n' "${steady[@]}" | sort -n | head -1)
 echo "instructions per request: $min (parts: ${counts[*]}; first two settling)"
