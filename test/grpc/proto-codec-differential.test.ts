@@ -68,7 +68,8 @@ class Values {
         if (oneofsSet.has(field.partOf.name)) continue;
         oneofsSet.add(field.partOf.name);
       }
-      if (field.repeated) out[field.name] = Array.from({ length: this.int(5) }, () => this.value(field, depth, 'item'));
+      // Fewer items deeper down: a recursive type would otherwise grow exponentially.
+      if (field.repeated) out[field.name] = Array.from({ length: this.int(depth >= 2 ? 2 : 5) }, () => this.value(field, depth, 'item'));
       else if (field.map) out[field.name] = this.map(field, depth);
       else out[field.name] = this.chance(0.05) ? null : this.value(field, depth, 'single');
     }
@@ -77,7 +78,7 @@ class Values {
 
   map(field: ReflectedField, depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (let i = this.int(4); i > 0; i -= 1) {
+    for (let i = this.int(depth >= 2 ? 2 : 4); i > 0; i -= 1) {
       const key = this.mapKey(field.keyType ?? 'string');
       const value = this.value(field, depth, 'entry');
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -263,6 +264,15 @@ describe('compiled proto codecs against proto-loader', () => {
       expect(() => ref.serialize(input)).toThrow();
       expect(() => fw.serialize(input)).toThrow();
     }
+  });
+
+  it('take any value but an array for a type without fields, as proto-loader does (a handler of an Empty reply may return nothing)', () => {
+    const ref = codecOf(reference, 'Nothing');
+    const fw = codecOf(compiled, 'Nothing');
+    expect(fw.serialize.toString()).toContain('encodeWith');
+    for (const input of [undefined, null, {}, 'x', 5, { stray: 1 }]) expect(fw.serialize(input)).toEqual(ref.serialize(input));
+    expect(() => fw.serialize([])).toThrow();
+    expect(fw.deserialize(Buffer.alloc(0))).toEqual(ref.deserialize(Buffer.alloc(0)));
   });
 
   it('refuse malformed bytes with an Error: truncation, bad wire types, overlong varints, nesting past the limit', () => {

@@ -78,8 +78,10 @@ export function compileCodecs(types: readonly ReflectedType[], form: LongForm): 
     functions.push(decoderSource(type, index, form, tables), encoderSource(type, index, form, tables));
   }
   const exports = entries.map((index) => {
-    const name = JSON.stringify((tables.types[index] as ReflectedType).fullName.slice(1));
-    return `{ decode: (bytes) => decodeWith(d${index}, bytes), encode: (value) => encodeWith(e${index}, value, ${name}, 0), encodeFramed: (value) => encodeWith(e${index}, value, ${name}, 5) }`;
+    const type = tables.types[index] as ReflectedType;
+    const name = JSON.stringify(type.fullName.slice(1));
+    const empty = type.fieldsArray.length === 0;
+    return `{ decode: (bytes) => decodeWith(d${index}, bytes), encode: (value) => encodeWith(e${index}, value, ${name}, 0, ${empty}), encodeFramed: (value) => encodeWith(e${index}, value, ${name}, 5, ${empty}) }`;
   });
   const source = `${WIRE_PRELUDE}\n${tables.declarations()}\n${functions.join('\n')}\nreturn [${exports.join(', ')}];`;
   // The generated text comes from the loaded proto's names and numbers only, each quoted or numeric.

@@ -250,9 +250,11 @@ function finish() {
   return out;
 }
 // head: 0, or 5 to leave room for the gRPC message prefix (flag byte, big-endian length), filled in here.
-function encodeWith(fn, v, name, head) {
+// empty: the type has no fields, and fromObject then takes any value (a handler of an Empty reply may return nothing).
+function encodeWith(fn, v, name, head, empty) {
   if (Array.isArray(v)) throw new Error('Failed to serialize message: expected object with ' + name + ' structure, got array instead');
-  if (v === null || typeof v !== 'object') notObject(name);
+  if (empty) v = {};
+  else if (v === null || typeof v !== 'object') notObject(name);
   const nested = busy;
   const outerO = o;
   const outerW = w;
