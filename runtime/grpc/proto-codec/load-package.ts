@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { MessageTypeDefinition, MethodDefinition, Options, PackageDefinition } from '@grpc/proto-loader';
-import type { ProtoLoaderModule } from '../grpc-js-peer';
 import { compileCodecs, compiledLongForm, unsupportedPart, type CompiledCodec } from './compile-codecs';
 import { isMessage, type ReflectedRoot, type ReflectedService, type ReflectedType } from './reflection';
 
@@ -25,6 +24,7 @@ interface ProtobufJs {
 }
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
+type ProtoLoaderModule = typeof import('@grpc/proto-loader');
 
 /** `files` loaded with `options`; service methods carry compiled codecs unless `codec` is 'proto-loader'. */
 export function loadPackage(loader: ProtoLoaderModule, files: string | string[], options: Options, codec: ProtoCodecChoice = 'compiled'): PackageDefinition {
