@@ -52,8 +52,16 @@ function checkIdle(session: TrackedSession, state: SessionState): void {
     return;
   }
   const idleFor = Date.now() - state.idleSince;
-  if (idleFor >= state.idleMs) session.close();
+  // Decided after the poll phase: a request already waiting in the socket (the loop was busy when the
+  // timer came due) opens its stream first, instead of being refused by the GOAWAY.
+  if (idleFor >= state.idleMs) setImmediate(closeIfStillIdle, session, state);
   else armIdle(session, state, state.idleMs - idleFor);
+}
+
+function closeIfStillIdle(session: TrackedSession, state: SessionState): void {
+  if (session.closed || session.destroyed) return;
+  if (state.open > 0) armIdle(session, state, state.idleMs);
+  else session.close();
 }
 
 function armIdle(session: TrackedSession, state: SessionState, ms: number): void {
