@@ -10,6 +10,9 @@
  *              encoding the reply as the gateway's wire format does (reference rows)
  *   user-rules — gateway serving generated/user.fw.ts's UserService.createUser (buf.validate rules)
  *   user-plain — the same call from a copy of its messages without rules (proto/plain_user.proto)
+ *   user-echo  — gateway serving generated/user_echo.fw.ts's UserEcho.Echo (proto/user_echo.proto, no rules):
+ *              the User it is sent, back; with Timestamps, so the request is read and the reply written
+ *              by the typed proto3 JSON code, not ts-proto's own JSON (POST /users/echo)
  *   fastify-ajv — Fastify's POST /users with the same rules as an ajv route schema (fw-gen's JSON Schema of CreateUserRequest)
  * Prints `PORT <n>` when listening.
  */
@@ -23,12 +26,12 @@ useCompiledFw();
 const HOST = '127.0.0.1';
 
 /** A gateway serving one generated UserService whose createUser answers at once (no store: only decoding and validation differ). */
-async function userGateway(descriptorModule, descriptorName) {
+async function userGateway(descriptorModule, descriptorName, handlers = { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) }) {
   const { ProtocolGateway } = require('fw');
   const descriptor = require(benchModule(path.join(__dirname, descriptorModule)))[descriptorName];
   // BENCH_VALIDATION=protovalidate: the interpreter instead of the compiled validators (for before/after figures).
   const gateway = new ProtocolGateway(process.env.BENCH_VALIDATION === 'protovalidate' ? { validation: 'protovalidate' } : {});
-  gateway.addService(descriptor, { createUser: async (request) => ({ id: '1', name: request.name, email: request.email, phone: '', roles: [] }) });
+  gateway.addService(descriptor, handlers);
   const { port } = await gateway.listen(0, HOST);
   return port;
 }
@@ -46,6 +49,7 @@ const servers = {
   },
   'user-rules': () => userGateway('../../../generated/user.fw.ts', 'UserServiceDescriptor'),
   'user-plain': () => userGateway('./generated/plain_user.fw.ts', 'UserServiceDescriptor'),
+  'user-echo': () => userGateway('./generated/user_echo.fw.ts', 'UserEchoDescriptor', { echo: async (request) => request }),
   async 'fastify-ajv'() {
     const { UserServiceValidation } = require(benchModule(path.join(__dirname, '../../../generated/user.fw.ts')));
     const app = require('fastify')({ logger: false });

@@ -33,9 +33,12 @@ function compiledPath(out, tsFile) {
   return path.join(out, path.relative(ROOT, tsFile)).replace(/\.ts$/, '.js');
 }
 
-/** Every .ts file under `dir` (a bench's own generated code), transpiled to .js at the same place under `out`. */
-function transpileDir(dir, out) {
-  const ts = require('typescript');
+/**
+ * Every .ts file under `dir` (a bench's own generated code), transpiled to .js
+ * at the same place under `out` (relative to `root`, this checkout unless
+ * given), with `ts` (this checkout's TypeScript unless given).
+ */
+function transpileDir(dir, out, root = ROOT, ts = require('typescript')) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const file = path.join(entry.parentPath ?? entry.path, entry.name);
@@ -43,7 +46,7 @@ function transpileDir(dir, out) {
       fileName: file,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     });
-    const target = compiledPath(out, file);
+    const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, outputText);
   }
@@ -100,6 +103,41 @@ function benchModule(tsFile) {
   useCompiledFw();
   const dist = process.env.FW_BENCH_DIST;
   return dist === undefined ? tsFile : compiledPath(dist, tsFile);
+}
+
+/**
+ * `node test/bench/support/compiled-fw.js <checkout> <out> [--gen <proto dir>]`:
+ * compiles the fw checkout at <checkout> with its own TypeScript
+ * (tsconfig.build.json) into <out> (kept; put it inside that checkout's
+ * node_modules, so it resolves its own dependencies), and transpiles that
+ * checkout's bench generated code (test/bench/gateway/generated) beside it.
+ * With --gen, that checkout's own fw-gen first generates the protos of
+ * <proto dir> (e.g. this checkout's test/bench/gateway/proto, for a kind the
+ * other checkout does not have), and those are transpiled in their place.
+ * A bench server of this checkout run with FW_BENCH_DIST=<out> then loads
+ * that checkout's runtime *and* its generated services (benchModule), e.g.
+ * for before/after instruction counts of a generated service
+ * (count-instructions.sh /users/echo node test/bench/gateway/server.js user-echo).
+ */
+if (require.main === module) {
+  const [checkout, outArg, flag, protoDir] = process.argv.slice(2);
+  if (checkout === undefined || outArg === undefined || (flag !== undefined && (flag !== '--gen' || protoDir === undefined))) {
+    console.error('usage: node test/bench/support/compiled-fw.js <checkout> <out> [--gen <proto dir>]');
+    process.exit(2);
+  }
+  const root = path.resolve(checkout);
+  const out = path.resolve(outArg);
+  const ts = require(require.resolve('typescript', { paths: [root] }));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root, stdio: 'inherit' });
+  for (const dir of [path.join(root, 'test/bench/gateway/generated')]) if (fs.existsSync(dir)) transpileDir(dir, out, root, ts);
+  if (protoDir !== undefined) {
+    const scratch = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'fw-bench-gen-'));
+    const generated = path.join(scratch, 'test/bench/gateway/generated');
+    execFileSync(process.execPath, [path.join(root, 'bin/fw-gen.js'), path.resolve(protoDir), '--out', generated, '--stubs', path.join(scratch, 'stubs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    transpileDir(generated, out, scratch, ts);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  console.log(out);
 }
 
 module.exports = { compileFw, compileBaseline, useCompiledFw, benchModule };
