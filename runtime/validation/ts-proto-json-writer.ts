@@ -19,7 +19,7 @@
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type DescOneof, type JsonObject, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { AnySchema, DurationSchema, FieldMaskSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { base64Encode } from '@bufbuild/protobuf/wire';
-import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, ownSites, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Writes one message value; throws for a value it does not map. */
 export type TsProtoJsonWriter = (value: unknown) => JsonValue;
@@ -304,10 +304,7 @@ function fieldWriter(c: Compilation, field: DescField): WriteField | undefined {
     case 'map':
       return mapWriter(field, property, key, write);
     case 'message':
-      return (message, json) => {
-        const value = message[property];
-        if (value !== undefined) json[key] = write(value);
-      };
+      return singularWriter(property, key, write, undefined);
     case 'enum':
       return singularWriter(property, key, write, field.presence === IMPLICIT ? (_w, value) => value === 0 : undefined);
     case 'scalar': {
@@ -326,30 +323,22 @@ function fieldWriter(c: Compilation, field: DescField): WriteField | undefined {
  * written whenever set, zero included.
  */
 function singularWriter(property: string, key: string, write: WriteValue, isZero: ((w: JsonValue, value: unknown) => boolean) | undefined): WriteField {
-  if (isZero === undefined) {
-    return (message, json) => {
-      const value = message[property];
-      if (value !== undefined) json[key] = write(value);
-    };
-  }
-  return (message, json) => {
-    const value = message[property];
-    if (value === undefined) return;
-    const w = write(value);
-    if (!isZero(w, value)) json[key] = w;
-  };
+  const read = JSON.stringify(property);
+  const put = JSON.stringify(key);
+  const body =
+    isZero === undefined
+      ? `const value = message[${read}]; if (value !== undefined) json[${put}] = write(value);`
+      : `const value = message[${read}]; if (value === undefined) return; const w = write(value); if (!isZero(w, value)) json[${put}] = w;`;
+  return ownSites<WriteField>(['write', 'isZero'], `return function (message, json) { ${body} };`, write, isZero);
 }
 
+
 function listWriter(property: string, key: string, write: WriteValue): WriteField {
-  return (message, json) => {
-    const value = message[property];
-    if (value === undefined) return;
-    if (!Array.isArray(value)) refuse();
-    if (value.length === 0) return;
-    const items: JsonValue[] = [];
-    for (let i = 0; i < value.length; i++) items.push(write(value[i]));
-    json[key] = items;
-  };
+  const body = `const value = message[${JSON.stringify(property)}]; if (value === undefined) return;
+    if (!Array.isArray(value)) refuse(); if (value.length === 0) return;
+    const items = []; for (let i = 0; i < value.length; i++) items.push(write(value[i]));
+    json[${JSON.stringify(key)}] = items;`;
+  return ownSites<WriteField>(['write', 'refuse'], `return function (message, json) { ${body} };`, write, refuse);
 }
 
 /** JSON keys of map keys: from a `Map`'s bigint or boolean keys, or a plain object's string keys. */

@@ -12,7 +12,7 @@
  * caller takes the trip through binary.
  */
 import { ScalarType, type DescField, type DescMessage, type DescOneof, type Message } from '@bufbuild/protobuf';
-import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, ownSites, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Builds ts-proto's object from a protobuf-es message; throws for a shape it does not expect. */
 export type TsProtoObjectBuilder = (message: Message) => unknown;
@@ -264,28 +264,25 @@ function fieldBuilder(c: Compilation, field: DescField): BuildMember | undefined
   const property = tsProtoPropertyName(field.name);
   const local = field.localName;
   switch (field.fieldKind) {
-    case 'list':
-      return (message, out) => {
-        const items = message[local];
-        if (!Array.isArray(items)) refuse();
-        const list: unknown[] = [];
-        for (let i = 0; i < items.length; i++) list.push(build(items[i]));
-        out[property] = list;
-      };
+    case 'list': {
+      const body = `const items = message[${JSON.stringify(local)}]; if (!Array.isArray(items)) refuse();
+        const list = []; for (let i = 0; i < items.length; i++) list.push(build(items[i]));
+        out[${JSON.stringify(property)}] = list;`;
+      return ownSites<BuildMember>(['build', 'refuse'], `return function (message, out) { ${body} };`, build, refuse);
+    }
     case 'map':
       return mapBuilder(field.mapKey, local, property, build);
     case 'message':
-      return (message, out) => {
-        const value = message[local];
-        out[property] = value === undefined ? undefined : build(value);
-      };
     case 'scalar':
-    case 'enum':
-      if (field.presence === IMPLICIT) return (message, out) => (out[property] = build(message[local]));
-      return (message, out) => {
-        const value = message[local];
-        out[property] = value === undefined ? undefined : build(value);
-      };
+    case 'enum': {
+      const read = JSON.stringify(local);
+      const put = JSON.stringify(property);
+      const body =
+        field.fieldKind !== 'message' && field.presence === IMPLICIT
+          ? `out[${put}] = build(message[${read}]);`
+          : `const value = message[${read}]; out[${put}] = value === undefined ? undefined : build(value);`;
+      return ownSites<BuildMember>(['build'], `return function (message, out) { ${body} };`, build);
+    }
   }
 }
 
