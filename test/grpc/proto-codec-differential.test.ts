@@ -36,7 +36,7 @@ const googleRoot = path.dirname(require.resolve('google-proto-files/package.json
 const includeDirs = [FIXTURES, googleRoot];
 const reference = protoLoader.loadSync(PROTO, { ...OPTIONS, includeDirs })['codec.Codec'] as unknown as Record<string, Method>;
 const compiled = ((loadProtoDefinition(PROTO) as { codec: ProtoDefinition }).codec.Codec as unknown as { service: Record<string, Method> }).service;
-const root: ReflectedRoot = loadRoot(PROTO, { ...OPTIONS, includeDirs });
+const root = loadRoot(PROTO, { ...OPTIONS, includeDirs }) as ReflectedRoot;
 
 function codecOf(methods: Record<string, Method>, name: string): Codec {
   const method = methods[name] as Method;

@@ -25,7 +25,6 @@ function defaultLiteral(field: ReflectedField, form: LongForm, tables: CodecTabl
   }
   if (field.type === 'bytes') return 'Buffer.alloc(0)';
   if (typeof value === 'number') return numberLiteral(value);
-  if (typeof value === 'bigint') return form === 'bigint' ? `${value}n` : form === 'string' ? JSON.stringify(String(value)) : String(Number(value));
   return tables.literal(value);
 }
 

@@ -14,7 +14,7 @@ import type { CodecTables } from './codec-tables';
 /** Room for a tag (at most 5 bytes) and a reserved length byte or scalar. */
 const TAG_ROOM = 6;
 
-/** Statements writing value `x` (already read from the object) of `field`'s element type under `id`; `list` when it is a list item. */
+/** Statements writing value `x` (already read from the object) of `field`'s element type under `id`: a singular field, a list item or a map entry's value. */
 function writeValue(field: ReflectedField, id: number, x: string, form: LongForm, tables: CodecTables, context: 'single' | 'item' | 'entry'): string {
   const resolved = field.resolvedType;
   const fullName = JSON.stringify(field.fullName.replace(/^\./, ''));

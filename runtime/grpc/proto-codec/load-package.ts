@@ -3,12 +3,10 @@
  * grpc-js, reflection and clients read) and gives each service method the
  * compiled codecs of ./compile-codecs.ts in place of proto-loader's own.
  * The compiler reads protobufjs's reflection, so the files are parsed a
- * second time into a protobufjs root, by proto-loader's protobufjs and with
- * the same include-path rule, so both see the same types.
+ * second time into a protobufjs root by proto-loader's own loading step, so
+ * both see the same types.
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { MessageTypeDefinition, MethodDefinition, Options, PackageDefinition } from '@grpc/proto-loader';
 import { compileCodecs, compiledLongForm, unsupportedPart, type CompiledCodec } from './compile-codecs';
 import { isMessage, type ReflectedRoot, type ReflectedService, type ReflectedType } from './reflection';
@@ -16,11 +14,9 @@ import { isMessage, type ReflectedRoot, type ReflectedService, type ReflectedTyp
 /** Which codec proto-loaded methods use: fw's compiled ones (default), or proto-loader's, the way back. */
 export type ProtoCodecChoice = 'compiled' | 'proto-loader';
 
-interface ProtobufJs {
-  Root: new () => ReflectedRoot & {
-    resolvePath: (origin: string, target: string) => string | null;
-    loadSync(files: string | string[], options: Options): ReflectedRoot & { resolveAll(): unknown };
-  };
+/** proto-loader's internal loading module (build/src/util.js). */
+interface LoaderUtil {
+  loadProtosWithOptionsSync(files: string | string[], options: Options): ReflectedRoot;
 }
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
@@ -32,6 +28,10 @@ export function loadPackage(loader: ProtoLoaderModule, files: string | string[],
   const form = compiledLongForm(options);
   if (codec === 'proto-loader' || form === undefined) return packageDefinition;
   const root = loadRoot(files, options);
+  if (root === undefined) {
+    process.emitWarning("fw: proto-loader's loading module was not found; its codecs serve the loaded services", 'FwCodecWarning');
+    return packageDefinition;
+  }
   for (const [name, entry] of Object.entries(packageDefinition)) {
     if (entry === undefined || 'format' in entry) continue;
     const service = root.lookup(name) as ReflectedService | null;
@@ -82,29 +82,18 @@ function useCodec(definition: MessageTypeDefinition<unknown, unknown> | undefine
   writable.deserialize = codec.decode;
 }
 
-/** The protobufjs root of `files`, as proto-loader builds it. */
-export function loadRoot(files: string | string[], options: Options): ReflectedRoot {
-  // proto-loader's own protobufjs: the one whose parser and common protos built the package definition.
-  const protobuf = createRequire(require.resolve('@grpc/proto-loader'))('protobufjs') as ProtobufJs;
-  const root = new protobuf.Root();
-  const includeDirs = options.includeDirs ?? [];
-  if (includeDirs.length > 0) {
-    const original = root.resolvePath.bind(root);
-    root.resolvePath = (origin, target) => {
-      if (path.isAbsolute(target)) return target;
-      for (const directory of includeDirs) {
-        const full = path.join(directory, target);
-        try {
-          fs.accessSync(full, fs.constants.R_OK);
-          return full;
-        } catch {
-          // not in this directory: the next one
-        }
-      }
-      return original(origin, target);
-    };
+/**
+ * The protobufjs root of `files`, built by proto-loader's own loading step
+ * (its `util` module: the same protobufjs, include-path rule and common
+ * protos that built the package definition), which its public API does not
+ * export. Undefined when that module is not where this proto-loader keeps it.
+ */
+export function loadRoot(files: string | string[], options: Options): ReflectedRoot | undefined {
+  let util: LoaderUtil;
+  try {
+    util = createRequire(require.resolve('@grpc/proto-loader'))('./util') as LoaderUtil;
+  } catch {
+    return undefined;
   }
-  const loaded = root.loadSync(files, options);
-  loaded.resolveAll();
-  return loaded;
+  return typeof util.loadProtosWithOptionsSync === 'function' ? util.loadProtosWithOptionsSync(files, options) : undefined;
 }
