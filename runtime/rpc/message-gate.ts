@@ -25,6 +25,7 @@ import { hasRules, schemaSetOf, type SchemaSet } from '../validation/schema-regi
 import { tsProtoJsonExact } from '../validation/ts-proto-json';
 import { compileTsProtoJsonWriter, type TsProtoJsonWriter } from '../validation/ts-proto-json-writer';
 import { compileTsProtoObjectBuilder, type TsProtoObjectBuilder } from '../validation/ts-proto-object-builder';
+import { compileTsProtoJsonReader, type TsProtoJsonReader } from '../validation/ts-proto-json-reader';
 import { isTsProtoBase } from '../validation/ts-proto-shapes';
 import { InvalidMessageError, JSON_MAPPING_RULE, type FieldViolation } from '../validation/violations';
 import type { CompiledValidator, CompiledValidators, ValidationEngine } from '../validation/compiled-validator';
@@ -80,6 +81,8 @@ export class MessageGate<T = unknown> {
   readonly #tsProtoJsonExact: boolean;
   readonly #writeJson: TsProtoJsonWriter | undefined;
   readonly #buildValue: TsProtoObjectBuilder | undefined;
+  /** The one-pass reader of common JSON, where the value needs no protobuf-es twin for validation. */
+  readonly #readJson: TsProtoJsonReader | undefined;
   readonly #direction: 'request' | 'response';
   /** fw-gen's validator of this type; when set, protovalidate checks at most the CEL rules (`#cel`). */
   readonly #compiled: CompiledValidator<T> | undefined;
@@ -113,6 +116,8 @@ export class MessageGate<T = unknown> {
     const split = typeof compiled !== 'object' || (celSet !== undefined && celSchema !== undefined);
     this.#compiled = useCompiled && split ? (validate as CompiledValidator<T>) : undefined;
     this.#cel = this.#compiled !== undefined && celSet !== undefined && celSchema !== undefined ? { set: celSet, schema: celSchema } : undefined;
+    const needsTwin = this.ruled && (this.#compiled === undefined || this.#cel !== undefined);
+    this.#readJson = !needsTwin && (tsProto || decodesToTsProto(schema, codec)) ? compileTsProtoJsonReader(schema) : undefined;
   }
 
   /**
@@ -123,6 +128,13 @@ export class MessageGate<T = unknown> {
    */
   fromJson(json: unknown): T {
     const input = json ?? {};
+    if (this.#readJson !== undefined) {
+      try {
+        return this.#readJson(input) as T;
+      } catch {
+        // Not the common spelling (or not valid at all): protobuf-es reads it, or says why not.
+      }
+    }
     const options = { ignoreUnknownFields: this.#ignoreUnknownFields, registry: this.#set.typeRegistry };
     let message: Message;
     try {
