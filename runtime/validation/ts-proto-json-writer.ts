@@ -1,31 +1,32 @@
 /**
  * Canonical proto3 JSON written straight from ts-proto's objects, for the
  * messages whose JSON ts-proto's own `toJSON` gets wrong (64-bit integers,
- * floats, bytes, enums, well-known types): one writer per message type,
- * compiled once from its descriptor, that gives what
- * `toJson(schema, fromBinary(schema, codec.encode(value)))` gives without
- * the trip through binary. The JSON of the well-known types stays
- * protobuf-es's own: its `toJson` is called on the Timestamp, Duration,
- * FieldMask or Any rebuilt from ts-proto's shape. Scalars follow its rules:
+ * floats, bytes, enums, well-known types): one function per message type,
+ * generated once from its descriptor as fw's binary codecs are, that gives
+ * what `toJson(schema, fromBinary(schema, codec.encode(value)))` gives
+ * without the trip through binary. Scalars follow protobuf-es's rules:
  * 64-bit integers as decimal strings, floats rounded to 32 bits, NaN and
  * Infinity as strings, bytes as standard base64, enums by name (unknown
- * numbers as numbers), strings as UTF-8 would carry them.
+ * numbers as numbers), strings as UTF-8 would carry them; Timestamp and
+ * Duration in its spelling (nanoseconds in 3, 6 or 9 digits); Any and
+ * FieldMask through its own `toJson`.
  *
  * A writer maps only values of the shape ts-proto gives them; anything else
- * (a wrong type, a number out of range, an object that is not plain) makes
- * it throw, and the caller takes protobuf-es's path, which decides. Fields
- * left `undefined` are unset, as for ts-proto's `toJSON` and `fromPartial`.
+ * (a wrong type, a number out of range, a Timestamp protobuf-es does not
+ * write, an object that is not plain) makes it throw, and the caller takes
+ * protobuf-es's path, which decides. Fields left `undefined` are unset, as
+ * for ts-proto's `toJSON` and `fromPartial`.
  */
-import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type DescOneof, type JsonObject, type JsonValue, type Registry } from '@bufbuild/protobuf';
-import { AnySchema, DurationSchema, FieldMaskSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
+import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue, type Registry } from '@bufbuild/protobuf';
+import { AnySchema, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { base64Encode } from '@bufbuild/protobuf/wire';
-import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, ownSites, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { GeneratedSource, literal } from './generated-source';
+import { EDITION_PROTO3, IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Writes one message value; throws for a value it does not map. */
 export type TsProtoJsonWriter = (value: unknown) => JsonValue;
 
 type WriteValue = (value: unknown) => JsonValue;
-type WriteField = (message: Fields, json: JsonObject) => void;
 
 // ---------------------------------------------------------------------------
 // Scalars and enums
@@ -55,59 +56,6 @@ const writeFloat: WriteValue = (v) => {
   return floatJson(rounded);
 };
 
-function scalarWriter(scalar: ScalarType): WriteValue {
-  switch (scalar) {
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
-      return writeInt32;
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
-      return writeUint32;
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
-      return writeInt64;
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
-      return writeUint64;
-    case ScalarType.FLOAT:
-      return writeFloat;
-    case ScalarType.DOUBLE:
-      return writeDouble;
-    case ScalarType.BOOL:
-      return writeBool;
-    case ScalarType.STRING:
-      return writeString;
-    case ScalarType.BYTES:
-      return writeBytes;
-  }
-}
-
-/** The JSON of a scalar's zero value, which an implicit-presence field never writes (a float's -0 is not zero). */
-function zeroJson(scalar: ScalarType): JsonValue {
-  switch (scalar) {
-    case ScalarType.BOOL:
-      return false;
-    case ScalarType.STRING:
-    case ScalarType.BYTES:
-      return '';
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
-      return '0';
-    default:
-      return 0;
-  }
-}
-
-function enumWriter(desc: DescEnum): WriteValue {
-  if (desc.typeName === 'google.protobuf.NullValue') return (v) => (typeof v === 'number' && (v | 0) === v ? null : refuse());
-  return (v) => (typeof v === 'number' && (v | 0) === v ? (desc.value[v | 0]?.jsonName ?? (v | 0)) : refuse());
-}
-
 // ---------------------------------------------------------------------------
 // Well-known types in ts-proto's shapes
 // ---------------------------------------------------------------------------
@@ -125,8 +73,6 @@ function secondsAndNanos(v: unknown): { seconds: bigint; nanos: number } {
   return { seconds, nanos };
 }
 
-const writeTimestamp: WriteValue = (v) => toJson(TimestampSchema, { $typeName: 'google.protobuf.Timestamp', ...secondsAndNanos(v) });
-const writeDuration: WriteValue = (v) => toJson(DurationSchema, { $typeName: 'google.protobuf.Duration', ...secondsAndNanos(v) });
 
 /** ts-proto's FieldMask is its list of paths. */
 const writeFieldMask: WriteValue = (v) => {
@@ -187,158 +133,250 @@ const writeListValue: WriteValue = (v) => {
   return json;
 };
 
-// ---------------------------------------------------------------------------
-// Messages and fields
-// ---------------------------------------------------------------------------
+/** Timestamps protobuf-es writes: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. */
+const TIMESTAMP_MS_MIN = -62_135_596_800_000;
+const TIMESTAMP_MS_MAX = 253_402_300_799_000;
 
-/** Compilation state of one top-level writer: message types already compiled (null: not mappable). */
-interface Compilation {
-  readonly registry: Registry;
-  readonly messages: Map<DescMessage, { write: WriteValue; done: boolean } | null>;
+/** 3, 6 or 9 digits of nanoseconds, as few as say them exactly. */
+function nanosText(nanos: number): string {
+  const text = (nanos + 1_000_000_000).toString().substring(1);
+  if (text.endsWith('000000')) return text.substring(0, 3);
+  return text.endsWith('000') ? text.substring(0, 6) : text;
 }
 
-/** The writer of a message field's value, or undefined when the type is not mapped. */
-function messageValueWriter(c: Compilation, desc: DescMessage): WriteValue | undefined {
+/**
+ * RFC 3339 in UTC with the nanoseconds, as protobuf-es writes a Timestamp;
+ * a value outside its range is refused (protobuf-es's path then says why).
+ */
+const writeTimestamp: WriteValue = (v) => {
+  const { seconds, nanos } = secondsAndNanos(v);
+  const ms = Number(seconds) * 1000;
+  if (!(ms >= TIMESTAMP_MS_MIN && ms <= TIMESTAMP_MS_MAX) || nanos < 0 || nanos > 999_999_999) refuse();
+  const date = new Date(ms).toISOString().substring(0, 19);
+  return nanos === 0 ? `${date}Z` : `${date}.${nanosText(nanos)}Z`;
+};
+
+/** Whole seconds of a Duration at most: ±315,576,000,000 (10,000 years). */
+const DURATION_SECONDS_MAX = 315_576_000_000n;
+
+/** `[-]S[.fff…]s`, as protobuf-es writes a Duration; out of range or mixed signs refused. */
+const writeDuration: WriteValue = (v) => {
+  const { seconds, nanos } = secondsAndNanos(v);
+  if (seconds > DURATION_SECONDS_MAX || seconds < -DURATION_SECONDS_MAX || (seconds > 0n && nanos < 0) || (seconds < 0n && nanos > 0)) refuse();
+  if (nanos === 0) return `${seconds}s`;
+  if (nanos < -999_999_999 || nanos > 999_999_999) refuse();
+  const sign = nanos < 0 && seconds === 0n ? '-' : '';
+  return `${sign}${seconds}.${nanosText(Math.abs(nanos))}s`;
+};
+
+// ---------------------------------------------------------------------------
+// Messages and fields: one generated function per message type
+// ---------------------------------------------------------------------------
+
+/** Compilation state of one top-level writer. */
+interface Compilation {
+  readonly registry: Registry;
+  readonly source: GeneratedSource;
+  /** Message types given a function, by name (`w0`, `w1`, …). */
+  readonly functions: Map<DescMessage, string>;
+  readonly pending: DescMessage[];
+}
+
+const refuseValue = refuse;
+
+/** Statements that write the ts-proto value in `from` as JSON into `to` (a declared variable), or refuse. */
+function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string): string {
+  const refuse = c.source.value(refuseValue);
+  switch (scalar) {
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}(); ${to} = ${from} | 0;`;
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return `if (typeof ${from} !== "number" || ${from} >>> 0 !== ${from}) ${refuse}(); ${to} = ${from} >>> 0;`;
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return `if (typeof ${from} !== "bigint" || ${from} < -9223372036854775808n || ${from} > 9223372036854775807n) ${refuse}(); ${to} = ${from}.toString();`;
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return `if (typeof ${from} !== "bigint" || ${from} < 0n || ${from} > 18446744073709551615n) ${refuse}(); ${to} = ${from}.toString();`;
+    case ScalarType.FLOAT:
+      // A finite double too large for 32 bits does not encode; NaN and ±Infinity do.
+      return `if (typeof ${from} !== "number") ${refuse}(); ${to} = Math.fround(${from});
+        if (${to} - ${to} !== 0) { if (${from} - ${from} === 0) ${refuse}(); ${to} = ${c.source.value(floatJson)}(${to}); }`;
+    case ScalarType.DOUBLE:
+      return `if (typeof ${from} !== "number") ${refuse}(); ${to} = ${from} - ${from} === 0 ? ${from} : ${c.source.value(floatJson)}(${from});`;
+    case ScalarType.BOOL:
+      return `if (typeof ${from} !== "boolean") ${refuse}(); ${to} = ${from};`;
+    case ScalarType.STRING:
+      return `if (typeof ${from} !== "string") ${refuse}(); ${to} = ${c.source.value(wellFormed)}(${from});`;
+    case ScalarType.BYTES:
+      return `if (!(${from} instanceof Uint8Array)) ${refuse}(); ${to} = ${c.source.value(base64Encode)}(${from});`;
+  }
+}
+
+/**
+ * The condition under which an implicit-presence scalar is written: it is
+ * not its zero value. Tested after conversion where conversion can make a
+ * zero (a float that rounds to 0 is dropped, as binary drops it; -0 stays).
+ */
+function nonZeroCode(scalar: ScalarType, from: string, to: string): string {
+  switch (scalar) {
+    case ScalarType.FLOAT:
+    case ScalarType.DOUBLE:
+      return `(${to} !== 0 || 1 / ${to} < 0)`;
+    case ScalarType.BOOL:
+      return from;
+    case ScalarType.STRING:
+      return `${to} !== ""`;
+    case ScalarType.BYTES:
+      return `${from}.length !== 0`;
+    default:
+      return is64Bit(scalar) ? `${from} !== 0n` : `${from} !== 0`;
+  }
+}
+
+function enumCode(c: Compilation, desc: DescEnum, from: string, to: string): string {
+  const refuse = c.source.value(refuseValue);
+  const check = `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}();`;
+  if (desc.typeName === 'google.protobuf.NullValue') return `${check} ${to} = null;`;
+  const names = new Map<number, string>();
+  for (const value of desc.values) if (!names.has(value.number)) names.set(value.number, value.jsonName);
+  // Unknown numbers (open enums) are written as numbers.
+  return `${check} ${to} = ${c.source.value(names)}.get(${from} | 0); if (${to} === undefined) ${to} = ${from} | 0;`;
+}
+
+/** Statements for one message value (a well-known type or a generated function's call); undefined: not mapped. */
+function messageCode(c: Compilation, desc: DescMessage, from: string, to: string): string | undefined {
+  const call = (write: WriteValue): string => `${to} = ${c.source.value(write)}(${from});`;
   if (desc.typeName.startsWith('google.protobuf.')) {
     switch (desc.typeName) {
       case 'google.protobuf.Timestamp':
-        return writeTimestamp;
+        return call(writeTimestamp);
       case 'google.protobuf.Duration':
-        return writeDuration;
+        return call(writeDuration);
       case 'google.protobuf.FieldMask':
-        return writeFieldMask;
+        return call(writeFieldMask);
       case 'google.protobuf.Any':
-        return anyWriter(c.registry);
+        return call(anyWriter(c.registry));
       case 'google.protobuf.Struct':
-        return writeStruct;
+        return call(writeStruct);
       case 'google.protobuf.Value':
-        return writeJsonValue;
+        return call(writeJsonValue);
       case 'google.protobuf.ListValue':
-        return writeListValue;
+        return call(writeListValue);
       case 'google.protobuf.Empty':
         break;
       default: {
         // ts-proto unwraps wrappers to their scalar; the wrapper's JSON is its value's.
         const value = desc.fields[0];
-        if (WRAPPERS.has(desc.typeName) && value !== undefined && value.fieldKind === 'scalar') return scalarWriter(value.scalar);
+        if (WRAPPERS.has(desc.typeName) && value !== undefined && value.fieldKind === 'scalar') return scalarCode(c, value.scalar, from, to);
         return undefined;
       }
     }
   }
-  return messageWriter(c, desc);
-}
-
-function messageWriter(c: Compilation, desc: DescMessage): WriteValue | undefined {
-  const known = c.messages.get(desc);
-  if (known === null) return undefined;
-  // Being compiled (a recursive type): go through the slot, filled in below.
-  if (known !== undefined) return known.done ? known.write : (v) => known.write(v);
   if (desc.file.edition !== EDITION_PROTO3) return undefined;
-  const slot = { write: refuse as WriteValue, done: false };
-  c.messages.set(desc, slot);
-  const fields: WriteField[] = [];
-  for (const oneof of desc.oneofs) fields.push(oneofCheck(oneof));
-  // protobuf-es writes members in field-number order.
-  for (const field of [...desc.fields].sort((a, b) => a.number - b.number)) {
-    const write = fieldWriter(c, field);
-    if (write === undefined) {
-      c.messages.set(desc, null);
-      return undefined;
-    }
-    fields.push(write);
+  let name = c.functions.get(desc);
+  if (name === undefined) {
+    name = `w${c.functions.size}`;
+    c.functions.set(desc, name);
+    c.pending.push(desc);
   }
-  slot.write = (v) => {
-    const message = fieldsOf(v);
-    const json: JsonObject = {};
-    for (let i = 0; i < fields.length; i++) (fields[i] as WriteField)(message, json);
-    return json;
-  };
-  slot.done = true;
-  return slot.write;
+  return `${to} = ${name}(${from});`;
 }
 
-/** A oneof is `{$case, [member]: value}` or undefined; a `$case` that names no member is not mapped. */
-function oneofCheck(oneof: DescOneof): WriteField {
-  const property = tsProtoPropertyName(oneof.name);
-  const cases = new Set(oneof.fields.map((f) => tsProtoPropertyName(f.name)));
-  return (message) => {
-    const value = message[property];
-    if (value !== undefined && !cases.has(fieldsOf(value)['$case'] as string)) refuse();
-  };
-}
-
-/** The writer of one value of `field` (an item of a list, the value of a map entry). */
-function valueWriter(c: Compilation, field: DescField): WriteValue | undefined {
+/** Statements for one value of `field` (the field itself, a list item, a map value). */
+function valueCode(c: Compilation, field: DescField, from: string, to: string): string | undefined {
   switch (field.fieldKind) {
     case 'scalar':
-      return field.longAsString ? undefined : scalarWriter(field.scalar);
+      return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
     case 'enum':
-      return enumWriter(field.enum);
+      return enumCode(c, field.enum, from, to);
     case 'message':
-      return messageValueWriter(c, field.message);
+      return messageCode(c, field.message, from, to);
     case 'list':
-      if (field.listKind === 'scalar') return field.longAsString ? undefined : scalarWriter(field.scalar);
-      return field.listKind === 'enum' ? enumWriter(field.enum) : messageValueWriter(c, field.message);
+      if (field.listKind === 'scalar') return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
+      return field.listKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to);
     case 'map':
-      if (field.mapKind === 'scalar') return scalarWriter(field.scalar);
-      return field.mapKind === 'enum' ? enumWriter(field.enum) : messageValueWriter(c, field.message);
+      if (field.mapKind === 'scalar') return scalarCode(c, field.scalar, from, to);
+      return field.mapKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to);
   }
 }
 
-function fieldWriter(c: Compilation, field: DescField): WriteField | undefined {
-  if (field.name === '__proto__' || field.jsonName === '__proto__') return undefined;
-  const write = valueWriter(c, field);
-  if (write === undefined) return undefined;
-  const key = field.jsonName;
-  const property = tsProtoPropertyName(field.name);
-  if (field.oneof !== undefined) {
-    const oneof = tsProtoPropertyName(field.oneof.name);
-    return (message, json) => {
-      const value = message[oneof] as Fields | undefined;
-      if (value !== undefined && value['$case'] === property) json[key] = write(value[property]);
-    };
-  }
+/** Statements that write field `field`'s value `from` (known to be set) into `json[key]`. */
+function fieldCode(c: Compilation, field: DescField, from: string): string | undefined {
+  const refuse = c.source.value(refuseValue);
+  const key = literal(field.jsonName);
+  const out = c.source.local('t');
   switch (field.fieldKind) {
-    case 'list':
-      return listWriter(property, key, write);
-    case 'map':
-      return mapWriter(field, property, key, write);
-    case 'message':
-      return singularWriter(property, key, write, undefined);
-    case 'enum':
-      return singularWriter(property, key, write, field.presence === IMPLICIT ? (_w, value) => value === 0 : undefined);
-    case 'scalar': {
-      // Implicit presence: the zero value is not written. Compared after conversion, so a
-      // float that rounds to 0 is dropped as binary drops it, and -0 stays.
-      const zero = zeroJson(field.scalar);
-      const isZero = zero === 0 ? (w: JsonValue) => Object.is(w, 0) : (w: JsonValue) => w === zero;
-      return singularWriter(property, key, write, field.presence === IMPLICIT ? isZero : undefined);
+    case 'list': {
+      const item = valueCode(c, field, `${from}[i]`, out);
+      if (item === undefined) return undefined;
+      return `if (!Array.isArray(${from})) ${refuse}();
+        if (${from}.length !== 0) { const a = []; for (let i = 0; i < ${from}.length; i++) { let ${out}; ${item} a.push(${out}); } json[${key}] = a; }`;
+    }
+    case 'map': {
+      const entry = valueCode(c, field, 'e', out);
+      if (entry === undefined) return undefined;
+      const writeKey = c.source.value(mapKeyWriter(field.mapKey));
+      if (mapIsJsMap(field.mapKey)) {
+        return `if (!(${from} instanceof Map)) ${refuse}();
+          if (${from}.size !== 0) { const m = {}; for (const [mk, e] of ${from}) { let ${out}; ${entry} m[${writeKey}(mk)] = ${out}; } json[${key}] = m; }`;
+      }
+      return `if (${from} === null || typeof ${from} !== "object" || ${from} instanceof Map || Array.isArray(${from})) ${refuse}();
+        const mks = Object.keys(${from});
+        if (mks.length !== 0) { const m = {}; for (const mk of mks) { const e = ${from}[mk]; let ${out}; ${entry} m[${writeKey}(mk)] = ${out}; } json[${key}] = m; }`;
+    }
+    default: {
+      const value = valueCode(c, field, from, out);
+      if (value === undefined) return undefined;
+      // Implicit presence: the zero value is not written; proto3 `optional` fields are written whenever set.
+      const implicit = field.presence === IMPLICIT && field.oneof === undefined && field.fieldKind !== 'message';
+      const write = `json[${key}] = ${out};`;
+      if (!implicit) return `let ${out}; ${value} ${write}`;
+      const nonZero = field.fieldKind === 'enum' ? `${from} !== 0` : nonZeroCode(field.scalar, from, out);
+      return `let ${out}; ${value} if (${nonZero}) ${write}`;
     }
   }
 }
 
 /**
- * A singular scalar or enum: written when set, unless `isZero` (implicit
- * presence) says it holds the zero value; proto3 `optional` fields are
- * written whenever set, zero included.
+ * One message type's function: oneofs checked first (a `$case` that names
+ * no member is not mapped), then every field in field-number order, the
+ * order protobuf-es writes members in.
  */
-function singularWriter(property: string, key: string, write: WriteValue, isZero: ((w: JsonValue, value: unknown) => boolean) | undefined): WriteField {
-  const read = JSON.stringify(property);
-  const put = JSON.stringify(key);
-  const body =
-    isZero === undefined
-      ? `const value = message[${read}]; if (value !== undefined) json[${put}] = write(value);`
-      : `const value = message[${read}]; if (value === undefined) return; const w = write(value); if (!isZero(w, value)) json[${put}] = w;`;
-  return ownSites<WriteField>(['write', 'isZero'], `return function (message, json) { ${body} };`, write, isZero);
-}
-
-
-function listWriter(property: string, key: string, write: WriteValue): WriteField {
-  const body = `const value = message[${JSON.stringify(property)}]; if (value === undefined) return;
-    if (!Array.isArray(value)) refuse(); if (value.length === 0) return;
-    const items = []; for (let i = 0; i < value.length; i++) items.push(write(value[i]));
-    json[${JSON.stringify(key)}] = items;`;
-  return ownSites<WriteField>(['write', 'refuse'], `return function (message, json) { ${body} };`, write, refuse);
+function messageFunction(c: Compilation, desc: DescMessage, name: string): string | undefined {
+  const refuse = c.source.value(refuseValue);
+  const statements: string[] = [];
+  const oneofs = new Map<string, string>();
+  for (const oneof of desc.oneofs) {
+    const local = c.source.local('o');
+    oneofs.set(oneof.name, local);
+    const cases = oneof.fields.map((f) => `c !== ${literal(tsProtoPropertyName(f.name))}`).join(' && ');
+    statements.push(`const ${local} = v[${literal(tsProtoPropertyName(oneof.name))}];
+      if (${local} !== undefined) { if (${local} === null || typeof ${local} !== "object" || Array.isArray(${local})) ${refuse}(); const c = ${local}.$case; if (${cases}) ${refuse}(); }`);
+  }
+  for (const field of [...desc.fields].sort((a, b) => a.number - b.number)) {
+    if (field.name === '__proto__' || field.jsonName === '__proto__') return undefined;
+    const x = c.source.local('x');
+    const property = literal(tsProtoPropertyName(field.name));
+    const code = fieldCode(c, field, x);
+    if (code === undefined) return undefined;
+    if (field.oneof !== undefined) {
+      const oneof = oneofs.get(field.oneof.name) as string;
+      statements.push(`if (${oneof} !== undefined && ${oneof}.$case === ${property}) { const ${x} = ${oneof}[${property}]; ${code} }`);
+    } else {
+      statements.push(`{ const ${x} = v[${property}]; if (${x} !== undefined) { ${code} } }`);
+    }
+  }
+  return `function ${name}(v) {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) ${refuse}();
+    const json = {};
+    ${statements.join('\n    ')}
+    return json;
+  }`;
 }
 
 /** JSON keys of map keys: from a `Map`'s bigint or boolean keys, or a plain object's string keys. */
@@ -364,31 +402,6 @@ function mapKeyWriter(scalar: ScalarType): (key: unknown) => string {
   }
 }
 
-function mapWriter(field: DescField & { fieldKind: 'map' }, property: string, key: string, write: WriteValue): WriteField {
-  const writeKey = mapKeyWriter(field.mapKey);
-  if (mapIsJsMap(field.mapKey)) {
-    return (message, json) => {
-      const value = message[property];
-      if (value === undefined) return;
-      if (!(value instanceof Map)) refuse();
-      if (value.size === 0) return;
-      const entries: JsonObject = {};
-      for (const [k, v] of value as Map<unknown, unknown>) entries[writeKey(k)] = write(v);
-      json[key] = entries;
-    };
-  }
-  return (message, json) => {
-    const value = message[property];
-    if (value === undefined) return;
-    if (value === null || typeof value !== 'object' || value instanceof Map || Array.isArray(value)) refuse();
-    const keys = Object.keys(value);
-    if (keys.length === 0) return;
-    const entries: JsonObject = {};
-    for (const k of keys) entries[writeKey(k)] = write((value as Fields)[k]);
-    json[key] = entries;
-  };
-}
-
 // ---------------------------------------------------------------------------
 // Entry point
 // ---------------------------------------------------------------------------
@@ -401,5 +414,14 @@ function mapWriter(field: DescField & { fieldKind: 'map' }, property: string, ke
  */
 export function compileTsProtoJsonWriter(desc: DescMessage, registry: Registry): TsProtoJsonWriter | undefined {
   if (desc.typeName.startsWith('google.protobuf.') && desc.typeName !== 'google.protobuf.Empty') return undefined;
-  return messageWriter({ registry, messages: new Map() }, desc);
+  if (desc.file.edition !== EDITION_PROTO3) return undefined;
+  const c: Compilation = { registry, source: new GeneratedSource(), functions: new Map([[desc, 'w0']]), pending: [desc] };
+  const functions: string[] = [];
+  for (let i = 0; i < c.pending.length; i++) {
+    const type = c.pending[i] as DescMessage;
+    const text = messageFunction(c, type, c.functions.get(type) as string);
+    if (text === undefined) return undefined;
+    functions.push(text);
+  }
+  return c.source.compile<TsProtoJsonWriter>(`${functions.join('\n')}\nreturn w0;`);
 }
