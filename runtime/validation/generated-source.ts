@@ -5,7 +5,8 @@
  * text: only names fw quotes with JSON.stringify reach it, so no string of
  * the proto becomes code.
  */
-import { ownSites } from './ts-proto-shapes';
+import type { DescEnum, DescField, DescMessage, ScalarType } from '@bufbuild/protobuf';
+import { EDITION_PROTO3, ownSites, WRAPPERS } from './ts-proto-shapes';
 
 export class GeneratedSource {
   readonly #values: unknown[] = [];
@@ -39,3 +40,108 @@ export class GeneratedSource {
 
 /** A string as a JavaScript literal. */
 export const literal = (text: string): string => JSON.stringify(text);
+
+/**
+ * The message types of one generated function set: each gets a function
+ * named `<prefix><n>` the first time it is asked for, and is then compiled
+ * in turn (a recursive type calls its own name).
+ */
+export class GeneratedFunctions {
+  readonly source = new GeneratedSource();
+  readonly #names = new Map<DescMessage, string>();
+  readonly #pending: DescMessage[] = [];
+  readonly #prefix: string;
+
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  /** The name of `desc`'s function. */
+  nameOf(desc: DescMessage): string {
+    let name = this.#names.get(desc);
+    if (name === undefined) {
+      name = `${this.#prefix}${this.#names.size}`;
+      this.#names.set(desc, name);
+      this.#pending.push(desc);
+    }
+    return name;
+  }
+
+  /**
+   * `top`'s function and every one it reaches, each made by `text` (undefined:
+   * the type is not compiled, nor then is `top`), compiled together.
+   */
+  compile<T>(top: DescMessage, text: (desc: DescMessage, name: string) => string | undefined): T | undefined {
+    const name = this.nameOf(top);
+    const functions: string[] = [];
+    for (let i = 0; i < this.#pending.length; i++) {
+      const desc = this.#pending[i] as DescMessage;
+      const made = text(desc, this.#names.get(desc) as string);
+      if (made === undefined) return undefined;
+      functions.push(made);
+    }
+    return this.source.compile<T>(`${functions.join('\n')}\nreturn ${name};`);
+  }
+}
+
+/** What one value of a field is: a scalar, an enum or a message; undefined for `jstype = JS_STRING` scalars. */
+export type FieldValue = { readonly kind: 'scalar'; readonly scalar: ScalarType } | { readonly kind: 'enum'; readonly desc: DescEnum } | { readonly kind: 'message'; readonly desc: DescMessage };
+
+export function fieldValue(field: DescField): FieldValue | undefined {
+  switch (field.fieldKind) {
+    case 'scalar':
+      return field.longAsString ? undefined : { kind: 'scalar', scalar: field.scalar };
+    case 'enum':
+      return { kind: 'enum', desc: field.enum };
+    case 'message':
+      return { kind: 'message', desc: field.message };
+    case 'list':
+      if (field.listKind === 'scalar') return field.longAsString ? undefined : { kind: 'scalar', scalar: field.scalar };
+      return field.listKind === 'enum' ? { kind: 'enum', desc: field.enum } : { kind: 'message', desc: field.message };
+    case 'map':
+      if (field.mapKind === 'scalar') return { kind: 'scalar', scalar: field.scalar };
+      return field.mapKind === 'enum' ? { kind: 'enum', desc: field.enum } : { kind: 'message', desc: field.message };
+  }
+}
+
+/** The well-known types with a JSON form of their own. */
+export type WellKnownJson = 'Timestamp' | 'Duration' | 'FieldMask' | 'Any' | 'Struct' | 'Value' | 'ListValue';
+
+/**
+ * How a message type's values are mapped: a well-known type's JSON form, a
+ * wrapper's scalar (ts-proto unwraps it, and its JSON is its value's), or
+ * the type's own function (`message`: a proto3 type, Empty included);
+ * undefined for the rest (proto2, Editions, other google.protobuf types).
+ */
+export function messageMapping(desc: DescMessage): WellKnownJson | { readonly wrapper: ScalarType } | 'message' | undefined {
+  if (desc.typeName.startsWith('google.protobuf.') && desc.typeName !== 'google.protobuf.Empty') {
+    const name = desc.typeName.slice('google.protobuf.'.length);
+    if (WELL_KNOWN_JSON.has(name)) return name as WellKnownJson;
+    const value = desc.fields[0];
+    return WRAPPERS.has(desc.typeName) && value !== undefined && value.fieldKind === 'scalar' ? { wrapper: value.scalar } : undefined;
+  }
+  return desc.file.edition === EDITION_PROTO3 ? 'message' : undefined;
+}
+
+const WELL_KNOWN_JSON: ReadonlySet<string> = new Set<WellKnownJson>(['Timestamp', 'Duration', 'FieldMask', 'Any', 'Struct', 'Value', 'ListValue']);
+
+/**
+ * Statements for the scalars whose JSON is the value itself, in either
+ * direction (32-bit integers as numbers, bool): check `from`'s type, put it
+ * into `to`, or call `refuse`. Undefined for the other scalars.
+ */
+export function sameValueScalarCode(scalar: ScalarType, from: string, to: string, refuse: string): string | undefined {
+  switch (scalar) {
+    case 5 /* INT32 */:
+    case 17 /* SINT32 */:
+    case 15 /* SFIXED32 */:
+      return `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}(); ${to} = ${from} | 0;`;
+    case 13 /* UINT32 */:
+    case 7 /* FIXED32 */:
+      return `if (typeof ${from} !== "number" || ${from} >>> 0 !== ${from}) ${refuse}(); ${to} = ${from} >>> 0;`;
+    case 8 /* BOOL */:
+      return `if (typeof ${from} !== "boolean") ${refuse}(); ${to} = ${from};`;
+    default:
+      return undefined;
+  }
+}

@@ -18,14 +18,12 @@
  */
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
-import { GeneratedSource, literal } from './generated-source';
-import { EDITION_PROTO3, IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { fieldValue, GeneratedFunctions, sameValueScalarCode, messageMapping, literal, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
+import { copyJsonValue, copyStruct, IMPLICIT, is64Bit, MAX_DEPTH, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Reads one message's parsed JSON into ts-proto's object; throws for what it does not take. */
 export type TsProtoJsonReader = (json: unknown) => unknown;
 
-/** Messages nested deeper than this are left to protobuf-es, whose recursion limit (100) then decides. */
-const MAX_DEPTH = 32;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -123,41 +121,8 @@ function readDuration(json: unknown): Fields {
   return { seconds: BigInt(negative ? -whole : whole), nanos: negative && nanos !== 0 ? -nanos : nanos };
 }
 
-/** A JSON value as ts-proto's Struct, Value and ListValue hold it: the same value, strings as UTF-8 carries them. */
-function readJsonValue(json: unknown, depth: number): unknown {
-  switch (typeof json) {
-    case 'string':
-      return wellFormed(json);
-    case 'number':
-    case 'boolean':
-      return json;
-    case 'object': {
-      if (json === null) return null;
-      if (depth > MAX_DEPTH) refuse();
-      if (Array.isArray(json)) {
-        const list: unknown[] = [];
-        for (let i = 0; i < json.length; i++) list.push(readJsonValue(json[i], depth + 1));
-        return list;
-      }
-      return readStruct(json, depth);
-    }
-    default:
-      return refuse();
-  }
-}
-
-function readStruct(json: unknown, depth: number): Fields {
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || depth > MAX_DEPTH) refuse();
-  const out: Fields = {};
-  for (const key in json) {
-    if (key === '__proto__') refuse();
-    out[wellFormed(key)] = readJsonValue((json as Fields)[key], depth + 1);
-  }
-  return out;
-}
-
 function readListValue(json: unknown, depth: number): unknown[] {
-  return Array.isArray(json) ? (readJsonValue(json, depth) as unknown[]) : refuse();
+  return Array.isArray(json) ? (copyJsonValue(json, depth) as unknown[]) : refuse();
 }
 
 // ---------------------------------------------------------------------------
@@ -165,27 +130,16 @@ function readListValue(json: unknown, depth: number): unknown[] {
 // ---------------------------------------------------------------------------
 
 interface Compilation {
+  readonly functions: GeneratedFunctions;
   readonly source: GeneratedSource;
-  /** Message types given a function, by name (`r0`, `r1`, …). */
-  readonly functions: Map<DescMessage, string>;
-  readonly pending: DescMessage[];
 }
 
-/**
- * Statements that read the JSON value in `from` into `to` (a declared
- * variable), or refuse; `depth` names the nesting of the message it is in.
- * Undefined when the value's type is one the reader does not compile.
- */
+/** Statements that read the JSON scalar in `from` into `to` (a declared variable), or refuse. */
 function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string): string {
   const refuse = c.source.value(refuseValue);
+  const same = sameValueScalarCode(scalar, from, to, refuse);
+  if (same !== undefined) return same;
   switch (scalar) {
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
-      return `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}(); ${to} = ${from} | 0;`;
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
-      return `if (typeof ${from} !== "number" || ${from} >>> 0 !== ${from}) ${refuse}(); ${to} = ${from} >>> 0;`;
     case ScalarType.INT64:
     case ScalarType.SINT64:
     case ScalarType.SFIXED64:
@@ -198,13 +152,13 @@ function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string
       return `if (typeof ${from} !== "number") ${refuse}(); ${to} = Math.fround(${from}); if (${to} - ${to} !== 0) ${refuse}();`;
     case ScalarType.DOUBLE:
       return `if (typeof ${from} !== "number" || ${from} - ${from} !== 0) ${refuse}(); ${to} = ${from};`;
-    case ScalarType.BOOL:
-      return `if (typeof ${from} !== "boolean") ${refuse}(); ${to} = ${from};`;
     case ScalarType.STRING:
       // protobuf-es refuses a string UTF-8 cannot carry (a lone surrogate).
       return `if (typeof ${from} !== "string" || ${c.source.value(wellFormed)}(${from}) !== ${from}) ${refuse}(); ${to} = ${from};`;
     case ScalarType.BYTES:
       return `if (typeof ${from} !== "string") ${refuse}(); ${to} = ${c.source.value(base64Decode)}(${from});`;
+    default:
+      throw new Error(`no JSON code for scalar ${scalar}`);
   }
 }
 
@@ -219,60 +173,28 @@ function enumCode(c: Compilation, desc: DescEnum, from: string, to: string): str
     else if (typeof ${from} === "number" && (${from} | 0) === ${from}) ${to} = ${from} | 0; else ${refuse}();`;
 }
 
-/** Statements for one message value (a well-known type or a generated function's call); undefined: not compiled. */
-function messageCode(c: Compilation, desc: DescMessage, from: string, to: string, depth: string): string | undefined {
-  if (desc.typeName.startsWith('google.protobuf.')) {
-    switch (desc.typeName) {
-      case 'google.protobuf.Timestamp':
-        return `${to} = ${c.source.value(readTimestamp)}(${from});`;
-      case 'google.protobuf.Duration':
-        return `${to} = ${c.source.value(readDuration)}(${from});`;
-      case 'google.protobuf.Struct':
-        return `${to} = ${c.source.value(readStruct)}(${from}, ${depth});`;
-      case 'google.protobuf.Value':
-        return `${to} = ${c.source.value(readJsonValue)}(${from}, ${depth});`;
-      case 'google.protobuf.ListValue':
-        return `${to} = ${c.source.value(readListValue)}(${from}, ${depth});`;
-      // Resolved through the registry, and rewritten path by path: left to protobuf-es when present.
-      case 'google.protobuf.Any':
-      case 'google.protobuf.FieldMask':
-        return `${c.source.value(refuseValue)}();`;
-      case 'google.protobuf.Empty':
-        break;
-      default: {
-        // ts-proto unwraps a wrapper to its scalar, and the wrapper's JSON is its value's.
-        const value = desc.fields[0];
-        if (WRAPPERS.has(desc.typeName) && value !== undefined && value.fieldKind === 'scalar') return scalarCode(c, value.scalar, from, to);
-        return undefined;
-      }
-    }
-  }
-  if (desc.file.edition !== EDITION_PROTO3) return undefined;
-  let name = c.functions.get(desc);
-  if (name === undefined) {
-    name = `r${c.functions.size}`;
-    c.functions.set(desc, name);
-    c.pending.push(desc);
-  }
-  return `${to} = ${name}(${from}, ${depth} + 1);`;
-}
+/** The reading of each well-known type's JSON form; Any (resolved through the registry) and FieldMask (rewritten path by path) are left to protobuf-es. */
+const WELL_KNOWN: Record<WellKnownJson, ((json: unknown, depth: number) => unknown) | undefined> = {
+  Timestamp: readTimestamp,
+  Duration: readDuration,
+  Struct: copyStruct,
+  Value: copyJsonValue,
+  ListValue: readListValue,
+  Any: undefined,
+  FieldMask: undefined,
+};
 
-/** Statements for one value of `field` (the field itself, a list item, a map value). */
-function valueCode(c: Compilation, field: DescField, from: string, to: string, depth: string): string | undefined {
-  switch (field.fieldKind) {
-    case 'scalar':
-      return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
-    case 'enum':
-      return enumCode(c, field.enum, from, to);
-    case 'message':
-      return messageCode(c, field.message, from, to, depth);
-    case 'list':
-      if (field.listKind === 'scalar') return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
-      return field.listKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to, depth);
-    case 'map':
-      if (field.mapKind === 'scalar') return scalarCode(c, field.scalar, from, to);
-      return field.mapKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to, depth);
-  }
+/** Statements for one value of a field (the field itself, a list item, a map value); undefined: not compiled. */
+function valueCode(c: Compilation, value: FieldValue | undefined, from: string, to: string, depth: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.kind === 'scalar') return scalarCode(c, value.scalar, from, to);
+  if (value.kind === 'enum') return enumCode(c, value.desc, from, to);
+  const mapping = messageMapping(value.desc);
+  if (mapping === undefined) return undefined;
+  if (mapping === 'message') return `${to} = ${c.functions.nameOf(value.desc)}(${from}, ${depth} + 1);`;
+  if (typeof mapping === 'object') return scalarCode(c, mapping.wrapper, from, to);
+  const read = WELL_KNOWN[mapping];
+  return read === undefined ? `${c.source.value(refuseValue)}();` : `${to} = ${c.source.value(read)}(${from}, ${depth});`;
 }
 
 /** Statements that turn the JSON key `from` of a map into ts-proto's key `to`, canonical spellings only. */
@@ -301,12 +223,12 @@ function memberCode(c: Compilation, field: DescField, from: string, to: string):
   const item = c.source.local();
   switch (field.fieldKind) {
     case 'list': {
-      const read = valueCode(c, field, `${from}[i]`, item, 'd');
+      const read = valueCode(c, fieldValue(field), `${from}[i]`, item, 'd');
       if (read === undefined) return undefined;
       return `if (!Array.isArray(${from})) ${refuse}(); ${to} = []; for (let i = 0; i < ${from}.length; i++) { let ${item}; ${read} ${to}.push(${item}); }`;
     }
     case 'map': {
-      const read = valueCode(c, field, `${from}[mk]`, item, 'd');
+      const read = valueCode(c, fieldValue(field), `${from}[mk]`, item, 'd');
       if (read === undefined) return undefined;
       const key = c.source.local('key');
       const keyRead = mapKeyCode(c, field.mapKey, 'mk', key);
@@ -316,7 +238,7 @@ function memberCode(c: Compilation, field: DescField, from: string, to: string):
         for (const mk in ${from}) { let ${key}, ${item}; ${keyRead} ${read} ${put} }`;
     }
     default:
-      return valueCode(c, field, from, to, 'd');
+      return valueCode(c, fieldValue(field), from, to, 'd');
   }
 }
 
@@ -412,16 +334,9 @@ function messageFunction(c: Compilation, desc: DescMessage, name: string): strin
  * well-known type, or holds `jstype = JS_STRING` fields.
  */
 export function compileTsProtoJsonReader(desc: DescMessage): TsProtoJsonReader | undefined {
-  if (desc.typeName.startsWith('google.protobuf.') && desc.typeName !== 'google.protobuf.Empty') return undefined;
-  if (desc.file.edition !== EDITION_PROTO3) return undefined;
-  const c: Compilation = { source: new GeneratedSource(), functions: new Map([[desc, 'r0']]), pending: [desc] };
-  const functions: string[] = [];
-  for (let i = 0; i < c.pending.length; i++) {
-    const type = c.pending[i] as DescMessage;
-    const text = messageFunction(c, type, c.functions.get(type) as string);
-    if (text === undefined) return undefined;
-    functions.push(text);
-  }
-  const read = c.source.compile<(json: unknown, depth: number) => unknown>(`${functions.join('\n')}\nreturn r0;`);
-  return (json) => read(json, 1);
+  if (messageMapping(desc) !== 'message') return undefined;
+  const functions = new GeneratedFunctions('r');
+  const c: Compilation = { functions, source: functions.source };
+  const read = functions.compile<(json: unknown, depth: number) => unknown>(desc, (type, name) => messageFunction(c, type, name));
+  return read === undefined ? undefined : (json) => read(json, 1);
 }

@@ -20,8 +20,8 @@
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { AnySchema, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { base64Encode } from '@bufbuild/protobuf/wire';
-import { GeneratedSource, literal } from './generated-source';
-import { EDITION_PROTO3, IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { fieldValue, GeneratedFunctions, sameValueScalarCode, literal, messageMapping, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
+import { IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Writes one message value; throws for a value it does not map. */
 export type TsProtoJsonWriter = (value: unknown) => JsonValue;
@@ -173,13 +173,10 @@ const writeDuration: WriteValue = (v) => {
 // Messages and fields: one generated function per message type
 // ---------------------------------------------------------------------------
 
-/** Compilation state of one top-level writer. */
 interface Compilation {
   readonly registry: Registry;
+  readonly functions: GeneratedFunctions;
   readonly source: GeneratedSource;
-  /** Message types given a function, by name (`w0`, `w1`, …). */
-  readonly functions: Map<DescMessage, string>;
-  readonly pending: DescMessage[];
 }
 
 const refuseValue = refuse;
@@ -187,14 +184,9 @@ const refuseValue = refuse;
 /** Statements that write the ts-proto value in `from` as JSON into `to` (a declared variable), or refuse. */
 function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string): string {
   const refuse = c.source.value(refuseValue);
+  const same = sameValueScalarCode(scalar, from, to, refuse);
+  if (same !== undefined) return same;
   switch (scalar) {
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
-      return `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}(); ${to} = ${from} | 0;`;
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
-      return `if (typeof ${from} !== "number" || ${from} >>> 0 !== ${from}) ${refuse}(); ${to} = ${from} >>> 0;`;
     case ScalarType.INT64:
     case ScalarType.SINT64:
     case ScalarType.SFIXED64:
@@ -208,12 +200,12 @@ function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string
         if (${to} - ${to} !== 0) { if (${from} - ${from} === 0) ${refuse}(); ${to} = ${c.source.value(floatJson)}(${to}); }`;
     case ScalarType.DOUBLE:
       return `if (typeof ${from} !== "number") ${refuse}(); ${to} = ${from} - ${from} === 0 ? ${from} : ${c.source.value(floatJson)}(${from});`;
-    case ScalarType.BOOL:
-      return `if (typeof ${from} !== "boolean") ${refuse}(); ${to} = ${from};`;
     case ScalarType.STRING:
       return `if (typeof ${from} !== "string") ${refuse}(); ${to} = ${c.source.value(wellFormed)}(${from});`;
     case ScalarType.BYTES:
       return `if (!(${from} instanceof Uint8Array)) ${refuse}(); ${to} = ${c.source.value(base64Encode)}(${from});`;
+    default:
+      throw new Error(`no JSON code for scalar ${scalar}`);
   }
 }
 
@@ -248,61 +240,36 @@ function enumCode(c: Compilation, desc: DescEnum, from: string, to: string): str
   return `${check} ${to} = ${c.source.value(names)}.get(${from} | 0); if (${to} === undefined) ${to} = ${from} | 0;`;
 }
 
-/** Statements for one message value (a well-known type or a generated function's call); undefined: not mapped. */
-function messageCode(c: Compilation, desc: DescMessage, from: string, to: string): string | undefined {
-  const call = (write: WriteValue): string => `${to} = ${c.source.value(write)}(${from});`;
-  if (desc.typeName.startsWith('google.protobuf.')) {
-    switch (desc.typeName) {
-      case 'google.protobuf.Timestamp':
-        return call(writeTimestamp);
-      case 'google.protobuf.Duration':
-        return call(writeDuration);
-      case 'google.protobuf.FieldMask':
-        return call(writeFieldMask);
-      case 'google.protobuf.Any':
-        return call(anyWriter(c.registry));
-      case 'google.protobuf.Struct':
-        return call(writeStruct);
-      case 'google.protobuf.Value':
-        return call(writeJsonValue);
-      case 'google.protobuf.ListValue':
-        return call(writeListValue);
-      case 'google.protobuf.Empty':
-        break;
-      default: {
-        // ts-proto unwraps wrappers to their scalar; the wrapper's JSON is its value's.
-        const value = desc.fields[0];
-        if (WRAPPERS.has(desc.typeName) && value !== undefined && value.fieldKind === 'scalar') return scalarCode(c, value.scalar, from, to);
-        return undefined;
-      }
-    }
+/** The writer of each well-known type's JSON form. */
+function wellKnownWriter(c: Compilation, name: WellKnownJson): WriteValue {
+  switch (name) {
+    case 'Timestamp':
+      return writeTimestamp;
+    case 'Duration':
+      return writeDuration;
+    case 'FieldMask':
+      return writeFieldMask;
+    case 'Any':
+      return anyWriter(c.registry);
+    case 'Struct':
+      return writeStruct;
+    case 'Value':
+      return writeJsonValue;
+    case 'ListValue':
+      return writeListValue;
   }
-  if (desc.file.edition !== EDITION_PROTO3) return undefined;
-  let name = c.functions.get(desc);
-  if (name === undefined) {
-    name = `w${c.functions.size}`;
-    c.functions.set(desc, name);
-    c.pending.push(desc);
-  }
-  return `${to} = ${name}(${from});`;
 }
 
-/** Statements for one value of `field` (the field itself, a list item, a map value). */
-function valueCode(c: Compilation, field: DescField, from: string, to: string): string | undefined {
-  switch (field.fieldKind) {
-    case 'scalar':
-      return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
-    case 'enum':
-      return enumCode(c, field.enum, from, to);
-    case 'message':
-      return messageCode(c, field.message, from, to);
-    case 'list':
-      if (field.listKind === 'scalar') return field.longAsString ? undefined : scalarCode(c, field.scalar, from, to);
-      return field.listKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to);
-    case 'map':
-      if (field.mapKind === 'scalar') return scalarCode(c, field.scalar, from, to);
-      return field.mapKind === 'enum' ? enumCode(c, field.enum, from, to) : messageCode(c, field.message, from, to);
-  }
+/** Statements for one value of a field (the field itself, a list item, a map value); undefined: not mapped. */
+function valueCode(c: Compilation, value: FieldValue | undefined, from: string, to: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.kind === 'scalar') return scalarCode(c, value.scalar, from, to);
+  if (value.kind === 'enum') return enumCode(c, value.desc, from, to);
+  const mapping = messageMapping(value.desc);
+  if (mapping === undefined) return undefined;
+  if (mapping === 'message') return `${to} = ${c.functions.nameOf(value.desc)}(${from});`;
+  if (typeof mapping === 'object') return scalarCode(c, mapping.wrapper, from, to);
+  return `${to} = ${c.source.value(wellKnownWriter(c, mapping))}(${from});`;
 }
 
 /** Statements that write field `field`'s value `from` (known to be set) into `json[key]`. */
@@ -312,13 +279,13 @@ function fieldCode(c: Compilation, field: DescField, from: string): string | und
   const out = c.source.local('t');
   switch (field.fieldKind) {
     case 'list': {
-      const item = valueCode(c, field, `${from}[i]`, out);
+      const item = valueCode(c, fieldValue(field), `${from}[i]`, out);
       if (item === undefined) return undefined;
       return `if (!Array.isArray(${from})) ${refuse}();
         if (${from}.length !== 0) { const a = []; for (let i = 0; i < ${from}.length; i++) { let ${out}; ${item} a.push(${out}); } json[${key}] = a; }`;
     }
     case 'map': {
-      const entry = valueCode(c, field, 'e', out);
+      const entry = valueCode(c, fieldValue(field), 'e', out);
       if (entry === undefined) return undefined;
       const writeKey = c.source.value(mapKeyWriter(field.mapKey));
       if (mapIsJsMap(field.mapKey)) {
@@ -330,7 +297,7 @@ function fieldCode(c: Compilation, field: DescField, from: string): string | und
         if (mks.length !== 0) { const m = {}; for (const mk of mks) { const e = ${from}[mk]; let ${out}; ${entry} m[${writeKey}(mk)] = ${out}; } json[${key}] = m; }`;
     }
     default: {
-      const value = valueCode(c, field, from, out);
+      const value = valueCode(c, fieldValue(field), from, out);
       if (value === undefined) return undefined;
       // Implicit presence: the zero value is not written; proto3 `optional` fields are written whenever set.
       const implicit = field.presence === IMPLICIT && field.oneof === undefined && field.fieldKind !== 'message';
@@ -413,15 +380,8 @@ function mapKeyWriter(scalar: ScalarType): (key: unknown) => string {
  * values are resolved in `registry`.
  */
 export function compileTsProtoJsonWriter(desc: DescMessage, registry: Registry): TsProtoJsonWriter | undefined {
-  if (desc.typeName.startsWith('google.protobuf.') && desc.typeName !== 'google.protobuf.Empty') return undefined;
-  if (desc.file.edition !== EDITION_PROTO3) return undefined;
-  const c: Compilation = { registry, source: new GeneratedSource(), functions: new Map([[desc, 'w0']]), pending: [desc] };
-  const functions: string[] = [];
-  for (let i = 0; i < c.pending.length; i++) {
-    const type = c.pending[i] as DescMessage;
-    const text = messageFunction(c, type, c.functions.get(type) as string);
-    if (text === undefined) return undefined;
-    functions.push(text);
-  }
-  return c.source.compile<TsProtoJsonWriter>(`${functions.join('\n')}\nreturn w0;`);
+  if (messageMapping(desc) !== 'message') return undefined;
+  const functions = new GeneratedFunctions('w');
+  const c: Compilation = { registry, functions, source: functions.source };
+  return functions.compile<TsProtoJsonWriter>(desc, (type, name) => messageFunction(c, type, name));
 }

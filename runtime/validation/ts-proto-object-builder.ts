@@ -12,7 +12,7 @@
  * caller takes the trip through binary.
  */
 import { ScalarType, type DescField, type DescMessage, type DescOneof, type Message } from '@bufbuild/protobuf';
-import { EDITION_PROTO3, IMPLICIT, mapIsJsMap, ownSites, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
+import { copyJsonValue, EDITION_PROTO3, IMPLICIT, mapIsJsMap, ownSites, refuse, tsProtoPropertyName, WRAPPERS, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Builds ts-proto's object from a protobuf-es message; throws for a shape it does not expect. */
 export type TsProtoObjectBuilder = (message: Message) => unknown;
@@ -83,29 +83,6 @@ const buildAny: Build = (v) => {
   return { typeUrl: buildString(m['typeUrl']), value: buildBytes(m['value']) };
 };
 
-/** A JSON value as ts-proto's Struct, Value and ListValue hold it: the same value, strings as UTF-8 carries them. */
-function copyJson(v: unknown): unknown {
-  switch (typeof v) {
-    case 'string':
-      return wellFormed(v);
-    case 'number':
-    case 'boolean':
-      return v;
-    case 'object': {
-      if (v === null) return null;
-      if (Array.isArray(v)) return v.map(copyJson);
-      const out: Fields = {};
-      for (const key of Object.keys(v)) {
-        if (key === '__proto__') refuse();
-        out[wellFormed(key)] = copyJson((v as Fields)[key]);
-      }
-      return out;
-    }
-    default:
-      return refuse();
-  }
-}
-
 /** google.protobuf.Value as a message (in lists, maps and other Values) to the JSON value ts-proto unwraps it to. */
 const buildValue: Build = (v) => {
   const kind = messageOf(v, 'google.protobuf.Value')['kind'] as { case?: string; value?: unknown } | undefined;
@@ -130,7 +107,7 @@ const buildValue: Build = (v) => {
 /** google.protobuf.Struct, as protobuf-es holds it in a field (a JSON object) or as a message. */
 const buildStruct: Build = (v) => {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse();
-  if ((v as Fields)['$typeName'] === undefined) return copyJson(v);
+  if ((v as Fields)['$typeName'] === undefined) return copyJsonValue(v, 1);
   const fields = messageOf(v, 'google.protobuf.Struct')['fields'];
   if (fields === null || typeof fields !== 'object') refuse();
   const out: Fields = {};

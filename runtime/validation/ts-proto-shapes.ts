@@ -76,6 +76,42 @@ export function wellFormed(text: string): string {
   return s.isWellFormed() ? text : s.toWellFormed();
 }
 
+/** JSON nested deeper than this (messages, Struct and list levels) is left to protobuf-es, whose recursion limit (100) then decides. */
+export const MAX_DEPTH = 32;
+
+/** A JSON value as ts-proto's Struct, Value and ListValue hold it: the same value, strings as UTF-8 carries them. */
+export function copyJsonValue(json: unknown, depth: number): unknown {
+  switch (typeof json) {
+    case 'string':
+      return wellFormed(json);
+    case 'number':
+    case 'boolean':
+      return json;
+    case 'object': {
+      if (json === null) return null;
+      if (depth > MAX_DEPTH) refuse();
+      if (Array.isArray(json)) {
+        const list: unknown[] = [];
+        for (let i = 0; i < json.length; i++) list.push(copyJsonValue(json[i], depth + 1));
+        return list;
+      }
+      return copyStruct(json, depth);
+    }
+    default:
+      return refuse();
+  }
+}
+
+export function copyStruct(json: unknown, depth: number): Fields {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || depth > MAX_DEPTH) refuse();
+  const out: Fields = {};
+  for (const key in json) {
+    if (key === '__proto__') refuse();
+    out[wellFormed(key)] = copyJsonValue((json as Fields)[key], depth + 1);
+  }
+  return out;
+}
+
 /** True for the 64-bit integer scalars (bigint in ts-proto, with forceLong=bigint). */
 export function is64Bit(scalar: ScalarType): boolean {
   switch (scalar) {

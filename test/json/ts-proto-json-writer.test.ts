@@ -13,51 +13,21 @@
  * FW_JSON_SEED=<n> replays a run (the seed is printed on failure);
  * FW_JSON_CASES=<n> writes more messages per type than the default.
  */
-import { create, fromBinary, toBinary, toJson, type DescMessage, type JsonValue, type Registry } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
 import { DurationSchema } from '@bufbuild/protobuf/wkt';
-import type { MessageCodec, ServiceDescriptor } from 'fw';
+import type { MessageCodec } from 'fw';
 import { MessageGate, methodGates } from '../../runtime/rpc/message-gate';
 import { schemaSetOf } from '../../runtime/validation/schema-registry';
 import { tsProtoJsonExact } from '../../runtime/validation/ts-proto-json';
 import { compileTsProtoJsonWriter, type TsProtoJsonWriter } from '../../runtime/validation/ts-proto-json-writer';
 import { isTsProtoBase, tsProtoPropertyName } from '../../runtime/validation/ts-proto-shapes';
-import { UserServiceDescriptor } from '../../generated/user.fw';
-import { UserServiceDescriptor as PlainUserServiceDescriptor } from '../bench/gateway/generated/plain_user.fw';
-import { ConformanceProtoDescriptor } from '../conformance/generated/conformance.fw';
-import { TestServiceDescriptor } from '../interop/grpc/generated/src/proto/grpc/testing/test.fw';
 import { prng } from '../support/prng';
 import { AllTypesEchoDescriptor } from './generated/all_types_echo.fw';
 import { randomMessage } from './support/random-messages';
+import { allTypes, CASES, SEED, TARGETS, type Target } from './support/targets';
 
-const SEED = process.env['FW_JSON_SEED'] !== undefined ? Number(process.env['FW_JSON_SEED']) : Math.floor(Math.random() * 2 ** 31);
-const CASES = Number(process.env['FW_JSON_CASES'] ?? 300);
-
-interface Target {
-  readonly name: string;
-  readonly schema: DescMessage;
-  readonly codec: MessageCodec<unknown>;
-  readonly registry: Registry;
-}
-
-function targetsOf(descriptor: ServiceDescriptor): Target[] {
-  const set = schemaSetOf(descriptor.fileDescriptorProtos ?? []);
-  if (set === undefined) throw new Error(`${descriptor.typeName}: no registry`);
-  const out = new Map<string, Target>();
-  for (const md of Object.values(descriptor.methods)) {
-    for (const [typeName, codec] of [[md.requestType, md.requestCodec], [md.responseType, md.responseCodec]] as const) {
-      const schema = set.registry.getMessage(typeName);
-      if (schema === undefined) throw new Error(`${typeName} missing`);
-      if (!out.has(typeName)) out.set(typeName, { name: typeName, schema, codec, registry: set.typeRegistry });
-    }
-  }
-  return [...out.values()];
-}
-
-const TARGETS = [AllTypesEchoDescriptor, UserServiceDescriptor, PlainUserServiceDescriptor, ConformanceProtoDescriptor, TestServiceDescriptor].flatMap(targetsOf);
 /** Messages ts-proto's own toJSON does not map exactly: the ones the compiled writer is for. */
 const WRITTEN = TARGETS.filter((t) => !tsProtoJsonExact(t.schema));
-
-const allTypes = TARGETS.find((t) => t.name === 'protobuf_test_messages.proto3.TestAllTypesProto3') as Target;
 const allTypesWriter = compileTsProtoJsonWriter(allTypes.schema, allTypes.registry) as TsProtoJsonWriter;
 
 /** What the gate wrote before the compiled writer: protobuf-es over ts-proto's binary. */
