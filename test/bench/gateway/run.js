@@ -7,6 +7,7 @@
  *   npm run bench:gateway
  *   BENCH_PASSES=10 BENCH_SLICE=1 BENCH_CONNECTIONS=4 BENCH_INFLIGHT=16 BENCH_ONLY=http,tcp,connect npm run bench:gateway
  *   BENCH_ONLY=validation npm run bench:gateway   (only the validated-unary rows)
+ *   BENCH_ONLY=typed BENCH_BASELINE=../fw-at-main npm run bench:gateway   (typed proto3 JSON rows, against another checkout)
  *   BENCH_BASELINE=../fw-at-main BENCH_ONLY=http,websocket npm run bench:gateway
  *
  * BENCH_BASELINE names another checkout of fw (with node_modules): its
@@ -61,6 +62,8 @@ const PAYLOAD = { id: '42', name: 'Ada Lovelace', roles: ['admin', 'user'] };
 const CONNECT_HEADERS = { 'content-type': 'application/json', 'connect-protocol-version': '1' };
 /** createUser's request in the validated-unary scenario: valid under user.proto's rules. */
 const USER = { name: 'Ada Lovelace', email: 'ada@example.com' };
+/** userecho.User in the typed rows: read by the typed proto3 JSON reader and written back by the typed writer (a Timestamp, a 64-bit-free id). */
+const TYPED_USER = { id: '42', name: 'Ada Lovelace', email: 'ada@example.com', address: { city: 'London', country: 'UK' }, roles: ['admin', 'user'], createdAt: '2024-01-02T03:04:05.678Z' };
 const VALIDATION_TARGET = 0.97;
 
 function startServer(kind, env) {
@@ -192,13 +195,13 @@ const openUdp = (port) => () =>
     });
   });
 
-const openWs = (url) => () =>
+const openWs = (url, service = 'Echo', method = 'echo', data = PAYLOAD) => () =>
   new Promise((resolve) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
     ws.once('open', () => {
       let cb = () => undefined;
       ws.on('message', () => cb());
-      resolve({ send: (id) => ws.send(JSON.stringify({ id, service: 'Echo', method: 'echo', data: PAYLOAD })), onReply: (f) => (cb = f), close: () => ws.terminate() });
+      resolve({ send: (id) => ws.send(JSON.stringify({ id, service, method, data })), onReply: (f) => (cb = f), close: () => ws.terminate() });
     });
   });
 
@@ -259,6 +262,10 @@ const SCENARIOS = [
   // The same rules as an ajv route schema in Fastify (fw-gen's JSON Schema of CreateUserRequest): fw ≥ 1.2× Fastify.
   { transport: 'http', floor: 'Fastify + ajv, same rules', kind: 'fastify-ajv', gatewayKind: 'user-rules', validation: true, target: 1.2, raw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER), gw: (p, ms) => httpLoad(p, '/users', ms, undefined, USER) },
   { transport: 'grpc', floor: 'createUser without rules', kind: 'user-plain', gatewayKind: 'user-rules', validation: true, raw: (p, ms) => inflightLoad(openCreateUser(p, '/plainuser.UserService/CreateUser'), ms), gw: (p, ms) => inflightLoad(openCreateUser(p, '/user.UserService/CreateUser'), ms) },
+  // Typed proto3 JSON (a generated service, no rules): the node:http JSON echo as floor, and the baseline's own
+  // runtime and fw-gen output beside when BENCH_BASELINE is set (BENCH_ONLY=typed for these rows alone).
+  { transport: 'http', floor: 'node:http JSON echo', kind: 'http-json', gatewayKind: 'user-echo', typed: true, reference: true, raw: (p, ms) => httpLoad(p, '/', ms, undefined, TYPED_USER), gw: (p, ms) => httpLoad(p, '/users/echo', ms, undefined, TYPED_USER) },
+  { transport: 'websocket', floor: 'ws JSON echo', kind: 'ws-json', gatewayKind: 'user-echo', typed: true, reference: true, raw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}`, 'userecho.UserEcho', 'Echo', TYPED_USER), ms), gw: (p, ms) => inflightLoad(openWs(`ws://${HOST}:${p}/ws`, 'userecho.UserEcho', 'Echo', TYPED_USER), ms) },
 ];
 
 /** A started server (floor or gateway) as an interleave() subject, driven by `load(port, ms)`. */
@@ -288,14 +295,16 @@ async function main() {
   const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
   const rows = [];
   for (const s of SCENARIOS) {
-    if (only && !only.includes(s.transport) && !(s.validation && only.includes('validation'))) continue;
+    if (only && !only.includes(s.transport) && !(s.validation && only.includes('validation')) && !(s.typed && only.includes('typed'))) continue;
     if (only && only.includes('validation') && !s.validation && !only.includes(s.transport)) continue;
+    if (only && only.includes('typed') && !s.typed && !only.includes(s.transport)) continue;
     const subjects = [];
     try {
       subjects.push(await subject('floor', s.kind, s.raw), await subject('gateway', s.gatewayKind ?? 'gateway', s.gw));
-      // The validated rows' gatewayKind serves this checkout's generated code, which the baseline's copy does not hold.
-      const withBaseline = baseline !== undefined && s.gatewayKind === undefined;
-      if (withBaseline) subjects.push(await subject('fw (baseline)', 'gateway', s.gw, baseline));
+      // The validated rows' gatewayKind serves this checkout's generated user.proto, which the baseline's copy does not
+      // hold; the typed rows' kind is generated from test/bench/gateway/proto by the baseline's own fw-gen.
+      const withBaseline = baseline !== undefined && (s.gatewayKind === undefined || s.typed === true);
+      if (withBaseline) subjects.push(await subject('fw (baseline)', s.gatewayKind ?? 'gateway', s.gw, baseline));
       for (const x of subjects) await x.measure(WARMUP_MS).catch(() => undefined); // JIT warm-up, not counted
       const samples = await interleave(subjects, { passes: PASSES, sliceMs: SLICE_MS });
       rows.push({

@@ -6,7 +6,7 @@
  *   udp      — bare dgram echo
  *   tcp      — bare net echo
  *   grpc     — plain grpc-js server, JSON codec, /Echo/echo
- *   http-json, udp-json — the same floors, but decoding the JSON message and
+ *   http-json, udp-json, ws-json — the same floors, but decoding the JSON message and
  *              encoding the reply as the gateway's wire format does (reference rows)
  *   user-rules — gateway serving generated/user.fw.ts's UserService.createUser (buf.validate rules)
  *   user-plain — the same call from a copy of its messages without rules (proto/plain_user.proto)
@@ -115,6 +115,24 @@ const servers = {
     const { WebSocketServer } = require('ws');
     const wss = new WebSocketServer({ host: HOST, port: 0, perMessageDeflate: false });
     wss.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+    await new Promise((r) => wss.once('listening', r));
+    return wss.address().port;
+  },
+  async 'ws-json'() {
+    // Each message parsed and its reply {id, data} stringified, as any JSON service over WebSocket does.
+    const { WebSocketServer } = require('ws');
+    const wss = new WebSocketServer({ host: HOST, port: 0, perMessageDeflate: false });
+    wss.on('connection', (socket) =>
+      socket.on('message', (data) => {
+        let call;
+        try {
+          call = JSON.parse(data.toString('utf8'));
+        } catch {
+          return;
+        }
+        socket.send(JSON.stringify({ id: call.id, data: call.data }));
+      }),
+    );
     await new Promise((r) => wss.once('listening', r));
     return wss.address().port;
   },

@@ -69,16 +69,35 @@ function compileFw(alsoTranspile = []) {
   return out;
 }
 
-/** Compiles the fw checkout at `checkout` into its own node_modules/.cache (so it resolves its own dependencies); returns the folder. */
+/**
+ * Compiles the fw checkout at `checkout` into its own node_modules/.cache (so
+ * it resolves its own dependencies), with that checkout's fw-gen output of
+ * this checkout's bench protos (test/bench/gateway/proto) beside it, so the
+ * bench's typed kinds run on it too; returns the folder.
+ */
 function compileBaseline(checkout) {
   const root = path.resolve(checkout);
   const cache = path.join(root, 'node_modules', '.cache');
   if (!fs.existsSync(path.join(root, 'node_modules'))) throw new Error(`BENCH_BASELINE ${root}: no node_modules (run npm install there first)`);
   fs.mkdirSync(cache, { recursive: true });
   const out = fs.mkdtempSync(path.join(cache, 'fw-bench-baseline-'));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root, stdio: 'inherit' });
+  compileCheckout(root, out, path.join(ROOT, 'test/bench/gateway/proto'));
   process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   return out;
+}
+
+/** `root` compiled with its own TypeScript into `out`, its bench generated code transpiled beside; with `protoDir`, its own fw-gen's code of those protos in their place. */
+function compileCheckout(root, out, protoDir) {
+  const ts = require(require.resolve('typescript', { paths: [root] }));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root, stdio: 'inherit' });
+  for (const dir of [path.join(root, 'test/bench/gateway/generated')]) if (fs.existsSync(dir)) transpileDir(dir, out, root, ts);
+  if (protoDir !== undefined) {
+    const scratch = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'fw-bench-gen-'));
+    const generated = path.join(scratch, 'test/bench/gateway/generated');
+    execFileSync(process.execPath, [path.join(root, 'bin/fw-gen.js'), path.resolve(protoDir), '--out', generated, '--stubs', path.join(scratch, 'stubs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    transpileDir(generated, out, scratch, ts);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Makes `fw` and its subpaths resolve to the compiled copy (or the TypeScript source). */
@@ -125,18 +144,7 @@ if (require.main === module) {
     console.error('usage: node test/bench/support/compiled-fw.js <checkout> <out> [--gen <proto dir>]');
     process.exit(2);
   }
-  const root = path.resolve(checkout);
-  const out = path.resolve(outArg);
-  const ts = require(require.resolve('typescript', { paths: [root] }));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root, stdio: 'inherit' });
-  for (const dir of [path.join(root, 'test/bench/gateway/generated')]) if (fs.existsSync(dir)) transpileDir(dir, out, root, ts);
-  if (protoDir !== undefined) {
-    const scratch = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'fw-bench-gen-'));
-    const generated = path.join(scratch, 'test/bench/gateway/generated');
-    execFileSync(process.execPath, [path.join(root, 'bin/fw-gen.js'), path.resolve(protoDir), '--out', generated, '--stubs', path.join(scratch, 'stubs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-    transpileDir(generated, out, scratch, ts);
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  compileCheckout(path.resolve(checkout), path.resolve(outArg), protoDir);
   console.log(out);
 }
 
