@@ -304,7 +304,7 @@ function messageFunction(c: Compilation, desc: DescMessage, name: string): strin
       const code = memberCode(c, field, value, read);
       if (code === undefined) return undefined;
       const property = literal(tsProtoPropertyName(field.name));
-      body = `if (${oneof} !== undefined) ${refuse}(); let ${read}; ${code} ${oneof} = { $case: ${property}, [${property}]: ${read} };`;
+      body = `if (${oneof} !== undefined) ${refuse}(); let ${read}; ${code} ${oneof} = { $case: ${property}, ${property}: ${read} };`;
     } else {
       const local = locals.get(field) as string;
       const code = memberCode(c, field, value, local);
