@@ -5,7 +5,7 @@
  * text: only names fw quotes with JSON.stringify reach it, so no string of
  * the proto becomes code.
  */
-import type { DescEnum, DescField, DescMessage, ScalarType } from '@bufbuild/protobuf';
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { EDITION_PROTO3, ownSites, WRAPPERS } from './ts-proto-shapes';
 
 export class GeneratedSource {
@@ -125,21 +125,50 @@ export function messageMapping(desc: DescMessage): WellKnownJson | { readonly wr
 
 const WELL_KNOWN_JSON: ReadonlySet<string> = new Set<WellKnownJson>(['Timestamp', 'Duration', 'FieldMask', 'Any', 'Struct', 'Value', 'ListValue']);
 
+/** Scalars by how their JSON is read and written. */
+export type ScalarGroup = 'int32' | 'uint32' | 'bool' | 'int64' | 'uint64' | 'float' | 'double' | 'string' | 'bytes';
+
+export function scalarGroup(scalar: ScalarType): ScalarGroup {
+  switch (scalar) {
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return 'int32';
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return 'uint32';
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return 'int64';
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return 'uint64';
+    case ScalarType.FLOAT:
+      return 'float';
+    case ScalarType.DOUBLE:
+      return 'double';
+    case ScalarType.BOOL:
+      return 'bool';
+    case ScalarType.STRING:
+      return 'string';
+    default:
+      return 'bytes';
+  }
+}
+
 /**
  * Statements for the scalars whose JSON is the value itself, in either
  * direction (32-bit integers as numbers, bool): check `from`'s type, put it
  * into `to`, or call `refuse`. Undefined for the other scalars.
  */
-export function sameValueScalarCode(scalar: ScalarType, from: string, to: string, refuse: string): string | undefined {
-  switch (scalar) {
-    case 5 /* INT32 */:
-    case 17 /* SINT32 */:
-    case 15 /* SFIXED32 */:
+export function sameValueScalarCode(group: ScalarGroup, from: string, to: string, refuse: string): string | undefined {
+  switch (group) {
+    case 'int32':
       return `if (typeof ${from} !== "number" || (${from} | 0) !== ${from}) ${refuse}(); ${to} = ${from} | 0;`;
-    case 13 /* UINT32 */:
-    case 7 /* FIXED32 */:
+    case 'uint32':
       return `if (typeof ${from} !== "number" || ${from} >>> 0 !== ${from}) ${refuse}(); ${to} = ${from} >>> 0;`;
-    case 8 /* BOOL */:
+    case 'bool':
       return `if (typeof ${from} !== "boolean") ${refuse}(); ${to} = ${from};`;
     default:
       return undefined;

@@ -18,7 +18,7 @@
  */
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
-import { fieldValue, GeneratedFunctions, sameValueScalarCode, messageMapping, literal, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
+import { fieldValue, GeneratedFunctions, sameValueScalarCode, scalarGroup, messageMapping, literal, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
 import { copyJsonValue, copyStruct, IMPLICIT, is64Bit, MAX_DEPTH, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Reads one message's parsed JSON into ts-proto's object; throws for what it does not take. */
@@ -137,28 +137,24 @@ interface Compilation {
 /** Statements that read the JSON scalar in `from` into `to` (a declared variable), or refuse. */
 function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string): string {
   const refuse = c.source.value(refuseValue);
-  const same = sameValueScalarCode(scalar, from, to, refuse);
-  if (same !== undefined) return same;
-  switch (scalar) {
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
+  const group = scalarGroup(scalar);
+  switch (group) {
+    case 'int64':
       return `${to} = ${c.source.value(readInt64)}(${from});`;
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
+    case 'uint64':
       return `${to} = ${c.source.value(readUint64)}(${from});`;
-    case ScalarType.FLOAT:
+    case 'float':
       // A finite number that rounds to a finite float; "NaN" and friends are left to protobuf-es.
       return `if (typeof ${from} !== "number") ${refuse}(); ${to} = Math.fround(${from}); if (${to} - ${to} !== 0) ${refuse}();`;
-    case ScalarType.DOUBLE:
+    case 'double':
       return `if (typeof ${from} !== "number" || ${from} - ${from} !== 0) ${refuse}(); ${to} = ${from};`;
-    case ScalarType.STRING:
+    case 'string':
       // protobuf-es refuses a string UTF-8 cannot carry (a lone surrogate).
       return `if (typeof ${from} !== "string" || ${c.source.value(wellFormed)}(${from}) !== ${from}) ${refuse}(); ${to} = ${from};`;
-    case ScalarType.BYTES:
+    case 'bytes':
       return `if (typeof ${from} !== "string") ${refuse}(); ${to} = ${c.source.value(base64Decode)}(${from});`;
     default:
-      throw new Error(`no JSON code for scalar ${scalar}`);
+      return sameValueScalarCode(group, from, to, refuse) as string;
   }
 }
 
@@ -223,9 +219,9 @@ function memberCode(c: Compilation, field: DescField, from: string, to: string):
   const item = c.source.local();
   switch (field.fieldKind) {
     case 'list': {
-      const read = valueCode(c, fieldValue(field), `${from}[i]`, item, 'd');
+      const read = valueCode(c, fieldValue(field), `${from}[n]`, item, 'd');
       if (read === undefined) return undefined;
-      return `if (!Array.isArray(${from})) ${refuse}(); ${to} = []; for (let i = 0; i < ${from}.length; i++) { let ${item}; ${read} ${to}.push(${item}); }`;
+      return `if (!Array.isArray(${from})) ${refuse}(); ${to} = []; for (let n = 0; n < ${from}.length; n++) { let ${item}; ${read} ${to}.push(${item}); }`;
     }
     case 'map': {
       const read = valueCode(c, fieldValue(field), `${from}[mk]`, item, 'd');
@@ -235,7 +231,7 @@ function memberCode(c: Compilation, field: DescField, from: string, to: string):
       const jsMap = mapIsJsMap(field.mapKey);
       const put = jsMap ? `${to}.set(${key}, ${item});` : `${to}[${key}] = ${item};`;
       return `if (${from} === null || typeof ${from} !== "object" || Array.isArray(${from})) ${refuse}(); ${to} = ${jsMap ? 'new Map()' : '{}'};
-        for (const mk in ${from}) { let ${key}, ${item}; ${keyRead} ${read} ${put} }`;
+        for (const mk of Object.keys(${from})) { let ${key}, ${item}; ${keyRead} ${read} ${put} }`;
     }
     default:
       return valueCode(c, fieldValue(field), from, to, 'd');
@@ -318,7 +314,10 @@ function messageFunction(c: Compilation, desc: DescMessage, name: string): strin
   return `function ${name}(j, d) {
     if (j === null || typeof j !== "object" || Array.isArray(j) || d > ${MAX_DEPTH}) ${refuse}();
     ${declared.length > 0 ? `let ${declared.join(', ')};` : ''}
-    for (const k in j) {
+    // Own members only, as protobuf-es reads them: an inherited property is no member.
+    const keys = Object.keys(j);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
       switch (k) {
         ${cases.join('\n        ')}
         default: ${refuse}();

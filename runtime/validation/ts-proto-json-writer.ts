@@ -20,7 +20,7 @@
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue, type Registry } from '@bufbuild/protobuf';
 import { AnySchema, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { base64Encode } from '@bufbuild/protobuf/wire';
-import { fieldValue, GeneratedFunctions, sameValueScalarCode, literal, messageMapping, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
+import { fieldValue, GeneratedFunctions, sameValueScalarCode, scalarGroup, literal, messageMapping, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
 import { IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Writes one message value; throws for a value it does not map. */
@@ -184,28 +184,24 @@ const refuseValue = refuse;
 /** Statements that write the ts-proto value in `from` as JSON into `to` (a declared variable), or refuse. */
 function scalarCode(c: Compilation, scalar: ScalarType, from: string, to: string): string {
   const refuse = c.source.value(refuseValue);
-  const same = sameValueScalarCode(scalar, from, to, refuse);
-  if (same !== undefined) return same;
-  switch (scalar) {
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
+  const group = scalarGroup(scalar);
+  switch (group) {
+    case 'int64':
       return `if (typeof ${from} !== "bigint" || ${from} < -9223372036854775808n || ${from} > 9223372036854775807n) ${refuse}(); ${to} = ${from}.toString();`;
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
+    case 'uint64':
       return `if (typeof ${from} !== "bigint" || ${from} < 0n || ${from} > 18446744073709551615n) ${refuse}(); ${to} = ${from}.toString();`;
-    case ScalarType.FLOAT:
+    case 'float':
       // A finite double too large for 32 bits does not encode; NaN and ±Infinity do.
       return `if (typeof ${from} !== "number") ${refuse}(); ${to} = Math.fround(${from});
         if (${to} - ${to} !== 0) { if (${from} - ${from} === 0) ${refuse}(); ${to} = ${c.source.value(floatJson)}(${to}); }`;
-    case ScalarType.DOUBLE:
+    case 'double':
       return `if (typeof ${from} !== "number") ${refuse}(); ${to} = ${from} - ${from} === 0 ? ${from} : ${c.source.value(floatJson)}(${from});`;
-    case ScalarType.STRING:
+    case 'string':
       return `if (typeof ${from} !== "string") ${refuse}(); ${to} = ${c.source.value(wellFormed)}(${from});`;
-    case ScalarType.BYTES:
+    case 'bytes':
       return `if (!(${from} instanceof Uint8Array)) ${refuse}(); ${to} = ${c.source.value(base64Encode)}(${from});`;
     default:
-      throw new Error(`no JSON code for scalar ${scalar}`);
+      return sameValueScalarCode(group, from, to, refuse) as string;
   }
 }
 

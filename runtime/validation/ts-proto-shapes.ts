@@ -105,7 +105,7 @@ export function copyJsonValue(json: unknown, depth: number): unknown {
 export function copyStruct(json: unknown, depth: number): Fields {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || depth > MAX_DEPTH) refuse();
   const out: Fields = {};
-  for (const key in json) {
+  for (const key of Object.keys(json)) {
     if (key === '__proto__') refuse();
     out[wellFormed(key)] = copyJsonValue((json as Fields)[key], depth + 1);
   }
