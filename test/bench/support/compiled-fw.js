@@ -144,7 +144,8 @@ if (require.main === module) {
     console.error('usage: node test/bench/support/compiled-fw.js <checkout> <out> [--gen <proto dir>]');
     process.exit(2);
   }
-  compileCheckout(path.resolve(checkout), path.resolve(outArg), protoDir);
+  const out = path.resolve(outArg);
+  compileCheckout(path.resolve(checkout), out, protoDir);
   console.log(out);
 }
 
