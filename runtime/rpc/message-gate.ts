@@ -3,8 +3,11 @@
  * @bufbuild/protobuf, then protovalidate's standard rules and CEL
  * expressions, over the descriptors embedded in the generated `x.fw.ts`; and
  * on the way out, the one canonical JSON writer every JSON transport uses.
- * Handlers keep ts-proto's shapes. Canonical JSON, once @bufbuild/protobuf
- * has accepted it, reaches ts-proto through ts-proto's `fromJSON` for the
+ * Handlers keep ts-proto's shapes. A request whose validation needs no
+ * protobuf-es message is first offered to a one-pass reader of the common
+ * JSON spelling (validation/ts-proto-json-reader.ts), which gives what the
+ * path below gives or declines. Otherwise canonical JSON, once
+ * @bufbuild/protobuf has accepted it, reaches ts-proto through ts-proto's `fromJSON` for the
  * messages it maps exactly, else through a builder compiled from the
  * descriptor (validation/ts-proto-object-builder.ts), else through binary.
  * Replies are written by ts-proto's `toJSON` where it maps them exactly,
