@@ -106,12 +106,14 @@ export class MessageGate<T = unknown> {
     this.#codec = codec;
     this.#ignoreUnknownFields = options.ignoreUnknownFields === true;
     this.#tsProtoJsonExact = tsProtoJsonExact(schema);
-    const tsProto = !this.#tsProtoJsonExact && decodesToTsProto(schema, codec);
+    // The compiled writer, builder, reader and validators all map ts-proto's objects only.
+    const tsProtoShaped = decodesToTsProto(schema, codec);
+    const tsProto = !this.#tsProtoJsonExact && tsProtoShaped;
     this.#writeJson = tsProto ? compileTsProtoJsonWriter(schema, set.typeRegistry) : undefined;
     this.#buildValue = tsProto ? compileTsProtoObjectBuilder(schema) : undefined;
     this.#direction = direction;
     this.ruled = hasRules(schema);
-    const useCompiled = compiled !== undefined && this.ruled && options.validation !== 'protovalidate' && (tsProto || decodesToTsProto(schema, codec));
+    const useCompiled = compiled !== undefined && this.ruled && options.validation !== 'protovalidate' && tsProtoShaped;
     const validate = typeof compiled === 'function' ? compiled : compiled?.validate;
     const celSet = useCompiled && typeof compiled === 'object' && files !== undefined ? schemaSetOf(celOnlyFiles(files)) : undefined;
     const celSchema = celSet?.registry.getMessage(schema.typeName);
@@ -120,7 +122,7 @@ export class MessageGate<T = unknown> {
     this.#compiled = useCompiled && split ? (validate as CompiledValidator<T>) : undefined;
     this.#cel = this.#compiled !== undefined && celSet !== undefined && celSchema !== undefined ? { set: celSet, schema: celSchema } : undefined;
     const needsTwin = this.ruled && (this.#compiled === undefined || this.#cel !== undefined);
-    this.#readJson = !needsTwin && (tsProto || decodesToTsProto(schema, codec)) ? compileTsProtoJsonReader(schema) : undefined;
+    this.#readJson = !needsTwin && tsProtoShaped ? compileTsProtoJsonReader(schema) : undefined;
   }
 
   /**

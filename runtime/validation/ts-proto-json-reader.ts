@@ -19,7 +19,7 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { fieldValue, GeneratedFunctions, sameValueScalarCode, scalarGroup, messageMapping, literal, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
-import { copyJsonValue, copyStruct, IMPLICIT, is64Bit, MAX_DEPTH, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
+import { copyJsonValue, copyStruct, DURATION_SECONDS_MAX, IMPLICIT, is64Bit, MAX_DEPTH, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Reads one message's parsed JSON into ts-proto's object; throws for what it does not take. */
 export type TsProtoJsonReader = (json: unknown) => unknown;
@@ -101,8 +101,6 @@ function readTimestamp(json: unknown): Fields {
   return { seconds: BigInt(Date.UTC(year, month - 1, day, hour, minute, second) / 1000), nanos };
 }
 
-/** Whole seconds of a Duration at most: ±315,576,000,000 (10,000 years). */
-const DURATION_SECONDS_MAX = 315_576_000_000;
 
 /** `[-]S[.fffffffff]s`, S without leading zeros. */
 function readDuration(json: unknown): Fields {

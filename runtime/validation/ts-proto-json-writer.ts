@@ -21,7 +21,7 @@ import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, ty
 import { AnySchema, FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { base64Encode } from '@bufbuild/protobuf/wire';
 import { fieldValue, GeneratedFunctions, sameValueScalarCode, scalarGroup, literal, messageMapping, type FieldValue, type GeneratedSource, type WellKnownJson } from './generated-source';
-import { IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
+import { DURATION_SECONDS_MAX, IMPLICIT, is64Bit, mapIsJsMap, refuse, tsProtoPropertyName, wellFormed, type Fields } from './ts-proto-shapes';
 
 /** Writes one message value; throws for a value it does not map. */
 export type TsProtoJsonWriter = (value: unknown) => JsonValue;
@@ -36,25 +36,13 @@ const writeInt32: WriteValue = (v) => (typeof v === 'number' && (v | 0) === v ? 
 const writeUint32: WriteValue = (v) => (typeof v === 'number' && v >>> 0 === v ? v >>> 0 : refuse());
 const writeInt64: WriteValue = (v) => (typeof v === 'bigint' && BigInt.asIntN(64, v) === v ? v.toString() : refuse());
 const writeUint64: WriteValue = (v) => (typeof v === 'bigint' && BigInt.asUintN(64, v) === v ? v.toString() : refuse());
-const writeBool: WriteValue = (v) => (typeof v === 'boolean' ? v : refuse());
 const writeString: WriteValue = (v) => (typeof v === 'string' ? wellFormed(v) : refuse());
-const writeBytes: WriteValue = (v) => (v instanceof Uint8Array ? base64Encode(v) : refuse());
 
 function floatJson(v: number): JsonValue {
   if (Number.isFinite(v)) return v;
   if (Number.isNaN(v)) return 'NaN';
   return v > 0 ? 'Infinity' : '-Infinity';
 }
-
-const writeDouble: WriteValue = (v) => (typeof v === 'number' ? floatJson(v) : refuse());
-
-/** A finite double too large for 32 bits does not encode; NaN and ±Infinity do. */
-const writeFloat: WriteValue = (v) => {
-  if (typeof v !== 'number') refuse();
-  const rounded = Math.fround(v);
-  if (!Number.isFinite(rounded) && Number.isFinite(v)) refuse();
-  return floatJson(rounded);
-};
 
 // ---------------------------------------------------------------------------
 // Well-known types in ts-proto's shapes
@@ -156,13 +144,12 @@ const writeTimestamp: WriteValue = (v) => {
   return nanos === 0 ? `${date}Z` : `${date}.${nanosText(nanos)}Z`;
 };
 
-/** Whole seconds of a Duration at most: ±315,576,000,000 (10,000 years). */
-const DURATION_SECONDS_MAX = 315_576_000_000n;
+const DURATION_SECONDS_LIMIT = BigInt(DURATION_SECONDS_MAX);
 
 /** `[-]S[.fff…]s`, as protobuf-es writes a Duration; out of range or mixed signs refused. */
 const writeDuration: WriteValue = (v) => {
   const { seconds, nanos } = secondsAndNanos(v);
-  if (seconds > DURATION_SECONDS_MAX || seconds < -DURATION_SECONDS_MAX || (seconds > 0n && nanos < 0) || (seconds < 0n && nanos > 0)) refuse();
+  if (seconds > DURATION_SECONDS_LIMIT || seconds < -DURATION_SECONDS_LIMIT || (seconds > 0n && nanos < 0) || (seconds < 0n && nanos > 0)) refuse();
   if (nanos === 0) return `${seconds}s`;
   if (nanos < -999_999_999 || nanos > 999_999_999) refuse();
   const sign = nanos < 0 && seconds === 0n ? '-' : '';

@@ -76,6 +76,9 @@ export function wellFormed(text: string): string {
   return s.isWellFormed() ? text : s.toWellFormed();
 }
 
+/** Whole seconds of a Duration at most, either sign: 315,576,000,000 (10,000 years), as protobuf-es reads and writes them. */
+export const DURATION_SECONDS_MAX = 315_576_000_000;
+
 /** JSON nested deeper than this (messages, Struct and list levels) is left to protobuf-es, whose recursion limit (100) then decides. */
 export const MAX_DEPTH = 32;
 
